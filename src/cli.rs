@@ -1,0 +1,297 @@
+//! Command-line front end (clap): validates arguments into library calls and prints results.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use clap::{Args, Parser, Subcommand};
+
+use schedlab::atomic::write_atomically;
+use schedlab::metrics::{Summary, write_jobs_csv};
+use schedlab::sched::SchedulerKind;
+use schedlab::sim::Engine;
+use schedlab::workload::info::TraceInfo;
+use schedlab::workload::selection::JobRange;
+use schedlab::workload::swf::{SwfOptions, write_swf};
+use schedlab::workload::synth::{MODEL_NAMES, Model};
+use schedlab::workload::{Selection, Workload, WorkloadSpec};
+
+#[derive(Parser)]
+#[command(
+    name = "schedlab",
+    version,
+    about = "Simulate parallel-job schedulers on SWF traces and synthetic workloads"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run one simulation and print its summary.
+    Run(RunArgs),
+    /// Inspect workload traces.
+    #[command(subcommand)]
+    Trace(TraceCommand),
+}
+
+#[derive(Subcommand)]
+enum TraceCommand {
+    /// Jobs, skipped jobs by reason, machine size, span, offered load, estimates, users.
+    Info {
+        /// SWF trace (.swf or .swf.gz).
+        path: PathBuf,
+        #[command(flatten)]
+        read: ReadArgs,
+        /// Print the facts as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// How to read a trace.
+#[derive(Args, Clone)]
+struct ReadArgs {
+    /// Machine size in processors (default: the header's MaxProcs, else MaxNodes).
+    #[arg(long)]
+    procs: Option<u32>,
+    /// Only SWF job numbers in this range: A..=B, A..B, A.. or ..=B.
+    #[arg(long, value_name = "RANGE")]
+    jobs: Option<JobRange>,
+    /// Only the first N jobs that pass the selection and skip rules.
+    #[arg(long, value_name = "N")]
+    first: Option<usize>,
+    /// Skip malformed lines (counted and reported) instead of failing on the first.
+    #[arg(long)]
+    lenient: bool,
+}
+
+#[derive(Args)]
+struct RunArgs {
+    /// SWF trace to replay (.swf or .swf.gz).
+    #[arg(long, conflicts_with = "model", required_unless_present = "model")]
+    trace: Option<PathBuf>,
+    /// Built-in synthetic workload model.
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(MODEL_NAMES))]
+    model: Option<String>,
+    /// Model parameter KEY=VALUE (repeatable), e.g. --param load=0.9 --param days=60.
+    #[arg(long = "param", value_name = "KEY=VALUE", value_parser = parse_key_value)]
+    params: Vec<(String, String)>,
+    #[command(flatten)]
+    read: ReadArgs,
+    /// Scheduling policy.
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(SchedulerKind::NAMES))]
+    scheduler: String,
+    /// Seed of the synthetic model.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Write one CSV row per job (job_id,submit,start,end,wait,response,bsld,procs,runtime,estimate).
+    #[arg(long, value_name = "FILE.csv")]
+    jobs_out: Option<PathBuf>,
+    /// Write the simulated schedule as SWF (wait time in field 3).
+    #[arg(long, value_name = "FILE.swf")]
+    swf_out: Option<PathBuf>,
+    /// Print the summary as one JSON object.
+    #[arg(long)]
+    json: bool,
+    /// Check the simulator's invariants after every pass (slower; always on in debug builds).
+    #[arg(long)]
+    validate: bool,
+}
+
+fn parse_key_value(s: &str) -> Result<(String, String), String> {
+    s.split_once('=')
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .ok_or_else(|| format!("expected KEY=VALUE, got '{s}'"))
+}
+
+impl ReadArgs {
+    fn swf_options(&self) -> SwfOptions {
+        SwfOptions {
+            procs: self.procs,
+            selection: Selection {
+                range: self.jobs.clone(),
+                first: self.first,
+            },
+            lenient: self.lenient,
+        }
+    }
+}
+
+pub fn run() -> Result<()> {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Run(args) => run_one(args),
+        Command::Trace(TraceCommand::Info { path, read, json }) => trace_info(path, read, json),
+    }
+}
+
+fn workload_spec(args: &RunArgs) -> Result<WorkloadSpec> {
+    if let Some(path) = &args.trace {
+        anyhow::ensure!(args.params.is_empty(), "--param applies to --model, not --trace");
+        return Ok(WorkloadSpec::Trace {
+            path: path.clone(),
+            options: args.read.swf_options(),
+        });
+    }
+    let name = args.model.as_deref().expect("clap requires --trace or --model");
+    anyhow::ensure!(
+        args.read.jobs.is_none() && args.read.first.is_none() && !args.read.lenient,
+        "--jobs, --first and --lenient apply to --trace"
+    );
+    let mut params = args.params.clone();
+    if let Some(p) = args.read.procs {
+        params.push(("procs".into(), p.to_string()));
+    }
+    Ok(WorkloadSpec::Model(Model::from_name(name, &params)?))
+}
+
+fn run_one(args: RunArgs) -> Result<()> {
+    let kind: SchedulerKind = args.scheduler.parse().map_err(anyhow::Error::msg)?;
+    let t0 = Instant::now();
+    let workload = workload_spec(&args)?.load(args.seed)?;
+    let loaded = t0.elapsed();
+    let mut engine = Engine::new().with_validation(args.validate || cfg!(debug_assertions));
+    let mut scheduler = kind.build();
+    let t1 = Instant::now();
+    let outcome = scheduler.run(&mut engine, &workload.jobs, workload.procs);
+    let simulated = t1.elapsed();
+    let summary = Summary::from_schedule(
+        &workload.jobs,
+        workload.procs,
+        outcome.start,
+        outcome.end,
+        &workload.skipped,
+    );
+    if let Some(path) = &args.jobs_out {
+        write_atomically(path, |w| {
+            write_jobs_csv(w, &workload.jobs, outcome.start, outcome.end)
+        })?;
+    }
+    if let Some(path) = &args.swf_out {
+        let note = format!("scheduler {kind}");
+        write_atomically(path, |w| write_swf(w, &workload, outcome.start, &note))?;
+    }
+    let mut out = io::stdout().lock();
+    if args.json {
+        let value = serde_json::json!({
+            "workload": workload.name,
+            "scheduler": kind.name(),
+            "seed": args.seed,
+            "not_selected": workload.not_selected,
+            "summary": &summary,
+        });
+        let mut object = value.as_object().cloned().unwrap_or_default();
+        // Flatten the summary so the headline keys (jobs, mean_wait, ...) sit at the top.
+        if let Some(serde_json::Value::Object(s)) = object.remove("summary") {
+            object.extend(s);
+        }
+        serde_json::to_writer(&mut out, &object)?;
+        writeln!(out)?;
+    } else {
+        print_summary(&mut out, &workload, kind, &summary)?;
+        let secs = simulated.as_secs_f64();
+        writeln!(
+            out,
+            "timing       load {:.1} ms, simulate {:.1} ms ({:.0} jobs/s, {} passes)",
+            loaded.as_secs_f64() * 1e3,
+            secs * 1e3,
+            summary.jobs as f64 / secs.max(1e-9),
+            outcome.passes
+        )?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+fn print_summary(out: &mut impl Write, w: &Workload, kind: SchedulerKind, s: &Summary) -> io::Result<()> {
+    writeln!(out, "workload     {} ({} procs)", w.name, w.procs)?;
+    writeln!(out, "scheduler    {kind}")?;
+    writeln!(
+        out,
+        "jobs         {} simulated, {} skipped{}",
+        s.jobs,
+        s.jobs_skipped,
+        skip_detail(&s.skipped)
+    )?;
+    if w.not_selected > 0 {
+        writeln!(out, "             {} outside the selection", w.not_selected)?;
+    }
+    let row = |out: &mut dyn Write, name: &str, mean: f64, p: &schedlab::metrics::Percentiles, unit: &str| {
+        writeln!(
+            out,
+            "{name:<12} mean {mean:.2}{unit}  p25 {:.2}  p50 {:.2}  p75 {:.2}  p98 {:.2}  max {:.2}",
+            p.p25, p.p50, p.p75, p.p98, p.p100
+        )
+    };
+    row(out, "wait", s.mean_wait, &s.wait, " s")?;
+    row(out, "response", s.mean_response, &s.response, " s")?;
+    row(out, "bsld", s.mean_bsld, &s.bsld, "")?;
+    writeln!(out, "expansion    mean {:.3}", s.mean_expansion)?;
+    writeln!(out, "utilization  {:.4}", s.utilization)?;
+    writeln!(out, "makespan     {} s", s.makespan)?;
+    writeln!(
+        out,
+        "percentiles  {}; bsld threshold {} s",
+        s.percentile_method, s.bsld_threshold
+    )
+}
+
+fn skip_detail(skipped: &schedlab::workload::SkipCounts) -> String {
+    let parts: Vec<String> = skipped
+        .reasons()
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(r, n)| format!("{r} {n}"))
+        .collect();
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", parts.join(", "))
+    }
+}
+
+fn trace_info(path: PathBuf, read: ReadArgs, json: bool) -> Result<()> {
+    let workload = schedlab::workload::swf::read_swf(&path, &read.swf_options())
+        .with_context(|| format!("reading {}", path.display()))?;
+    let info = TraceInfo::of(&workload);
+    let mut out = io::stdout().lock();
+    if json {
+        serde_json::to_writer(&mut out, &info)?;
+        writeln!(out)?;
+    } else {
+        writeln!(out, "trace          {}", info.name)?;
+        writeln!(out, "jobs           {}", info.jobs)?;
+        writeln!(
+            out,
+            "skipped        {}{}",
+            info.jobs_skipped,
+            skip_detail(&info.skipped)
+        )?;
+        if info.not_selected > 0 {
+            writeln!(out, "not selected   {}", info.not_selected)?;
+        }
+        let header = |v: Option<u32>| v.map_or("-".to_string(), |p| p.to_string());
+        writeln!(
+            out,
+            "machine        {} procs (header MaxProcs {}, MaxNodes {})",
+            info.procs,
+            header(info.max_procs_header),
+            header(info.max_nodes_header)
+        )?;
+        writeln!(
+            out,
+            "span           {:.1} days of submits ({} s)",
+            info.span_seconds as f64 / 86_400.0,
+            info.span_seconds
+        )?;
+        writeln!(out, "offered load   {:.4}", info.offered_load)?;
+        writeln!(out, "with estimate  {:.1}% of jobs", info.with_estimate * 100.0)?;
+        writeln!(out, "users          {}", info.users)?;
+        writeln!(out, "executables    {}", info.executables)?;
+    }
+    out.flush()?;
+    Ok(())
+}

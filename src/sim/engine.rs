@@ -1,0 +1,131 @@
+//! The event loop: arrivals read by cursor, completions from a preallocated heap, one
+//! scheduling pass per instant.
+
+use super::Scheduler;
+use super::state::{SchedCtx, SimState};
+use super::validator;
+use crate::Time;
+use crate::workload::{JobId, Jobs};
+
+/// A reusable simulator. One engine runs many replications; its buffers are cleared, not
+/// reallocated, so in steady state the loop performs no heap allocation.
+#[derive(Debug)]
+pub struct Engine {
+    state: SimState,
+    validate: bool,
+    passes: u64,
+    events: u64,
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The schedule of one run: per-job start and end times, indexed by `JobId`.
+#[derive(Debug, Clone, Copy)]
+pub struct Outcome<'a> {
+    pub start: &'a [Time],
+    pub end: &'a [Time],
+    /// Scheduling passes run (one per instant with events, plus one per zero-runtime round).
+    pub passes: u64,
+    /// Arrivals plus terminations processed.
+    pub events: u64,
+}
+
+impl Engine {
+    /// An engine with the invariant validator on in debug builds and off in release.
+    pub fn new() -> Self {
+        Engine {
+            state: SimState::default(),
+            validate: cfg!(debug_assertions),
+            passes: 0,
+            events: 0,
+        }
+    }
+
+    /// Turns the validator on or off. When on, the invariants are checked after every pass
+    /// (free + running processors = machine size; no job started before it arrived) and over
+    /// the whole schedule at the end (never more processors busy than the machine has).
+    pub fn with_validation(mut self, on: bool) -> Self {
+        self.validate = on;
+        self
+    }
+
+    /// Simulates `jobs` (sorted by submit) on `procs` processors under `scheduler`.
+    ///
+    /// # Panics
+    /// If a job needs more processors than the machine has (the readers skip those), or if
+    /// the scheduler breaks an invariant: both are bugs, not input errors.
+    pub fn run<S: Scheduler>(&mut self, jobs: &Jobs, procs: u32, scheduler: &mut S) -> Outcome<'_> {
+        assert!(
+            jobs.procs.iter().all(|&p| p >= 1 && p <= procs),
+            "every job must need between 1 and {procs} processors"
+        );
+        debug_assert!(
+            jobs.submit.windows(2).all(|w| w[0] <= w[1]),
+            "jobs not sorted by submit"
+        );
+        self.state.reset(jobs, procs);
+        scheduler.reset(jobs, procs);
+        self.passes = 0;
+        self.events = 0;
+        let n = jobs.len();
+        let mut cursor = 0usize;
+        loop {
+            let next_arrival = jobs.submit.get(cursor).copied();
+            let next_completion = self.state.next_completion();
+            let next_timer = self.state.timers.peek().map(|r| r.0);
+            let Some(now) = [next_arrival, next_completion, next_timer]
+                .into_iter()
+                .flatten()
+                .min()
+            else {
+                break;
+            };
+            self.state.now = now;
+            self.state.pop_timers_through(now);
+            while let Some(job) = self.state.pop_completion_at(jobs, now) {
+                self.events += 1;
+                let ctx = SchedCtx {
+                    jobs,
+                    state: &mut self.state,
+                };
+                scheduler.on_termination(job, &ctx);
+            }
+            while cursor < n && jobs.submit[cursor] == now {
+                self.events += 1;
+                let ctx = SchedCtx {
+                    jobs,
+                    state: &mut self.state,
+                };
+                scheduler.on_arrival(JobId(cursor as u32), &ctx);
+                cursor += 1;
+            }
+            let mut ctx = SchedCtx {
+                jobs,
+                state: &mut self.state,
+            };
+            scheduler.schedule(&mut ctx);
+            self.passes += 1;
+            if self.validate {
+                validator::check_pass(jobs, &self.state);
+            }
+        }
+        assert_eq!(
+            scheduler.waiting(),
+            0,
+            "the machine is idle and no job will arrive, yet the scheduler left jobs waiting"
+        );
+        if self.validate {
+            validator::check_schedule(jobs, &self.state);
+        }
+        Outcome {
+            start: &self.state.start,
+            end: &self.state.end,
+            passes: self.passes,
+            events: self.events,
+        }
+    }
+}

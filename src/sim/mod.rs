@@ -1,0 +1,17 @@
+//! The simulator: machine state, the event loop and the scheduler seam.
+//!
+//! Order within one instant (exact, tested): all terminations, then all arrivals in trace
+//! order, then one scheduling pass. A job started with runtime 0 ends at the same instant;
+//! its termination is processed in a further round at that instant, followed by another pass.
+//! A scheduler may ask for a wake-up ([`SchedCtx::wake_at`]): an instant with no other event
+//! then still gets its pass (conservative backfilling starts reservations that way).
+
+mod engine;
+pub mod profile;
+mod scheduler;
+mod state;
+mod validator;
+
+pub use engine::{Engine, Outcome};
+pub use scheduler::Scheduler;
+pub use state::{RunningJob, SchedCtx, SimState};

@@ -1,0 +1,180 @@
+//! Availability profile: free processors over future time, as a step function.
+//!
+//! ```text
+//!  free
+//!   8 |      ┌────────┐              ┌──────────── (to infinity)
+//!   5 |──────┘        │     ┌────────┘
+//!   2 |               └─────┘
+//!     +------+--------+-----+--------+-----------> time
+//!     now    t1       t2    t3       t4
+//!  steps: [(now,5), (t1,8), (t2,2), (t3,5), (t4,8)]
+//! ```
+//!
+//! Each step `(t, free)` holds from `t` until the next step's time; the last holds forever.
+//! Times are strictly increasing and neighbouring steps differ in `free` (redundant steps are
+//! merged as they appear), so the size is at most twice the number of reservations plus one.
+//! Every operation is O(steps): a binary search plus one shift of the vector.
+
+use crate::Time;
+
+/// The free processors of a machine over future time.
+#[derive(Clone, Debug, Default)]
+pub struct Profile {
+    steps: Vec<(Time, i64)>,
+}
+
+impl Profile {
+    /// A machine with `procs` free processors from `now` on.
+    pub fn reset(&mut self, now: Time, procs: u32) {
+        self.steps.clear();
+        self.steps.push((now, procs as i64));
+    }
+
+    pub fn steps(&self) -> &[(Time, i64)] {
+        &self.steps
+    }
+
+    /// Free processors at time `t` (t at or after the first step).
+    pub fn free_at(&self, t: Time) -> i64 {
+        let i = self.steps.partition_point(|&(s, _)| s <= t);
+        debug_assert!(i > 0, "time {t} before the profile starts");
+        self.steps[i - 1].1
+    }
+
+    /// Drops the past: the step covering `now` is moved to start at `now`.
+    pub fn advance(&mut self, now: Time) {
+        let i = self.steps.partition_point(|&(s, _)| s <= now);
+        if i > 1 {
+            self.steps.drain(..i - 1);
+        }
+        if let Some(first) = self.steps.first_mut() {
+            first.0 = first.0.max(now);
+        }
+    }
+
+    /// Index of a step starting exactly at `t`, splitting the covering step if needed.
+    fn split_at(&mut self, t: Time) -> usize {
+        let i = self.steps.partition_point(|&(s, _)| s < t);
+        if i < self.steps.len() && self.steps[i].0 == t {
+            return i;
+        }
+        debug_assert!(i > 0, "time {t} before the profile starts");
+        let free = self.steps[i - 1].1;
+        self.steps.insert(i, (t, free));
+        i
+    }
+
+    /// Adds `delta` free processors over `[from, to)`: negative to reserve, positive to
+    /// release. An empty interval changes nothing.
+    pub fn add(&mut self, from: Time, to: Time, delta: i64) {
+        if from >= to || delta == 0 {
+            return;
+        }
+        let a = self.split_at(from);
+        let b = self.split_at(to);
+        for step in &mut self.steps[a..b] {
+            step.1 += delta;
+        }
+        // Merge steps made redundant at the two edges (b first, so `a` stays valid).
+        if b < self.steps.len() && self.steps[b].1 == self.steps[b - 1].1 {
+            self.steps.remove(b);
+        }
+        if a > 0 && self.steps[a].1 == self.steps[a - 1].1 {
+            self.steps.remove(a);
+        }
+    }
+
+    /// Earliest time `t >= now` at which `procs` processors are free during all of
+    /// `[t, t + duration)`; for `duration == 0`, at the instant `t`. Always exists as long as
+    /// `procs` is at most the machine size, since the last step is the whole machine once
+    /// every reservation has ended.
+    pub fn earliest_fit(&self, now: Time, procs: u32, duration: Time) -> Time {
+        let need = procs as i64;
+        let first = self.steps.partition_point(|&(s, _)| s <= now).max(1) - 1;
+        let mut candidate: Option<Time> = None;
+        for i in first..self.steps.len() {
+            let (t, free) = self.steps[i];
+            let t = t.max(now);
+            if free >= need {
+                let c = *candidate.get_or_insert(t);
+                let until = self.steps.get(i + 1).map_or(Time::MAX, |s| s.0);
+                if duration == 0 || until >= c.saturating_add(duration) {
+                    return c;
+                }
+            } else {
+                candidate = None;
+            }
+        }
+        panic!(
+            "no time at which {procs} processors are free: profile {:?}",
+            self.steps
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Reference model: free processors at every second of a short horizon.
+    fn model_free(reservations: &[(Time, Time, i64)], procs: i64, t: Time) -> i64 {
+        procs
+            - reservations
+                .iter()
+                .filter(|r| r.0 <= t && t < r.1)
+                .map(|r| r.2)
+                .sum::<i64>()
+    }
+
+    proptest! {
+        #[test]
+        fn matches_a_per_second_model(
+            ops in prop::collection::vec((0i64..40, 1i64..20, 1i64..5, any::<bool>()), 1..30),
+            query_procs in 1u32..9,
+            query_len in 0i64..15,
+        ) {
+            let procs = 8i64;
+            let mut profile = Profile::default();
+            profile.reset(0, procs as u32);
+            let mut held: Vec<(Time, Time, i64)> = Vec::new();
+            for (start, len, p, release) in ops {
+                if release && !held.is_empty() {
+                    let r = held.remove(start as usize % held.len());
+                    profile.add(r.0, r.1, r.2);
+                    continue;
+                }
+                let (s, e) = (start, start + len);
+                if (s..e).all(|t| model_free(&held, procs, t) >= p) {
+                    profile.add(s, e, -p);
+                    held.push((s, e, p));
+                }
+            }
+            for t in 0..80 {
+                prop_assert_eq!(profile.free_at(t), model_free(&held, procs, t));
+            }
+            for w in profile.steps().windows(2) {
+                prop_assert!(w[0].0 < w[1].0 && w[0].1 != w[1].1);
+            }
+            let fit = profile.earliest_fit(3, query_procs, query_len);
+            let ok = |t: Time| {
+                if query_len == 0 { model_free(&held, procs, t) >= query_procs as i64 }
+                else { (t..t + query_len).all(|u| model_free(&held, procs, u) >= query_procs as i64) }
+            };
+            prop_assert!(ok(fit));
+            prop_assert!((3..fit).all(|t| !ok(t)));
+        }
+    }
+
+    #[test]
+    fn advance_drops_the_past() {
+        let mut p = Profile::default();
+        p.reset(0, 10);
+        p.add(5, 10, -4);
+        p.add(20, 30, -2);
+        p.advance(7);
+        assert_eq!(p.steps(), &[(7, 6), (10, 10), (20, 8), (30, 10)]);
+        p.advance(25);
+        assert_eq!(p.steps(), &[(25, 8), (30, 10)]);
+    }
+}

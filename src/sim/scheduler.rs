@@ -1,0 +1,24 @@
+//! The seam between the engine and the scheduling policies in `crate::sched`.
+
+use super::SchedCtx;
+use crate::workload::{JobId, Jobs};
+
+/// A scheduling policy. The engine calls the hooks in the order of `crate::sim`'s module
+/// docs; the scheduler keeps its own waiting queue and starts jobs with
+/// [`SchedCtx::start`], which updates the machine at once, so the next decision in the same
+/// pass sees the processors already taken.
+///
+/// Implementations keep their buffers between runs (`reset` clears, never shrinks), so a
+/// replication allocates nothing once the buffers have grown to the workload's size.
+pub trait Scheduler {
+    /// Prepares for a run over `jobs` on a machine of `procs` processors.
+    fn reset(&mut self, jobs: &Jobs, procs: u32);
+    /// A job arrived at `ctx.now()`.
+    fn on_arrival(&mut self, job: JobId, ctx: &SchedCtx);
+    /// A running job ended at `ctx.now()`; its processors are already free.
+    fn on_termination(&mut self, _job: JobId, _ctx: &SchedCtx) {}
+    /// One scheduling pass at `ctx.now()`.
+    fn schedule(&mut self, ctx: &mut SchedCtx);
+    /// Jobs still waiting; the engine checks that none is left when the machine is idle.
+    fn waiting(&self) -> usize;
+}

@@ -1,0 +1,210 @@
+//! Machine state during a run: free processors, the running set ordered by predicted end,
+//! the completion heap and per-job start/end times.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use crate::Time;
+use crate::workload::{JobId, Jobs};
+
+/// Not yet started / not yet ended.
+pub const UNSET: Time = Time::MIN;
+
+/// A running job as the schedulers see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunningJob {
+    /// Start plus the job's current runtime prediction.
+    pub predicted_end: Time,
+    pub job: JobId,
+    pub procs: u32,
+}
+
+/// A completion event: (time, job, generation). A completion whose generation differs from
+/// the job's current one was moved and is dropped when popped.
+type Completion = Reverse<(Time, u32, u32)>;
+
+/// Everything the engine knows about the machine and the jobs during a run. Buffers are
+/// sized once per workload and reused by later runs.
+#[derive(Debug, Default)]
+pub struct SimState {
+    pub(crate) total: u32,
+    pub(crate) free: u32,
+    pub(crate) now: Time,
+    /// Running jobs sorted by (predicted end, job): EASY's shadow time is a prefix scan.
+    pub(crate) running: Vec<RunningJob>,
+    pub(crate) completions: BinaryHeap<Completion>,
+    /// Wake-ups schedulers asked for: each makes a pass happen at its instant.
+    pub(crate) timers: BinaryHeap<Reverse<Time>>,
+    pub(crate) start: Vec<Time>,
+    pub(crate) end: Vec<Time>,
+    pub(crate) generation: Vec<u32>,
+    /// Current runtime prediction of each job, never below 1 s.
+    pub(crate) prediction: Vec<Time>,
+}
+
+impl SimState {
+    pub(crate) fn reset(&mut self, jobs: &Jobs, procs: u32) {
+        let n = jobs.len();
+        self.total = procs;
+        self.free = procs;
+        self.now = 0;
+        self.running.clear();
+        // At most one running job per processor, since every job holds at least one.
+        self.running.reserve(procs as usize);
+        self.completions.clear();
+        self.completions.reserve(procs as usize + 1);
+        self.timers.clear();
+        for v in [&mut self.start, &mut self.end] {
+            v.clear();
+            v.resize(n, UNSET);
+        }
+        self.generation.clear();
+        self.generation.resize(n, 0);
+        self.prediction.clear();
+        self.prediction.extend(jobs.estimate.iter().map(|&e| e.max(1)));
+    }
+
+    fn running_position(&self, job: JobId, predicted_end: Time) -> Result<usize, usize> {
+        self.running
+            .binary_search_by_key(&(predicted_end, job), |r| (r.predicted_end, r.job))
+    }
+
+    /// Marks `job` started now; returns false (and changes nothing) if it does not fit.
+    pub(crate) fn start(&mut self, jobs: &Jobs, job: JobId) -> bool {
+        let j = job.index();
+        let procs = jobs.procs[j];
+        if procs > self.free || self.start[j] != UNSET {
+            return false;
+        }
+        self.free -= procs;
+        self.start[j] = self.now;
+        self.completions
+            .push(Reverse((self.now + jobs.runtime[j], job.0, self.generation[j])));
+        let predicted_end = self.now + self.prediction[j];
+        let at = self.running_position(job, predicted_end).unwrap_err();
+        self.running.insert(
+            at,
+            RunningJob {
+                predicted_end,
+                job,
+                procs,
+            },
+        );
+        true
+    }
+
+    /// Time of the next valid completion, dropping stale ones.
+    pub(crate) fn next_completion(&mut self) -> Option<Time> {
+        while let Some(&Reverse((t, job, generation))) = self.completions.peek() {
+            if generation == self.generation[job as usize] {
+                return Some(t);
+            }
+            self.completions.pop();
+        }
+        None
+    }
+
+    /// Consumes the wake-ups due at or before `now` (they have caused this instant).
+    pub(crate) fn pop_timers_through(&mut self, now: Time) {
+        while self.timers.peek().is_some_and(|&Reverse(t)| t <= now) {
+            self.timers.pop();
+        }
+    }
+
+    /// Pops the next valid completion at `now`, freeing its processors.
+    pub(crate) fn pop_completion_at(&mut self, jobs: &Jobs, now: Time) -> Option<JobId> {
+        loop {
+            let &Reverse((t, job, generation)) = self.completions.peek()?;
+            if t != now {
+                return None;
+            }
+            self.completions.pop();
+            let j = job as usize;
+            if generation != self.generation[j] {
+                continue;
+            }
+            let id = JobId(job);
+            let predicted_end = self.start[j] + self.prediction[j];
+            let at = self
+                .running_position(id, predicted_end)
+                .expect("a running job is in the running set");
+            self.running.remove(at);
+            self.end[j] = now;
+            self.free += jobs.procs[j];
+            return Some(id);
+        }
+    }
+}
+
+/// What a scheduler sees and may do during a pass or a hook.
+pub struct SchedCtx<'a> {
+    pub(crate) jobs: &'a Jobs,
+    pub(crate) state: &'a mut SimState,
+}
+
+impl SchedCtx<'_> {
+    #[inline]
+    pub fn now(&self) -> Time {
+        self.state.now
+    }
+    #[inline]
+    pub fn jobs(&self) -> &Jobs {
+        self.jobs
+    }
+    #[inline]
+    pub fn free(&self) -> u32 {
+        self.state.free
+    }
+    #[inline]
+    pub fn total(&self) -> u32 {
+        self.state.total
+    }
+    /// Running jobs in ascending order of (predicted end, job).
+    #[inline]
+    pub fn running(&self) -> &[RunningJob] {
+        &self.state.running
+    }
+    /// The job's current runtime prediction (at least 1 s).
+    #[inline]
+    pub fn prediction(&self, job: JobId) -> Time {
+        self.state.prediction[job.index()]
+    }
+    #[inline]
+    pub fn procs(&self, job: JobId) -> u32 {
+        self.jobs.procs[job.index()]
+    }
+    /// Start time of a job, or None while it waits.
+    #[inline]
+    pub fn start_time(&self, job: JobId) -> Option<Time> {
+        let s = self.state.start[job.index()];
+        (s != UNSET).then_some(s)
+    }
+    /// Asks for a scheduling pass at time `t` (later than now), even if no job arrives or
+    /// ends then: for reservations that must start at their time. Cheap to call again with
+    /// the same time.
+    #[inline]
+    pub fn wake_at(&mut self, t: Time) {
+        debug_assert!(t > self.state.now, "wake-up at {t} is not in the future");
+        if self.state.timers.peek() != Some(&std::cmp::Reverse(t)) {
+            self.state.timers.push(std::cmp::Reverse(t));
+        }
+    }
+
+    /// Starts `job` now.
+    ///
+    /// # Panics
+    /// If the job does not fit in the free processors or has started already: that is a
+    /// scheduler bug, and continuing would corrupt the schedule.
+    #[inline]
+    pub fn start(&mut self, job: JobId) {
+        assert!(
+            self.state.start(self.jobs, job),
+            "scheduler started job {} (procs {}, started {:?}) with {} free at t={}",
+            job.0,
+            self.jobs.procs[job.index()],
+            self.start_time(job),
+            self.state.free,
+            self.state.now
+        );
+    }
+}

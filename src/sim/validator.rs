@@ -1,0 +1,72 @@
+//! Invariant checks, on in tests and debug builds: a scheduler bug fails loudly here rather
+//! than producing a plausible but wrong schedule.
+
+use super::state::{SimState, UNSET};
+use crate::Time;
+use crate::workload::Jobs;
+
+/// After every pass: the free count matches the running set, and every running job
+/// started no earlier than it arrived. O(running).
+pub(crate) fn check_pass(jobs: &Jobs, state: &SimState) {
+    let busy: u64 = state.running.iter().map(|r| r.procs as u64).sum();
+    assert_eq!(
+        busy + state.free as u64,
+        state.total as u64,
+        "t={}: free processors do not match the running jobs",
+        state.now
+    );
+    assert!(
+        state
+            .running
+            .windows(2)
+            .all(|w| (w[0].predicted_end, w[0].job) < (w[1].predicted_end, w[1].job)),
+        "t={}: running set out of order",
+        state.now
+    );
+    for r in &state.running {
+        let j = r.job.index();
+        assert!(
+            state.start[j] >= jobs.submit[j],
+            "job {} started at {} before it arrived at {}",
+            jobs.swf_id[j],
+            state.start[j],
+            jobs.submit[j]
+        );
+    }
+}
+
+/// At the end of a run: every job started after it arrived and ran exactly its runtime, and
+/// at no instant were more processors busy than the machine has. O(n log n).
+pub(crate) fn check_schedule(jobs: &Jobs, state: &SimState) {
+    let mut changes: Vec<(Time, i64)> = Vec::with_capacity(2 * jobs.len());
+    for j in 0..jobs.len() {
+        let (s, e) = (state.start[j], state.end[j]);
+        assert!(s != UNSET && e != UNSET, "job {} never ran", jobs.swf_id[j]);
+        assert!(
+            s >= jobs.submit[j],
+            "job {} started before it arrived",
+            jobs.swf_id[j]
+        );
+        assert_eq!(
+            e - s,
+            jobs.runtime[j],
+            "job {} ran the wrong time",
+            jobs.swf_id[j]
+        );
+        changes.push((s, jobs.procs[j] as i64));
+        changes.push((e, -(jobs.procs[j] as i64)));
+    }
+    // Sorting by (time, delta) applies the releases of an instant before its acquisitions,
+    // as the engine does. A zero-runtime job nets out within its instant; while it held its
+    // processors, `SimState::start` refused any start that did not fit.
+    changes.sort_unstable();
+    let mut busy = 0i64;
+    for (t, delta) in changes {
+        busy += delta;
+        assert!(
+            busy <= state.total as i64,
+            "t={t}: {busy} processors busy on a machine of {}",
+            state.total
+        );
+    }
+}

@@ -1,0 +1,69 @@
+//! `trace info`: what a trace holds, before simulating it.
+
+use std::collections::HashSet;
+
+use serde::Serialize;
+
+use super::{SkipCounts, Workload};
+use crate::Time;
+
+/// Facts about a workload. `offered_load` = sum(runtime x procs) / (procs x span), with
+/// span = last submit - first submit (the load the arrivals offer, whatever the scheduler).
+#[derive(Clone, Debug, Serialize)]
+pub struct TraceInfo {
+    pub name: String,
+    pub jobs: u64,
+    pub jobs_skipped: u64,
+    pub skipped: SkipCounts,
+    pub not_selected: u64,
+    pub procs: u32,
+    pub max_procs_header: Option<u32>,
+    pub max_nodes_header: Option<u32>,
+    pub first_submit: Time,
+    pub last_submit: Time,
+    pub span_seconds: Time,
+    pub offered_load: f64,
+    /// Fraction of jobs with a user estimate (field 9 > 0).
+    pub with_estimate: f64,
+    pub users: usize,
+    pub executables: usize,
+}
+
+impl TraceInfo {
+    pub fn of(w: &Workload) -> Self {
+        let jobs = &w.jobs;
+        let n = jobs.len();
+        let first = jobs.submit.first().copied().unwrap_or(0);
+        let last = jobs.submit.last().copied().unwrap_or(0);
+        let span = last - first;
+        let work: f64 = (0..n)
+            .map(|j| jobs.runtime[j] as f64 * jobs.procs[j] as f64)
+            .sum();
+        let distinct = |v: &[i32]| v.iter().filter(|&&x| x >= 0).collect::<HashSet<_>>().len();
+        TraceInfo {
+            name: w.name.clone(),
+            jobs: n as u64,
+            jobs_skipped: w.skipped.total(),
+            skipped: w.skipped.clone(),
+            not_selected: w.not_selected,
+            procs: w.procs,
+            max_procs_header: w.header.max_procs,
+            max_nodes_header: w.header.max_nodes,
+            first_submit: first,
+            last_submit: last,
+            span_seconds: span,
+            offered_load: if span > 0 {
+                work / (w.procs as f64 * span as f64)
+            } else {
+                0.0
+            },
+            with_estimate: if n > 0 {
+                jobs.requested_time.iter().filter(|&&t| t > 0).count() as f64 / n as f64
+            } else {
+                0.0
+            },
+            users: distinct(&jobs.user),
+            executables: distinct(&jobs.executable),
+        }
+    }
+}

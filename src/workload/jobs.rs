@@ -1,0 +1,219 @@
+//! The job table: a struct of arrays indexed by the dense [`JobId`].
+
+use crate::Time;
+
+/// Dense index of a job in a [`Jobs`] table, in arrival order (submit time, then trace order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct JobId(pub u32);
+
+impl JobId {
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Parameters of a malleable job in Downey's model: sequential lifetime `L` (seconds),
+/// average parallelism `A` and variance parameter `sigma`. Only synthetic models fill them.
+#[derive(Clone, Debug, Default)]
+pub struct MalleableColumns {
+    pub lifetime: Vec<f64>,
+    pub avg_parallelism: Vec<f64>,
+    pub sigma: Vec<f64>,
+}
+
+/// All jobs of a workload, one column per field.
+///
+/// Invariant: jobs are sorted by `submit` (stable with respect to the trace), so `JobId`
+/// order is arrival order. `runtime <= estimate` always holds: a job that ran longer than
+/// its estimate was killed at the estimate (see `swf`).
+///
+/// Fields the simulation does not read (CPU time, memory, preceding job, think time) are
+/// kept so that a schedule written back as SWF loses nothing; `-1` means unknown, as in SWF.
+#[derive(Clone, Debug, Default)]
+pub struct Jobs {
+    /// SWF job number (field 1).
+    pub swf_id: Vec<u64>,
+    pub submit: Vec<Time>,
+    /// Simulated runtime in seconds, already capped at the estimate.
+    pub runtime: Vec<Time>,
+    /// Processors the job occupies (field 8 if positive, else field 5).
+    pub procs: Vec<u32>,
+    /// User estimate of the runtime (field 9 if positive, else the runtime).
+    pub estimate: Vec<Time>,
+    pub user: Vec<i32>,
+    pub group: Vec<i32>,
+    pub executable: Vec<i32>,
+    pub queue: Vec<i32>,
+    pub partition: Vec<i32>,
+    pub status: Vec<i8>,
+    /// Raw SWF fields kept for round trips: 6, 7, 8, 9, 10, 17, 18.
+    pub avg_cpu: Vec<f32>,
+    pub used_memory: Vec<f64>,
+    pub requested_procs: Vec<i64>,
+    pub requested_time: Vec<i64>,
+    pub requested_memory: Vec<f64>,
+    pub preceding_job: Vec<i64>,
+    pub think_time: Vec<i64>,
+    /// Model fields; empty for traces.
+    pub malleable: Option<MalleableColumns>,
+}
+
+/// One job as a plain record, used to build a [`Jobs`] table row by row.
+#[derive(Clone, Debug)]
+pub struct JobRecord {
+    pub swf_id: u64,
+    pub submit: Time,
+    pub runtime: Time,
+    pub procs: u32,
+    pub estimate: Time,
+    pub user: i32,
+    pub group: i32,
+    pub executable: i32,
+    pub queue: i32,
+    pub partition: i32,
+    pub status: i8,
+    pub avg_cpu: f32,
+    pub used_memory: f64,
+    pub requested_procs: i64,
+    pub requested_time: i64,
+    pub requested_memory: f64,
+    pub preceding_job: i64,
+    pub think_time: i64,
+}
+
+impl JobRecord {
+    /// A job with only the fields a scheduler needs; every other field unknown (-1).
+    pub fn new(swf_id: u64, submit: Time, runtime: Time, procs: u32, estimate: Time) -> Self {
+        JobRecord {
+            swf_id,
+            submit,
+            runtime: runtime.min(estimate),
+            procs,
+            estimate,
+            user: -1,
+            group: -1,
+            executable: -1,
+            queue: -1,
+            partition: -1,
+            status: -1,
+            avg_cpu: -1.0,
+            used_memory: -1.0,
+            requested_procs: -1,
+            requested_time: -1,
+            requested_memory: -1.0,
+            preceding_job: -1,
+            think_time: -1,
+        }
+    }
+}
+
+impl Jobs {
+    pub fn with_capacity(n: usize) -> Self {
+        Jobs {
+            swf_id: Vec::with_capacity(n),
+            submit: Vec::with_capacity(n),
+            runtime: Vec::with_capacity(n),
+            procs: Vec::with_capacity(n),
+            estimate: Vec::with_capacity(n),
+            user: Vec::with_capacity(n),
+            group: Vec::with_capacity(n),
+            executable: Vec::with_capacity(n),
+            queue: Vec::with_capacity(n),
+            partition: Vec::with_capacity(n),
+            status: Vec::with_capacity(n),
+            avg_cpu: Vec::with_capacity(n),
+            used_memory: Vec::with_capacity(n),
+            requested_procs: Vec::with_capacity(n),
+            requested_time: Vec::with_capacity(n),
+            requested_memory: Vec::with_capacity(n),
+            preceding_job: Vec::with_capacity(n),
+            think_time: Vec::with_capacity(n),
+            malleable: None,
+        }
+    }
+
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.submit.len()
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.submit.is_empty()
+    }
+
+    pub fn ids(&self) -> impl ExactSizeIterator<Item = JobId> + use<> {
+        (0..self.len() as u32).map(JobId)
+    }
+
+    pub fn push(&mut self, r: &JobRecord) {
+        self.swf_id.push(r.swf_id);
+        self.submit.push(r.submit);
+        self.runtime.push(r.runtime);
+        self.procs.push(r.procs);
+        self.estimate.push(r.estimate);
+        self.user.push(r.user);
+        self.group.push(r.group);
+        self.executable.push(r.executable);
+        self.queue.push(r.queue);
+        self.partition.push(r.partition);
+        self.status.push(r.status);
+        self.avg_cpu.push(r.avg_cpu);
+        self.used_memory.push(r.used_memory);
+        self.requested_procs.push(r.requested_procs);
+        self.requested_time.push(r.requested_time);
+        self.requested_memory.push(r.requested_memory);
+        self.preceding_job.push(r.preceding_job);
+        self.think_time.push(r.think_time);
+    }
+
+    /// Builds a table from records, sorting them stably by submit time.
+    pub fn from_records(records: &[JobRecord]) -> Self {
+        let mut jobs = Jobs::with_capacity(records.len());
+        for r in records {
+            jobs.push(r);
+        }
+        jobs.sort_by_submit();
+        jobs
+    }
+
+    /// Sorts every column stably by submit time, so `JobId` order becomes arrival order
+    /// with ties kept in trace order. O(n) when already sorted, O(n log n) otherwise.
+    pub fn sort_by_submit(&mut self) {
+        if self.submit.windows(2).all(|w| w[0] <= w[1]) {
+            return;
+        }
+        let mut order: Vec<u32> = (0..self.len() as u32).collect();
+        order.sort_by_key(|&i| self.submit[i as usize]);
+        fn permute<T: Copy>(column: &mut Vec<T>, order: &[u32]) {
+            if column.is_empty() {
+                return;
+            }
+            *column = order.iter().map(|&i| column[i as usize]).collect();
+        }
+        permute(&mut self.swf_id, &order);
+        permute(&mut self.submit, &order);
+        permute(&mut self.runtime, &order);
+        permute(&mut self.procs, &order);
+        permute(&mut self.estimate, &order);
+        permute(&mut self.user, &order);
+        permute(&mut self.group, &order);
+        permute(&mut self.executable, &order);
+        permute(&mut self.queue, &order);
+        permute(&mut self.partition, &order);
+        permute(&mut self.status, &order);
+        permute(&mut self.avg_cpu, &order);
+        permute(&mut self.used_memory, &order);
+        permute(&mut self.requested_procs, &order);
+        permute(&mut self.requested_time, &order);
+        permute(&mut self.requested_memory, &order);
+        permute(&mut self.preceding_job, &order);
+        permute(&mut self.think_time, &order);
+        if let Some(m) = &mut self.malleable {
+            permute(&mut m.lifetime, &order);
+            permute(&mut m.avg_parallelism, &order);
+            permute(&mut m.sigma, &order);
+        }
+    }
+}

@@ -1,0 +1,65 @@
+//! Workloads: the job table, SWF traces, synthetic models and job selection.
+
+pub mod info;
+mod jobs;
+pub mod selection;
+mod source;
+pub mod swf;
+pub mod synth;
+
+pub use jobs::{JobId, JobRecord, Jobs, MalleableColumns};
+pub use selection::Selection;
+pub use source::WorkloadSpec;
+
+use serde::Serialize;
+
+/// Jobs left out of a simulation, counted by reason. Nothing is dropped silently: every
+/// count is shown by `run` and `trace info`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SkipCounts {
+    /// Processors (field 8, else field 5) `<= 0`: unknown or cancelled before allocation.
+    pub procs_not_positive: u64,
+    /// Runtime (field 4) `< 0`: unknown.
+    pub runtime_negative: u64,
+    /// More processors than the machine has.
+    pub procs_exceed_machine: u64,
+    /// Submit time (field 2) `< 0`: unknown.
+    pub submit_negative: u64,
+    /// Malformed lines skipped under `--lenient` (an error otherwise).
+    pub malformed: u64,
+}
+
+impl SkipCounts {
+    pub fn total(&self) -> u64 {
+        self.procs_not_positive
+            + self.runtime_negative
+            + self.procs_exceed_machine
+            + self.submit_negative
+            + self.malformed
+    }
+
+    /// (reason, count) pairs with the names used in outputs.
+    pub fn reasons(&self) -> [(&'static str, u64); 5] {
+        [
+            ("procs_not_positive", self.procs_not_positive),
+            ("runtime_negative", self.runtime_negative),
+            ("procs_exceed_machine", self.procs_exceed_machine),
+            ("submit_negative", self.submit_negative),
+            ("malformed", self.malformed),
+        ]
+    }
+}
+
+/// A workload ready to simulate: the jobs, the machine size and where they came from.
+#[derive(Clone, Debug)]
+pub struct Workload {
+    /// File name or model description, for reports.
+    pub name: String,
+    pub jobs: Jobs,
+    /// Processors of the simulated machine.
+    pub procs: u32,
+    pub header: swf::SwfHeader,
+    pub skipped: SkipCounts,
+    /// Job lines read but outside the selection (`--jobs`, `--first`); not an error.
+    pub not_selected: u64,
+}

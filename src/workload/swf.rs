@@ -1,0 +1,353 @@
+//! Standard Workload Format: reading `.swf` / `.swf.gz` traces and writing schedules back.
+//!
+//! Field mapping (fields numbered from 1, `-1` = unknown): job number = f1; submit = f2;
+//! runtime = f4; procs = f8 if f8 > 0 else f5; estimate = f9 if f9 > 0 else runtime;
+//! status f11, user f12, group f13, executable f14, queue f15, partition f16. A job that ran
+//! longer than its estimate was killed there: runtime = min(f4, estimate).
+//!
+//! Skip rules, checked in this order and each counted in [`SkipCounts`]: procs <= 0,
+//! runtime < 0, submit < 0, procs > machine size. Machine size = `--procs` if given, else the
+//! header's MaxProcs, else MaxNodes. Fields 6, 7 and 10 (CPU time, memory) may be
+//! fractional; every other field must be an integer.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+
+use super::{JobRecord, Jobs, Selection, SkipCounts, Workload};
+use crate::Time;
+use crate::error::{Error, Result};
+
+/// Names of the 18 SWF fields, for error messages.
+pub const FIELD_NAMES: [&str; 18] = [
+    "job number",
+    "submit time",
+    "wait time",
+    "run time",
+    "allocated processors",
+    "average CPU time",
+    "used memory",
+    "requested processors",
+    "requested time",
+    "requested memory",
+    "status",
+    "user ID",
+    "group ID",
+    "executable number",
+    "queue number",
+    "partition number",
+    "preceding job number",
+    "think time",
+];
+
+/// Fields (1-based) that may hold a fraction.
+const FRACTIONAL_FIELDS: [usize; 3] = [6, 7, 10];
+
+/// What the header comments say. Unknown keys are kept verbatim in `comments`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SwfHeader {
+    pub max_procs: Option<u32>,
+    pub max_nodes: Option<u32>,
+    pub unix_start_time: Option<i64>,
+    pub time_zone_string: Option<String>,
+    /// Every comment line, without its leading `;`, in file order.
+    pub comments: Vec<String>,
+}
+
+impl SwfHeader {
+    fn absorb(&mut self, comment: &str) {
+        self.comments.push(comment.to_string());
+        let Some((key, value)) = comment.split_once(':') else {
+            return;
+        };
+        let value = value.trim();
+        match key.trim() {
+            "MaxProcs" => self.max_procs = value.parse().ok().filter(|&p| p > 0),
+            "MaxNodes" => self.max_nodes = value.parse().ok().filter(|&p| p > 0),
+            "UnixStartTime" => self.unix_start_time = value.parse().ok(),
+            "TimeZoneString" => self.time_zone_string = Some(value.to_string()),
+            _ => {}
+        }
+    }
+}
+
+/// How to read a trace.
+#[derive(Clone, Debug, Default)]
+pub struct SwfOptions {
+    /// Machine size; overrides the header.
+    pub procs: Option<u32>,
+    pub selection: Selection,
+    /// Skip malformed lines (counted) instead of failing on the first one.
+    pub lenient: bool,
+}
+
+/// Reads a trace; gzip is recognised by its magic bytes, whatever the file name.
+pub fn read_swf(path: &Path, options: &SwfOptions) -> Result<Workload> {
+    let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut magic = [0u8; 2];
+    let n = file.read(&mut magic).map_err(|e| Error::io(path, e))?;
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let reader: Box<dyn BufRead> = if n == 2 && magic == [0x1f, 0x8b] {
+        let gz = flate2::read::MultiGzDecoder::new(BufReader::with_capacity(1 << 16, file));
+        Box::new(BufReader::with_capacity(1 << 16, gz))
+    } else {
+        Box::new(BufReader::with_capacity(1 << 16, file))
+    };
+    parse_swf(reader, path, options)
+}
+
+/// Parses SWF text from any reader; `path` is used only in messages and the workload name.
+pub fn parse_swf<R: BufRead>(mut reader: R, path: &Path, options: &SwfOptions) -> Result<Workload> {
+    let mut header = SwfHeader::default();
+    let mut skipped = SkipCounts::default();
+    let mut not_selected = 0u64;
+    let mut jobs = Jobs::with_capacity(1024);
+    let mut machine: Option<u32> = None;
+    let mut line = String::with_capacity(256);
+    let mut line_no = 0usize;
+    let swf_error = |line: usize, message: String| Error::Swf {
+        path: path.to_path_buf(),
+        line,
+        message,
+    };
+    loop {
+        line.clear();
+        let read = reader.read_line(&mut line).map_err(|e| match e.kind() {
+            std::io::ErrorKind::InvalidData => {
+                swf_error(line_no + 1, format!("not text or not valid gzip: {e}"))
+            }
+            _ => Error::io(path, e),
+        })?;
+        if read == 0 {
+            break;
+        }
+        line_no += 1;
+        let text = line.trim();
+        if text.is_empty() {
+            continue;
+        }
+        if let Some(comment) = text.strip_prefix(';') {
+            header.absorb(comment.trim());
+            continue;
+        }
+        let parsed = match parse_fields(text) {
+            Ok(parsed) => parsed,
+            Err(_) if options.lenient => {
+                skipped.malformed += 1;
+                continue;
+            }
+            Err(message) => return Err(swf_error(line_no, message)),
+        };
+        let procs_limit = match machine {
+            Some(m) => m,
+            None => {
+                let m = options
+                    .procs
+                    .or(header.max_procs)
+                    .or(header.max_nodes)
+                    .ok_or_else(|| {
+                        swf_error(
+                            line_no,
+                            "machine size unknown: the header has no MaxProcs or MaxNodes; pass --procs"
+                                .into(),
+                        )
+                    })?;
+                machine = Some(m);
+                m
+            }
+        };
+        let swf_id = parsed.0[0];
+        if swf_id < 0 || !options.selection.contains(swf_id as u64) {
+            not_selected += 1;
+            continue;
+        }
+        let record = match job_from_fields(&parsed, procs_limit) {
+            Ok(r) => r,
+            Err(reason) => {
+                match reason {
+                    Skip::ProcsNotPositive => skipped.procs_not_positive += 1,
+                    Skip::RuntimeNegative => skipped.runtime_negative += 1,
+                    Skip::SubmitNegative => skipped.submit_negative += 1,
+                    Skip::ProcsExceedMachine => skipped.procs_exceed_machine += 1,
+                }
+                continue;
+            }
+        };
+        jobs.push(&record);
+        if options.selection.first.is_some_and(|n| jobs.len() >= n) {
+            break;
+        }
+    }
+    let procs = match machine {
+        Some(m) => m,
+        None => options
+            .procs
+            .or(header.max_procs)
+            .or(header.max_nodes)
+            .ok_or_else(|| Error::Workload {
+                path: path.to_path_buf(),
+                message: "machine size unknown: the header has no MaxProcs or MaxNodes; pass --procs".into(),
+            })?,
+    };
+    jobs.sort_by_submit();
+    Ok(Workload {
+        name: path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| path.display().to_string()),
+        jobs,
+        procs,
+        header,
+        skipped,
+        not_selected,
+    })
+}
+
+/// The 18 fields of a job line as integers (fractional fields truncated toward zero; their
+/// exact values travel beside them).
+type Fields = [i64; 18];
+
+fn parse_fields(text: &str) -> Result<(Fields, [f64; 3]), String> {
+    let mut fields = [0i64; 18];
+    let mut fractional = [0f64; 3];
+    let mut count = 0usize;
+    for token in text.split_ascii_whitespace() {
+        count += 1;
+        if count > 18 {
+            continue;
+        }
+        let field = count;
+        if let Some(k) = FRACTIONAL_FIELDS.iter().position(|&f| f == field) {
+            let v: f64 = token
+                .parse()
+                .ok()
+                .filter(|v: &f64| v.is_finite())
+                .ok_or_else(|| {
+                    format!(
+                        "field {field} ({}): expected a number, got '{token}'",
+                        FIELD_NAMES[field - 1]
+                    )
+                })?;
+            fractional[k] = v;
+            fields[field - 1] = v as i64;
+        } else {
+            fields[field - 1] = token.parse().map_err(|_| {
+                format!(
+                    "field {field} ({}): expected an integer, got '{token}'",
+                    FIELD_NAMES[field - 1]
+                )
+            })?;
+        }
+    }
+    if count != 18 {
+        return Err(format!("expected 18 fields, found {count}"));
+    }
+    Ok((fields, fractional))
+}
+
+enum Skip {
+    ProcsNotPositive,
+    RuntimeNegative,
+    SubmitNegative,
+    ProcsExceedMachine,
+}
+
+fn job_from_fields((f, frac): &(Fields, [f64; 3]), machine: u32) -> Result<JobRecord, Skip> {
+    let procs = if f[7] > 0 { f[7] } else { f[4] };
+    if procs <= 0 {
+        return Err(Skip::ProcsNotPositive);
+    }
+    let runtime = f[3];
+    if runtime < 0 {
+        return Err(Skip::RuntimeNegative);
+    }
+    if f[1] < 0 {
+        return Err(Skip::SubmitNegative);
+    }
+    if procs > machine as i64 {
+        return Err(Skip::ProcsExceedMachine);
+    }
+    let estimate = if f[8] > 0 { f[8] } else { runtime };
+    let narrow = |v: i64| i32::try_from(v).unwrap_or(-1);
+    Ok(JobRecord {
+        swf_id: f[0] as u64,
+        submit: f[1] as Time,
+        runtime: runtime.min(estimate),
+        procs: procs as u32,
+        estimate,
+        user: narrow(f[11]),
+        group: narrow(f[12]),
+        executable: narrow(f[13]),
+        queue: narrow(f[14]),
+        partition: narrow(f[15]),
+        status: f[10].clamp(-1, i8::MAX as i64) as i8,
+        avg_cpu: frac[0] as f32,
+        used_memory: frac[1],
+        requested_procs: f[7],
+        requested_time: f[8],
+        requested_memory: frac[2],
+        preceding_job: f[16],
+        think_time: f[17],
+    })
+}
+
+/// Writes a simulated schedule as SWF: every job with its simulated wait (f3) and runtime
+/// (f4), the processors it used (f5) and every other field as read. Jobs are written in
+/// arrival order. `start[j]` is the simulated start of job `j`.
+pub fn write_swf<W: Write>(
+    mut out: W,
+    workload: &Workload,
+    start: &[Time],
+    note: &str,
+) -> std::io::Result<()> {
+    let jobs = &workload.jobs;
+    writeln!(out, "; Version: 2.2")?;
+    writeln!(
+        out,
+        "; Note: schedule simulated by schedlab {}",
+        env!("CARGO_PKG_VERSION")
+    )?;
+    if !note.is_empty() {
+        writeln!(out, "; Note: {note}")?;
+    }
+    writeln!(out, "; Note: source {}", workload.name)?;
+    if let Some(t) = workload.header.unix_start_time {
+        writeln!(out, "; UnixStartTime: {t}")?;
+    }
+    if let Some(tz) = &workload.header.time_zone_string {
+        writeln!(out, "; TimeZoneString: {tz}")?;
+    }
+    writeln!(out, "; MaxJobs: {}", jobs.len())?;
+    writeln!(out, "; MaxRecords: {}", jobs.len())?;
+    writeln!(out, "; MaxProcs: {}", workload.procs)?;
+    for j in 0..jobs.len() {
+        writeln!(
+            out,
+            "{} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {}",
+            jobs.swf_id[j],
+            jobs.submit[j],
+            start[j] - jobs.submit[j],
+            jobs.runtime[j],
+            jobs.procs[j],
+            jobs.avg_cpu[j],
+            jobs.used_memory[j],
+            jobs.requested_procs[j],
+            jobs.requested_time[j],
+            jobs.requested_memory[j],
+            jobs.status[j],
+            jobs.user[j],
+            jobs.group[j],
+            jobs.executable[j],
+            jobs.queue[j],
+            jobs.partition[j],
+            jobs.preceding_job[j],
+            jobs.think_time[j],
+        )?;
+    }
+    out.flush()
+}
+
+/// Convenience for tests and examples: parse SWF text held in memory.
+pub fn parse_swf_str(text: &str, name: &str, options: &SwfOptions) -> Result<Workload> {
+    parse_swf(text.as_bytes(), &PathBuf::from(name), options)
+}

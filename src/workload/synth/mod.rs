@@ -1,0 +1,63 @@
+//! Synthetic workload models, generated from a seed so every run is reproducible.
+
+pub mod downey;
+
+use crate::error::{Error, Result};
+use crate::workload::Workload;
+
+pub use downey::DowneyParams;
+
+/// Random numbers for the models: xoshiro256++ seeded through SplitMix64.
+pub type ModelRng = rand_xoshiro::Xoshiro256PlusPlus;
+
+/// A synthetic workload model with its parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Model {
+    Downey(DowneyParams),
+}
+
+/// Names accepted by `--model`.
+pub const MODEL_NAMES: [&str; 1] = ["downey"];
+
+impl Model {
+    /// Builds a model from its name and `key=value` parameters, validating each.
+    pub fn from_name(name: &str, params: &[(String, String)]) -> Result<Self> {
+        match name {
+            "downey" => {
+                let mut p = DowneyParams::default();
+                for (k, v) in params {
+                    p.set(k, v)?;
+                }
+                p.validate()?;
+                Ok(Model::Downey(p))
+            }
+            _ => Err(Error::Invalid(format!(
+                "unknown model '{name}'; known models: {}",
+                MODEL_NAMES.join(", ")
+            ))),
+        }
+    }
+
+    /// Generates the workload for `seed`.
+    pub fn generate(&self, seed: u64) -> Workload {
+        match self {
+            Model::Downey(p) => p.generate(seed),
+        }
+    }
+}
+
+/// A uniform draw in [0, 1) with 53 random bits.
+#[inline]
+pub(crate) fn unit(rng: &mut ModelRng) -> f64 {
+    use rand_xoshiro::rand_core::Rng;
+    (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+}
+
+/// Parses one model parameter value, naming the key in the error.
+pub(crate) fn parse_param<T: std::str::FromStr>(key: &str, value: &str) -> Result<T> {
+    value.parse().map_err(|_| Error::Param {
+        key: key.into(),
+        value: value.into(),
+        message: format!("expected a {}", std::any::type_name::<T>()),
+    })
+}
