@@ -28,7 +28,10 @@ pub fn write_atomically(
     })();
     if let Err(e) = result {
         let _ = fs::remove_file(&tmp);
-        return Err(Error::io(path, e));
+        return Err(Error::Output {
+            path: path.to_path_buf(),
+            error: e,
+        });
     }
     Ok(())
 }

@@ -5,12 +5,12 @@ use std::path::PathBuf;
 /// Everything the library can fail with. Errors from user input name the file, line and field.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    /// Reading an input file failed.
+    #[error("{path}: {error}")]
+    Io { path: PathBuf, error: std::io::Error },
+    /// Writing an output file failed: a runtime failure, not bad input.
+    #[error("writing {path}: {error}")]
+    Output { path: PathBuf, error: std::io::Error },
     #[error("{path}:{line}: {message}")]
     Swf {
         path: PathBuf,
@@ -32,10 +32,15 @@ pub enum Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
-    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+    pub(crate) fn io(path: impl Into<PathBuf>, error: std::io::Error) -> Self {
         Error::Io {
             path: path.into(),
-            source,
+            error,
         }
+    }
+
+    /// True when the user's input (a file, a parameter, a spec) is at fault: exit code 2.
+    pub fn is_bad_input(&self) -> bool {
+        !matches!(self, Error::Output { .. })
     }
 }

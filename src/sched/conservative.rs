@@ -9,15 +9,20 @@
 //!    than its previous reservation (without new room nothing could move, so the pass skips
 //!    this step);
 //! 2. jobs that arrived at this instant get reservations, in trace order;
-//! 3. every job whose reservation is now starts: first those with a positive estimate (the
-//!    profile guarantees they fit), then zero-estimate jobs, which reserve nothing and only
-//!    need their processors free at this instant; one that does not fit is re-fitted.
+//! 3. every job whose reservation is now starts. Zero-estimate jobs (runtime 0, since the
+//!    runtime never exceeds the estimate) reserve nothing and only need their processors free
+//!    at this instant; they go first, and one that does not fit is re-fitted. Positive-estimate
+//!    jobs fit by construction of the profile, except beside zero-estimate jobs started in the
+//!    same round: those end within the instant, and the further round at the same instant
+//!    starts them, still at their reserved time.
 //!
 //! After the pass it asks the engine for a wake-up at the earliest future reservation, since
 //! a reservation need not coincide with an arrival or a termination.
 //!
-//! Invariant (exposed by [`Conservative::first_reservations`] for tests): no job starts
-//! later than the first reservation it was given.
+//! Invariant (exposed by [`Conservative::first_reservations`] for tests): no job with a
+//! positive estimate starts later than the first reservation it was given. A zero-estimate
+//! job holds no reservation, so a later job may take its processors at its instant and it
+//! carries no such promise.
 //!
 //! Cost: O(profile) per reservation; a re-fit pass is O(waiting x profile).
 
@@ -93,7 +98,9 @@ impl Scheduler for Conservative {
                     self.profile.add(old, old + duration, procs as i64);
                 }
                 let new = self.reserve(ctx, job);
-                debug_assert!(new <= old.max(now), "job {job:?} pushed from {old} to {new}");
+                // Zero-estimate jobs hold nothing, so another job's reservation may cover
+                // their instant; every other job keeps its promise.
+                debug_assert!(duration == 0 || new <= old, "job {job:?} pushed from {old} to {new}");
             }
         }
         for i in 0..self.arrived.len() {
@@ -103,8 +110,11 @@ impl Scheduler for Conservative {
             self.queue.push(job);
         }
         self.arrived.clear();
+        // Zero-estimate jobs first: they end within this instant, and a further round at the
+        // same instant then starts the positive-estimate jobs reserved now, at the same time.
         let mut started = false;
-        for zero_estimate in [false, true] {
+        let mut started_zero = false;
+        for zero_estimate in [true, false] {
             for &job in &self.queue {
                 let j = job.index();
                 if self.reservation[j] != now || (ctx.jobs().estimate[j] == 0) != zero_estimate {
@@ -113,9 +123,12 @@ impl Scheduler for Conservative {
                 if ctx.procs(job) <= ctx.free() {
                     ctx.start(job);
                     started = true;
-                } else {
-                    debug_assert!(zero_estimate, "job {job:?} reserved at {now} does not fit");
+                    started_zero |= zero_estimate;
+                } else if zero_estimate {
+                    // Another zero-estimate job took the processors: fit again next round.
                     self.refit = true;
+                } else {
+                    debug_assert!(started_zero, "job {job:?} reserved at {now} does not fit");
                 }
             }
         }

@@ -1,0 +1,67 @@
+//! The event loop does not allocate in steady state: a global allocator counts allocations
+//! while an engine that has already run a workload replays it again.
+
+mod common;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use schedlab::sched::SchedulerKind;
+use schedlab::sim::Engine;
+use schedlab::workload::Workload;
+use schedlab::workload::swf::{SwfOptions, read_swf};
+use schedlab::workload::synth::DowneyParams;
+
+struct Counting;
+
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Allocations during a second run of each scheduler on `w` with a warm engine. The
+/// validator is off: it allocates to sort the whole schedule, outside the event loop.
+fn steady_state_allocations(w: &Workload) -> Vec<(SchedulerKind, u64, u64)> {
+    let mut engine = Engine::new().with_validation(false);
+    SchedulerKind::ALL
+        .into_iter()
+        .map(|kind| {
+            let mut scheduler = kind.build();
+            scheduler.run(&mut engine, &w.jobs, w.procs);
+            let before = ALLOCATIONS.load(Ordering::Relaxed);
+            let events = scheduler.run(&mut engine, &w.jobs, w.procs).events;
+            (kind, ALLOCATIONS.load(Ordering::Relaxed) - before, events)
+        })
+        .collect()
+}
+
+// One test function: the counter is global, and tests in one binary run on several threads.
+#[test]
+fn the_event_loop_does_not_allocate_in_steady_state() {
+    let mut workloads = vec![DowneyParams::default().generate(3)];
+    match common::trace("CTC-SP2-1996-3.1-cln.swf.gz") {
+        Some(path) => workloads.push(read_swf(&path, &SwfOptions::default()).unwrap()),
+        None => eprintln!("SKIPPED the CTC-SP2 part: only the synthetic workload is replayed"),
+    }
+    for w in &workloads {
+        for (kind, allocations, events) in steady_state_allocations(w) {
+            eprintln!("{}: {kind}: {allocations} allocations in {events} events", w.name);
+            assert!(events as usize >= 2 * w.jobs.len());
+            assert_eq!(allocations, 0, "{}: {kind} allocated in steady state", w.name);
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! The `schedlab` binary as a user runs it: outputs, exit codes, broken pipes.
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use schedlab::workload::swf::{SwfOptions, read_swf};
+
+fn schedlab(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_schedlab")).args(args).output().expect("runs")
+}
+
+fn golden(name: &str) -> String {
+    format!("{}/tests/golden/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn temp_dir(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("schedlab-cli-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn run_json_has_the_documented_keys() {
+    let out = schedlab(&["run", "--trace", &golden("sjbf_order.swf"), "--scheduler", "sjbf", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for key in ["jobs", "mean_wait", "mean_response", "mean_bsld", "utilization", "makespan", "jobs_skipped"] {
+        assert!(v.get(key).is_some(), "missing {key} in {v}");
+    }
+    assert_eq!(v["jobs"], 5);
+    // Waits under SJBF: 0, 0, 99, 108, 17 (see the scenario file).
+    assert_eq!(v["mean_wait"], (99.0 + 108.0 + 17.0) / 5.0);
+    assert_eq!(v["scheduler"], "sjbf");
+}
+
+#[test]
+fn model_runs_are_reproducible_and_seeded() {
+    let args = ["run", "--model", "downey", "--param", "days=3", "--scheduler", "easy", "--json"];
+    let a = schedlab(&[&args[..], &["--seed", "5"]].concat());
+    let b = schedlab(&[&args[..], &["--seed", "5"]].concat());
+    let c = schedlab(&[&args[..], &["--seed", "6"]].concat());
+    assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
+    assert_eq!(a.stdout, b.stdout);
+    assert_ne!(a.stdout, c.stdout);
+}
+
+#[test]
+fn jobs_csv_and_swf_outputs_round_trip() {
+    let dir = temp_dir("outputs");
+    let csv = dir.join("jobs.csv");
+    let swf = dir.join("schedule.swf");
+    let out = schedlab(&[
+        "run",
+        "--trace",
+        &golden("easy_vs_conservative.swf"),
+        "--scheduler",
+        "easy",
+        "--jobs-out",
+        csv.to_str().unwrap(),
+        "--swf-out",
+        swf.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next().unwrap(), "job_id,submit,start,end,wait,response,bsld,procs,runtime,estimate");
+    let starts: Vec<&str> = lines.map(|l| l.split(',').nth(2).unwrap()).collect();
+    assert_eq!(starts, ["0", "100", "303", "3"]);
+    // The written SWF parses back with the same jobs, and field 3 holds the simulated wait.
+    let back = read_swf(&swf, &SwfOptions::default()).unwrap();
+    assert_eq!(back.jobs.len(), 4);
+    assert_eq!(back.procs, 10);
+    let waits: Vec<i64> = std::fs::read_to_string(&swf)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with(';'))
+        .map(|l| l.split_whitespace().nth(2).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(waits, [0, 99, 301, 0]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_input_exits_2_with_file_and_line() {
+    let dir = temp_dir("bad");
+    let bad = dir.join("bad.swf");
+    std::fs::write(&bad, "; MaxProcs: 4\n1 0 -1 10 2\n").unwrap();
+    let out = schedlab(&["run", "--trace", bad.to_str().unwrap(), "--scheduler", "fcfs"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.swf:2") && err.contains("18 fields"), "{err}");
+    let out = schedlab(&["trace", "info", "/nonexistent.swf"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = schedlab(&["run", "--model", "downey", "--param", "lod=1", "--scheduler", "easy"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("lod"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_usage_exits_2() {
+    assert_eq!(schedlab(&["run", "--scheduler", "nope", "--model", "downey"]).status.code(), Some(2));
+    assert_eq!(schedlab(&["run", "--scheduler", "easy"]).status.code(), Some(2));
+    assert_eq!(schedlab(&["frobnicate"]).status.code(), Some(2));
+    assert!(schedlab(&["run", "--help"]).status.success());
+}
+
+#[test]
+fn unwritable_output_is_a_runtime_failure() {
+    let out = schedlab(&[
+        "run",
+        "--trace",
+        &golden("ties.swf"),
+        "--scheduler",
+        "fcfs",
+        "--jobs-out",
+        "/nonexistent-dir/jobs.csv",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn a_closed_pipe_is_not_an_error() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_schedlab"))
+        .args(["run", "--model", "downey", "--param", "days=20", "--scheduler", "conservative"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{:?}: {}", out.status, String::from_utf8_lossy(&out.stderr));
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn trace_info_reports_counts() {
+    let out = schedlab(&["trace", "info", &golden("killed_at_estimate.swf"), "--json"]);
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["jobs"], 3);
+    assert_eq!(v["procs"], 4);
+    // Jobs 1 and 2 gave an estimate, job 3 did not.
+    assert!((v["with_estimate"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-12);
+}
