@@ -22,9 +22,10 @@ fn main() -> ExitCode {
             eprintln!("schedlab: {err:#}");
             // Library errors come from the user's input (files, parameters); anything else
             // (writing outputs) is a runtime failure.
-            let bad_input = err
-                .chain()
-                .any(|c| c.downcast_ref::<schedlab::Error>().is_some_and(|e| e.is_bad_input()));
+            let bad_input = err.chain().any(|c| {
+                c.downcast_ref::<schedlab::Error>()
+                    .is_some_and(|e| e.is_bad_input())
+            });
             ExitCode::from(if bad_input { 2 } else { 1 })
         }
     }

@@ -6,7 +6,10 @@ use std::process::{Command, Stdio};
 use schedlab::workload::swf::{SwfOptions, read_swf};
 
 fn schedlab(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_schedlab")).args(args).output().expect("runs")
+    Command::new(env!("CARGO_BIN_EXE_schedlab"))
+        .args(args)
+        .output()
+        .expect("runs")
 }
 
 fn golden(name: &str) -> String {
@@ -21,10 +24,25 @@ fn temp_dir(tag: &str) -> PathBuf {
 
 #[test]
 fn run_json_has_the_documented_keys() {
-    let out = schedlab(&["run", "--trace", &golden("sjbf_order.swf"), "--scheduler", "sjbf", "--json"]);
+    let out = schedlab(&[
+        "run",
+        "--trace",
+        &golden("sjbf_order.swf"),
+        "--scheduler",
+        "sjbf",
+        "--json",
+    ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    for key in ["jobs", "mean_wait", "mean_response", "mean_bsld", "utilization", "makespan", "jobs_skipped"] {
+    for key in [
+        "jobs",
+        "mean_wait",
+        "mean_response",
+        "mean_bsld",
+        "utilization",
+        "makespan",
+        "jobs_skipped",
+    ] {
         assert!(v.get(key).is_some(), "missing {key} in {v}");
     }
     assert_eq!(v["jobs"], 5);
@@ -35,7 +53,16 @@ fn run_json_has_the_documented_keys() {
 
 #[test]
 fn model_runs_are_reproducible_and_seeded() {
-    let args = ["run", "--model", "downey", "--param", "days=3", "--scheduler", "easy", "--json"];
+    let args = [
+        "run",
+        "--model",
+        "downey",
+        "--param",
+        "days=3",
+        "--scheduler",
+        "easy",
+        "--json",
+    ];
     let a = schedlab(&[&args[..], &["--seed", "5"]].concat());
     let b = schedlab(&[&args[..], &["--seed", "5"]].concat());
     let c = schedlab(&[&args[..], &["--seed", "6"]].concat());
@@ -63,7 +90,10 @@ fn jobs_csv_and_swf_outputs_round_trip() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = std::fs::read_to_string(&csv).unwrap();
     let mut lines = text.lines();
-    assert_eq!(lines.next().unwrap(), "job_id,submit,start,end,wait,response,bsld,procs,runtime,estimate");
+    assert_eq!(
+        lines.next().unwrap(),
+        "job_id,submit,start,end,wait,response,bsld,procs,runtime,estimate"
+    );
     let starts: Vec<&str> = lines.map(|l| l.split(',').nth(2).unwrap()).collect();
     assert_eq!(starts, ["0", "100", "303", "3"]);
     // The written SWF parses back with the same jobs, and field 3 holds the simulated wait.
@@ -91,7 +121,15 @@ fn bad_input_exits_2_with_file_and_line() {
     assert!(err.contains("bad.swf:2") && err.contains("18 fields"), "{err}");
     let out = schedlab(&["trace", "info", "/nonexistent.swf"]);
     assert_eq!(out.status.code(), Some(2));
-    let out = schedlab(&["run", "--model", "downey", "--param", "lod=1", "--scheduler", "easy"]);
+    let out = schedlab(&[
+        "run",
+        "--model",
+        "downey",
+        "--param",
+        "lod=1",
+        "--scheduler",
+        "easy",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("lod"));
     std::fs::remove_dir_all(&dir).unwrap();
@@ -99,7 +137,12 @@ fn bad_input_exits_2_with_file_and_line() {
 
 #[test]
 fn bad_usage_exits_2() {
-    assert_eq!(schedlab(&["run", "--scheduler", "nope", "--model", "downey"]).status.code(), Some(2));
+    assert_eq!(
+        schedlab(&["run", "--scheduler", "nope", "--model", "downey"])
+            .status
+            .code(),
+        Some(2)
+    );
     assert_eq!(schedlab(&["run", "--scheduler", "easy"]).status.code(), Some(2));
     assert_eq!(schedlab(&["frobnicate"]).status.code(), Some(2));
     assert!(schedlab(&["run", "--help"]).status.success());
@@ -116,20 +159,38 @@ fn unwritable_output_is_a_runtime_failure() {
         "--jobs-out",
         "/nonexistent-dir/jobs.csv",
     ]);
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
 fn a_closed_pipe_is_not_an_error() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_schedlab"))
-        .args(["run", "--model", "downey", "--param", "days=20", "--scheduler", "conservative"])
+        .args([
+            "run",
+            "--model",
+            "downey",
+            "--param",
+            "days=20",
+            "--scheduler",
+            "conservative",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     drop(child.stdout.take());
     let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "{:?}: {}", out.status, String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{:?}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
 }
 

@@ -30,20 +30,37 @@ fn expectations(text: &str) -> Vec<(SchedulerKind, BTreeMap<u64, i64>)> {
 #[test]
 fn every_golden_scenario_gives_the_expected_schedule() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
-    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     files.sort();
-    assert!(files.len() >= 7, "golden scenarios missing from {}", dir.display());
+    assert!(
+        files.len() >= 7,
+        "golden scenarios missing from {}",
+        dir.display()
+    );
     let mut checked = 0;
     for path in files {
         let text = std::fs::read_to_string(&path).unwrap();
         let workload = read_swf(&path, &SwfOptions::default()).unwrap();
         let expected = expectations(&text);
         let kinds: Vec<_> = expected.iter().map(|(k, _)| *k).collect();
-        assert_eq!(kinds, SchedulerKind::ALL, "{}: one expect line per scheduler", path.display());
+        assert_eq!(
+            kinds,
+            SchedulerKind::ALL,
+            "{}: one expect line per scheduler",
+            path.display()
+        );
         for (kind, starts) in expected {
             let (start, _) = common::simulate(&workload, kind);
-            let got: BTreeMap<u64, i64> =
-                workload.jobs.swf_id.iter().copied().zip(start.iter().copied()).collect();
+            let got: BTreeMap<u64, i64> = workload
+                .jobs
+                .swf_id
+                .iter()
+                .copied()
+                .zip(start.iter().copied())
+                .collect();
             assert_eq!(got, starts, "{} under {kind}", path.display());
             checked += 1;
         }

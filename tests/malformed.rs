@@ -12,19 +12,39 @@ const GOOD: &str = "1 0 -1 10 2 -1 -1 2 20 -1 1 1 1 1 1 -1 -1 -1\n";
 
 fn error_of(body: &str) -> String {
     let text = format!("{HEADER}{GOOD}{body}");
-    parse_swf_str(&text, "bad.swf", &SwfOptions::default()).unwrap_err().to_string()
+    parse_swf_str(&text, "bad.swf", &SwfOptions::default())
+        .unwrap_err()
+        .to_string()
 }
 
 #[test]
 fn every_kind_of_malformed_line_names_file_line_and_field() {
     let cases = [
         ("1 2 3\n", "expected 18 fields, found 3"),
-        ("2 0 -1 10 2 -1 -1 2 20 -1 1 1 1 1 1 -1 -1 -1 7\n", "expected 18 fields, found 19"),
-        ("2 0 -1 ten 2 -1 -1 2 20 -1 1 1 1 1 1 -1 -1 -1\n", "field 4 (run time): expected an integer, got 'ten'"),
-        ("2 0 -1 10 2 -1 -1 2 20.5 -1 1 1 1 1 1 -1 -1 -1\n", "field 9 (requested time): expected an integer"),
-        ("2 0 -1 10 2 x -1 2 20 -1 1 1 1 1 1 -1 -1 -1\n", "field 6 (average CPU time): expected a number"),
-        ("2 0 -1 10 2 NaN -1 2 20 -1 1 1 1 1 1 -1 -1 -1\n", "field 6 (average CPU time)"),
-        ("2 99999999999999999999 -1 10 2 -1 -1 2 20 -1 1 1 1 1 1 -1 -1 -1\n", "field 2 (submit time)"),
+        (
+            "2 0 -1 10 2 -1 -1 2 20 -1 1 1 1 1 1 -1 -1 -1 7\n",
+            "expected 18 fields, found 19",
+        ),
+        (
+            "2 0 -1 ten 2 -1 -1 2 20 -1 1 1 1 1 1 -1 -1 -1\n",
+            "field 4 (run time): expected an integer, got 'ten'",
+        ),
+        (
+            "2 0 -1 10 2 -1 -1 2 20.5 -1 1 1 1 1 1 -1 -1 -1\n",
+            "field 9 (requested time): expected an integer",
+        ),
+        (
+            "2 0 -1 10 2 x -1 2 20 -1 1 1 1 1 1 -1 -1 -1\n",
+            "field 6 (average CPU time): expected a number",
+        ),
+        (
+            "2 0 -1 10 2 NaN -1 2 20 -1 1 1 1 1 1 -1 -1 -1\n",
+            "field 6 (average CPU time)",
+        ),
+        (
+            "2 99999999999999999999 -1 10 2 -1 -1 2 20 -1 1 1 1 1 1 -1 -1 -1\n",
+            "field 2 (submit time)",
+        ),
     ];
     for (body, message) in cases {
         let e = error_of(body);
@@ -55,7 +75,9 @@ fn lenient_mode_skips_and_counts() {
 
 #[test]
 fn missing_machine_size_is_an_error_unless_given() {
-    let e = parse_swf_str(GOOD, "nohdr.swf", &SwfOptions::default()).unwrap_err().to_string();
+    let e = parse_swf_str(GOOD, "nohdr.swf", &SwfOptions::default())
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("nohdr.swf:1") && e.contains("--procs"), "{e}");
     let options = SwfOptions {
         procs: Some(4),
@@ -87,7 +109,14 @@ fn truncated_and_corrupt_gzip_are_errors() {
     let bytes = gz.finish().unwrap();
     let truncated = dir.join("truncated.swf.gz");
     std::fs::write(&truncated, &bytes[..bytes.len() / 2]).unwrap();
-    let e = read_swf(&truncated, &SwfOptions { procs: Some(8), ..SwfOptions::default() }).unwrap_err();
+    let e = read_swf(
+        &truncated,
+        &SwfOptions {
+            procs: Some(8),
+            ..SwfOptions::default()
+        },
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("truncated.swf.gz"), "{e}");
     let corrupt = dir.join("corrupt.swf.gz");
     let mut bad = bytes.clone();
@@ -95,11 +124,25 @@ fn truncated_and_corrupt_gzip_are_errors() {
         *b ^= 0x5a;
     }
     std::fs::write(&corrupt, &bad).unwrap();
-    let e = read_swf(&corrupt, &SwfOptions { procs: Some(8), ..SwfOptions::default() }).unwrap_err();
+    let e = read_swf(
+        &corrupt,
+        &SwfOptions {
+            procs: Some(8),
+            ..SwfOptions::default()
+        },
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("corrupt.swf.gz"), "{e}");
     let binary = dir.join("binary.swf");
     std::fs::write(&binary, [0u8, 159, 146, 150, 255, 10]).unwrap();
-    let e = read_swf(&binary, &SwfOptions { procs: Some(8), ..SwfOptions::default() }).unwrap_err();
+    let e = read_swf(
+        &binary,
+        &SwfOptions {
+            procs: Some(8),
+            ..SwfOptions::default()
+        },
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("binary.swf"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -46,14 +46,24 @@ fn check_common(jobs: &Jobs, procs: u32, start: &[Time], end: &[Time]) -> Result
     // Processors in use from each start instant on; a zero-runtime job holds its processors
     // only within its instant (one round), so it must fit beside the jobs running across it.
     let busy_across = |t: Time| -> u64 {
-        (0..jobs.len()).filter(|&j| start[j] < t && t < end[j]).map(|j| jobs.procs[j] as u64).sum()
+        (0..jobs.len())
+            .filter(|&j| start[j] < t && t < end[j])
+            .map(|j| jobs.procs[j] as u64)
+            .sum()
     };
     for &t in &times {
-        let busy: u64 =
-            (0..jobs.len()).filter(|&j| start[j] <= t && t < end[j]).map(|j| jobs.procs[j] as u64).sum();
+        let busy: u64 = (0..jobs.len())
+            .filter(|&j| start[j] <= t && t < end[j])
+            .map(|j| jobs.procs[j] as u64)
+            .sum();
         prop_assert!(busy <= procs as u64, "t={}: {} busy of {}", t, busy, procs);
         for z in (0..jobs.len()).filter(|&j| start[j] == t && end[j] == t) {
-            prop_assert!(busy_across(t) + jobs.procs[z] as u64 <= procs as u64, "t={}: zero-runtime job {} over-allocates", t, z);
+            prop_assert!(
+                busy_across(t) + jobs.procs[z] as u64 <= procs as u64,
+                "t={}: zero-runtime job {} over-allocates",
+                t,
+                z
+            );
         }
     }
     Ok(())

@@ -29,7 +29,11 @@ fn load(name: &str) -> Option<Workload> {
 fn parse_counts_match_the_archive() {
     for (name, lines, skipped) in TRACES {
         let Some(w) = load(name) else { continue };
-        assert_eq!(w.jobs.len() as u64 + w.skipped.total(), lines, "{name}: jobs + skipped");
+        assert_eq!(
+            w.jobs.len() as u64 + w.skipped.total(),
+            lines,
+            "{name}: jobs + skipped"
+        );
         assert_eq!(w.skipped.total(), skipped, "{name}: {:?}", w.skipped);
         assert_eq!(w.skipped.malformed, 0, "{name}");
         assert!(w.jobs.submit.windows(2).all(|p| p[0] <= p[1]));
@@ -40,7 +44,9 @@ fn parse_counts_match_the_archive() {
 
 #[test]
 fn sdsc_sp2_skips_are_the_unknown_runtimes() {
-    let Some(w) = load("SDSC-SP2-1998-4.2-cln.swf.gz") else { return };
+    let Some(w) = load("SDSC-SP2-1998-4.2-cln.swf.gz") else {
+        return;
+    };
     // About 9.5% of the log has runtime -1 (cancelled jobs); field 8 is set for them, so they
     // are counted as unknown runtimes rather than unknown processors.
     assert_eq!(w.skipped.runtime_negative, 5_671);
@@ -49,7 +55,9 @@ fn sdsc_sp2_skips_are_the_unknown_runtimes() {
 
 #[test]
 fn blue_job_range_selects_job_numbers() {
-    let Some(path) = common::trace("SDSC-BLUE-2000-4.2-cln.swf.gz") else { return };
+    let Some(path) = common::trace("SDSC-BLUE-2000-4.2-cln.swf.gz") else {
+        return;
+    };
     let options = SwfOptions {
         selection: Selection {
             range: Some("5000..=10000".parse::<JobRange>().unwrap()),
@@ -66,39 +74,61 @@ fn blue_job_range_selects_job_numbers() {
 
 #[test]
 fn every_scheduler_completes_on_the_real_traces() {
-    for name in ["KTH-SP2-1996-2.1-cln.swf.gz", "CTC-SP2-1996-3.1-cln.swf.gz", "SDSC-SP2-1998-4.2-cln.swf.gz"] {
+    for name in [
+        "KTH-SP2-1996-2.1-cln.swf.gz",
+        "CTC-SP2-1996-3.1-cln.swf.gz",
+        "SDSC-SP2-1998-4.2-cln.swf.gz",
+    ] {
         let Some(w) = load(name) else { continue };
         let mut waits = Vec::new();
         for kind in SchedulerKind::ALL {
             let (start, end) = common::simulate(&w, kind);
             let s = Summary::from_schedule(&w.jobs, w.procs, &start, &end, &w.skipped);
             assert_eq!(s.jobs, w.jobs.len() as u64);
-            assert!(s.utilization > 0.0 && s.utilization <= 1.0, "{name} {kind}: {}", s.utilization);
+            assert!(
+                s.utilization > 0.0 && s.utilization <= 1.0,
+                "{name} {kind}: {}",
+                s.utilization
+            );
             waits.push((kind, s.mean_wait));
         }
         // Backfilling must beat plain FCFS on these production logs.
         let fcfs = waits[0].1;
         for &(kind, wait) in &waits[1..] {
-            assert!(wait < fcfs, "{name}: {kind} mean wait {wait} not below FCFS {fcfs}");
+            assert!(
+                wait < fcfs,
+                "{name}: {kind} mean wait {wait} not below FCFS {fcfs}"
+            );
         }
     }
 }
 
 #[test]
 fn easy_on_kth_lies_within_the_published_range() {
-    let Some(w) = load("KTH-SP2-1996-2.1-cln.swf.gz") else { return };
+    let Some(w) = load("KTH-SP2-1996-2.1-cln.swf.gz") else {
+        return;
+    };
     let (start, end) = common::simulate(&w, SchedulerKind::Easy);
     let s = Summary::from_schedule(&w.jobs, w.procs, &start, &end, &w.skipped);
     // Existing simulators report 90 to 118 minutes for EASY on this trace, depending on how
     // they break ties and treat estimates (see docs/semantics.md).
     let minutes = s.mean_wait / 60.0;
-    assert!((90.0..=118.0).contains(&minutes), "EASY mean wait on KTH: {minutes:.1} min");
+    assert!(
+        (90.0..=118.0).contains(&minutes),
+        "EASY mean wait on KTH: {minutes:.1} min"
+    );
 }
 
 #[test]
 fn blue_runs_under_every_backfilling_scheduler() {
-    let Some(w) = load("SDSC-BLUE-2000-4.2-cln.swf.gz") else { return };
-    for kind in [SchedulerKind::Easy, SchedulerKind::Sjbf, SchedulerKind::Conservative] {
+    let Some(w) = load("SDSC-BLUE-2000-4.2-cln.swf.gz") else {
+        return;
+    };
+    for kind in [
+        SchedulerKind::Easy,
+        SchedulerKind::Sjbf,
+        SchedulerKind::Conservative,
+    ] {
         let (start, _) = common::simulate(&w, kind);
         assert!(start.iter().zip(&w.jobs.submit).all(|(s, t)| s >= t));
     }

@@ -3,15 +3,20 @@
 //! Every waiting job holds a reservation: the earliest time at which it fits for its whole
 //! estimate in the availability profile made of running jobs (until start + estimate) and
 //! the other waiting jobs' reservations. Each pass:
-//! 1. if the profile gained room since the last pass (a job ended before its estimate, or a
-//!    zero-estimate job could not start), the waiting jobs are re-fitted in arrival order:
-//!    each is taken out of the profile and put back at its earliest fit, which is never later
-//!    than its previous reservation (without new room nothing could move, so the pass skips
-//!    this step);
+//! 1. the waiting jobs are re-fitted in arrival order: each is taken out of the profile and
+//!    put back at its earliest fit, which is never later than its previous reservation.
+//!    A job can only move if the profile gained room before its reservation since the last
+//!    re-fit: a job ended before its estimate, a job later in the order moved earlier during
+//!    the last re-fit (freeing its old slot after the earlier jobs had been placed), or a
+//!    zero-estimate job could not start. Otherwise every job would find the same place, so
+//!    the pass re-fits only the zero-estimate jobs (which hold nothing, so any reservation
+//!    may cover their instant); the result is the same as re-fitting every job at every pass
+//!    (checked against a naive implementation in `tests/reference.rs`);
 //! 2. jobs that arrived at this instant get reservations, in trace order;
 //! 3. every job whose reservation is now starts. Zero-estimate jobs (runtime 0, since the
 //!    runtime never exceeds the estimate) reserve nothing and only need their processors free
-//!    at this instant; they go first, and one that does not fit is re-fitted. Positive-estimate
+//!    at this instant; they go first, and one that does not fit is re-fitted in the further
+//!    round at this instant that the started ones cause. Positive-estimate
 //!    jobs fit by construction of the profile, except beside zero-estimate jobs started in the
 //!    same round: those end within the instant, and the further round at the same instant
 //!    starts them, still at their reserved time.
@@ -37,10 +42,14 @@ pub struct Conservative {
     queue: Vec<JobId>,
     /// Jobs that arrived at this instant, waiting for their reservation.
     arrived: Vec<JobId>,
+    /// Waiting jobs with estimate 0.
+    waiting_zero_estimate: usize,
     reservation: Vec<Time>,
     first_reservation: Vec<Time>,
     profile: Profile,
-    /// The profile gained room since the last pass.
+    /// The waiting jobs must be re-fitted: the profile gained room since the last re-fit
+    /// (a job ended before its estimate, a job moved earlier in the last re-fit, or a
+    /// zero-estimate job could not start).
     refit: bool,
 }
 
@@ -70,6 +79,7 @@ impl Scheduler for Conservative {
         self.profile
             .reset(jobs.submit.first().copied().unwrap_or(0), procs);
         self.refit = false;
+        self.waiting_zero_estimate = 0;
     }
 
     fn on_arrival(&mut self, job: JobId, _ctx: &SchedCtx) {
@@ -88,19 +98,29 @@ impl Scheduler for Conservative {
     fn schedule(&mut self, ctx: &mut SchedCtx) {
         let now = ctx.now();
         self.profile.advance(now);
-        if std::mem::take(&mut self.refit) {
+        // Zero-estimate jobs reserve nothing, so a later reservation may cover their instant
+        // and push them: they are re-fitted at every pass. The others only when room appeared.
+        let refit_all = std::mem::take(&mut self.refit);
+        if refit_all || self.waiting_zero_estimate > 0 {
             for i in 0..self.queue.len() {
                 let job = self.queue[i];
                 let j = job.index();
                 let (old, procs) = (self.reservation[j], ctx.procs(job));
                 let duration = ctx.jobs().estimate[j];
+                if duration > 0 && !refit_all {
+                    continue;
+                }
                 if duration > 0 {
                     self.profile.add(old, old + duration, procs as i64);
                 }
                 let new = self.reserve(ctx, job);
+                self.refit |= duration > 0 && new != old;
                 // Zero-estimate jobs hold nothing, so another job's reservation may cover
                 // their instant; every other job keeps its promise.
-                debug_assert!(duration == 0 || new <= old, "job {job:?} pushed from {old} to {new}");
+                debug_assert!(
+                    duration == 0 || new <= old,
+                    "job {job:?} pushed from {old} to {new}"
+                );
             }
         }
         for i in 0..self.arrived.len() {
@@ -108,6 +128,7 @@ impl Scheduler for Conservative {
             let at = self.reserve(ctx, job);
             self.first_reservation[job.index()] = at;
             self.queue.push(job);
+            self.waiting_zero_estimate += usize::from(ctx.jobs().estimate[job.index()] == 0);
         }
         self.arrived.clear();
         // Zero-estimate jobs first: they end within this instant, and a further round at the
@@ -124,10 +145,8 @@ impl Scheduler for Conservative {
                     ctx.start(job);
                     started = true;
                     started_zero |= zero_estimate;
-                } else if zero_estimate {
-                    // Another zero-estimate job took the processors: fit again next round.
-                    self.refit = true;
-                } else {
+                    self.waiting_zero_estimate -= usize::from(zero_estimate);
+                } else if !zero_estimate {
                     debug_assert!(started_zero, "job {job:?} reserved at {now} does not fit");
                 }
             }

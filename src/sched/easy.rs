@@ -16,7 +16,10 @@
 //! never starts later than the shadow time computed when it first became a blocked head.
 //!
 //! Cost per pass: O(running) for the shadow time plus O(waiting) for the backfill scan,
-//! which stops as soon as no processor is free.
+//! which stops as soon as no processor is free. A pass with no termination since the last
+//! one reuses the last reservation and tries only the new arrivals (see `schedule`); a
+//! runtime predictor that changes a running job's prediction must invalidate it the same way
+//! a termination does.
 
 use crate::Time;
 use crate::sim::{SchedCtx, Scheduler};
@@ -34,15 +37,38 @@ pub enum BackfillOrder {
 /// No shadow time recorded.
 const NO_SHADOW: Time = Time::MAX;
 
+/// A waiting job with what the backfill test reads, kept inline so the scan touches one
+/// array. The prediction of a waiting job does not change while it waits.
+#[derive(Clone, Copy, Debug)]
+struct Waiting {
+    prediction: Time,
+    job: JobId,
+    procs: u32,
+}
+
+/// The head's reservation as computed at the end of the previous pass.
+#[derive(Clone, Copy, Debug)]
+struct Reservation {
+    head: JobId,
+    shadow: Time,
+    extra: u32,
+}
+
 #[derive(Debug)]
 pub struct Easy {
     order: BackfillOrder,
     /// Waiting jobs in arrival order.
-    queue: Vec<JobId>,
-    /// SJBF only: waiting jobs sorted by (prediction at arrival, arrival).
-    by_prediction: Vec<(Time, JobId)>,
+    queue: Vec<Waiting>,
+    /// SJBF only: waiting jobs sorted by (prediction, arrival).
+    by_prediction: Vec<Waiting>,
     /// Per job: shadow time when it first was a blocked head, or `NO_SHADOW`.
     head_shadow: Vec<Time>,
+    /// The head's reservation after the last pass, valid while no job has ended since.
+    reservation: Option<Reservation>,
+    /// `queue[..tested]` failed the backfill test against `reservation` in earlier passes.
+    tested: usize,
+    /// SJBF scratch: the arrivals since the last pass, in prediction order.
+    fresh: Vec<Waiting>,
 }
 
 impl Easy {
@@ -52,6 +78,9 @@ impl Easy {
             queue: Vec::new(),
             by_prediction: Vec::new(),
             head_shadow: Vec::new(),
+            reservation: None,
+            tested: 0,
+            fresh: Vec::new(),
         }
     }
 
@@ -61,8 +90,8 @@ impl Easy {
         self.head_shadow.iter().map(|&s| (s != NO_SHADOW).then_some(s))
     }
 
-    /// The head's shadow time and the extra processors at that time.
-    fn reservation(ctx: &SchedCtx, head: JobId) -> (Time, u32) {
+    /// The head's shadow time and the extra processors at that time. O(running).
+    fn compute_reservation(ctx: &SchedCtx, head: JobId) -> Reservation {
         let need = ctx.procs(head);
         let mut avail = ctx.free();
         let running = ctx.running();
@@ -76,7 +105,40 @@ impl Easy {
             avail += running[i].procs;
             i += 1;
         }
-        (shadow, avail - need)
+        Reservation {
+            head,
+            shadow,
+            extra: avail - need,
+        }
+    }
+
+    /// Tries `candidates` in order against the reservation; returns whether any started.
+    fn backfill<'a>(
+        ctx: &mut SchedCtx,
+        candidates: impl Iterator<Item = &'a Waiting>,
+        r: &mut Reservation,
+    ) -> bool {
+        let now = ctx.now();
+        let mut started = false;
+        for w in candidates {
+            let free = ctx.free();
+            if free == 0 {
+                break;
+            }
+            if w.procs > free || w.job == r.head {
+                continue;
+            }
+            if now + w.prediction <= r.shadow {
+                ctx.start(w.job);
+            } else if w.procs <= r.extra {
+                r.extra -= w.procs;
+                ctx.start(w.job);
+            } else {
+                continue;
+            }
+            started = true;
+        }
+        started
     }
 }
 
@@ -86,82 +148,83 @@ impl Scheduler for Easy {
         self.by_prediction.clear();
         self.head_shadow.clear();
         self.head_shadow.resize(jobs.len(), NO_SHADOW);
+        self.reservation = None;
+        self.tested = 0;
     }
 
     fn on_arrival(&mut self, job: JobId, ctx: &SchedCtx) {
-        self.queue.push(job);
+        let w = Waiting {
+            prediction: ctx.prediction(job),
+            job,
+            procs: ctx.procs(job),
+        };
+        self.queue.push(w);
         if self.order == BackfillOrder::ShortestPrediction {
-            let key = (ctx.prediction(job), job);
-            let at = self.by_prediction.partition_point(|&k| k < key);
-            self.by_prediction.insert(at, key);
+            let key = (w.prediction, job);
+            let at = self
+                .by_prediction
+                .partition_point(|v| (v.prediction, v.job) < key);
+            self.by_prediction.insert(at, w);
         }
+    }
+
+    fn on_termination(&mut self, _job: JobId, _ctx: &SchedCtx) {
+        // Freed processors change the shadow time and extra: every waiting job is retried.
+        self.reservation = None;
     }
 
     fn schedule(&mut self, ctx: &mut SchedCtx) {
         // FCFS part: start heads while they fit.
-        let mut first_waiting = 0;
-        while let Some(&head) = self.queue.get(first_waiting) {
-            if ctx.procs(head) > ctx.free() {
+        let mut heads = 0;
+        while let Some(w) = self.queue.get(heads) {
+            if w.procs > ctx.free() {
                 break;
             }
             debug_assert!(
-                ctx.now() <= self.head_shadow[head.index()],
-                "head {head:?} started after its reservation"
+                ctx.now() <= self.head_shadow[w.job.index()],
+                "head {:?} started after its reservation",
+                w.job
             );
-            ctx.start(head);
-            first_waiting += 1;
+            ctx.start(w.job);
+            heads += 1;
         }
-        let started_heads = first_waiting > 0;
+        if heads > 0 && self.order == BackfillOrder::ShortestPrediction {
+            self.by_prediction.retain(|w| ctx.start_time(w.job).is_none());
+        }
         let mut backfilled = false;
-        if let Some(&head) = self.queue.get(first_waiting) {
-            let (shadow, mut extra) = Self::reservation(ctx, head);
+        let mut reservation = None;
+        if let Some(head) = self.queue.get(heads).map(|w| w.job) {
+            // Incremental pass: with no termination since the last pass and the same head,
+            // the reservation is unchanged (jobs backfilled then are already counted in it)
+            // and every job tested then fails again, since `now` only grew while the free
+            // processors and `extra` did not. Only the arrivals since then are tried.
+            let cached = self.reservation.filter(|r| r.head == head && heads == 0);
+            let mut r = cached.unwrap_or_else(|| Self::compute_reservation(ctx, head));
             let recorded = &mut self.head_shadow[head.index()];
-            *recorded = (*recorded).min(shadow);
-            let now = ctx.now();
-            let mut try_backfill = |ctx: &mut SchedCtx, job: JobId| {
-                let procs = ctx.procs(job);
-                if procs > ctx.free() {
-                    return false;
+            *recorded = (*recorded).min(r.shadow);
+            let from = if cached.is_some() { self.tested } else { heads + 1 };
+            backfilled = match self.order {
+                BackfillOrder::Arrival => Self::backfill(ctx, self.queue[from..].iter(), &mut r),
+                BackfillOrder::ShortestPrediction if cached.is_some() => {
+                    self.fresh.clear();
+                    self.fresh.extend_from_slice(&self.queue[from..]);
+                    self.fresh.sort_unstable_by_key(|w| (w.prediction, w.job));
+                    Self::backfill(ctx, self.fresh.iter(), &mut r)
                 }
-                if now + ctx.prediction(job) <= shadow {
-                    ctx.start(job);
-                } else if procs <= extra {
-                    extra -= procs;
-                    ctx.start(job);
-                } else {
-                    return false;
-                }
-                true
+                BackfillOrder::ShortestPrediction => Self::backfill(ctx, self.by_prediction.iter(), &mut r),
             };
-            match self.order {
-                BackfillOrder::Arrival => {
-                    for &job in &self.queue[first_waiting + 1..] {
-                        if ctx.free() == 0 {
-                            break;
-                        }
-                        backfilled |= try_backfill(ctx, job);
-                    }
-                }
-                BackfillOrder::ShortestPrediction => {
-                    for &(_, job) in &self.by_prediction {
-                        if ctx.free() == 0 {
-                            break;
-                        }
-                        if job != head && ctx.start_time(job).is_none() {
-                            backfilled |= try_backfill(ctx, job);
-                        }
-                    }
-                }
-            }
+            reservation = Some(r);
         }
         if backfilled {
-            self.queue.retain(|&j| ctx.start_time(j).is_none());
-        } else if started_heads {
-            self.queue.drain(..first_waiting);
+            self.queue.retain(|w| ctx.start_time(w.job).is_none());
+        } else if heads > 0 {
+            self.queue.drain(..heads);
         }
-        if (backfilled || started_heads) && self.order == BackfillOrder::ShortestPrediction {
-            self.by_prediction.retain(|&(_, j)| ctx.start_time(j).is_none());
+        if backfilled && self.order == BackfillOrder::ShortestPrediction {
+            self.by_prediction.retain(|w| ctx.start_time(w.job).is_none());
         }
+        self.reservation = reservation;
+        self.tested = self.queue.len();
     }
 
     fn waiting(&self) -> usize {

@@ -76,8 +76,8 @@ impl Engine {
         loop {
             let next_arrival = jobs.submit.get(cursor).copied();
             let next_completion = self.state.next_completion();
-            let next_timer = self.state.timers.peek().map(|r| r.0);
-            let Some(now) = [next_arrival, next_completion, next_timer]
+            // Three lanes: presorted arrivals (cursor), completions (heap), one wake-up.
+            let Some(now) = [next_arrival, next_completion, self.state.wake]
                 .into_iter()
                 .flatten()
                 .min()
@@ -85,7 +85,6 @@ impl Engine {
                 break;
             };
             self.state.now = now;
-            self.state.pop_timers_through(now);
             while let Some(job) = self.state.pop_completion_at(jobs, now) {
                 self.events += 1;
                 let ctx = SchedCtx {
@@ -103,6 +102,7 @@ impl Engine {
                 scheduler.on_arrival(JobId(cursor as u32), &ctx);
                 cursor += 1;
             }
+            self.state.wake = None;
             let mut ctx = SchedCtx {
                 jobs,
                 state: &mut self.state,

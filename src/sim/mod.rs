@@ -3,8 +3,9 @@
 //! Order within one instant (exact, tested): all terminations, then all arrivals in trace
 //! order, then one scheduling pass. A job started with runtime 0 ends at the same instant;
 //! its termination is processed in a further round at that instant, followed by another pass.
-//! A scheduler may ask for a wake-up ([`SchedCtx::wake_at`]): an instant with no other event
-//! then still gets its pass (conservative backfilling starts reservations that way).
+//! A pass may ask for one wake-up ([`SchedCtx::wake_at`]): an instant with no other event
+//! then still gets its pass (conservative backfilling starts reservations that way). The
+//! next pass, whenever it comes, forgets the request.
 
 mod engine;
 pub mod profile;

@@ -33,8 +33,9 @@ pub struct SimState {
     /// Running jobs sorted by (predicted end, job): EASY's shadow time is a prefix scan.
     pub(crate) running: Vec<RunningJob>,
     pub(crate) completions: BinaryHeap<Completion>,
-    /// Wake-ups schedulers asked for: each makes a pass happen at its instant.
-    pub(crate) timers: BinaryHeap<Reverse<Time>>,
+    /// The wake-up the last pass asked for: a pass happens at that instant even with no
+    /// arrival or termination. Each pass replaces it.
+    pub(crate) wake: Option<Time>,
     pub(crate) start: Vec<Time>,
     pub(crate) end: Vec<Time>,
     pub(crate) generation: Vec<u32>,
@@ -53,7 +54,7 @@ impl SimState {
         self.running.reserve(procs as usize);
         self.completions.clear();
         self.completions.reserve(procs as usize + 1);
-        self.timers.clear();
+        self.wake = None;
         for v in [&mut self.start, &mut self.end] {
             v.clear();
             v.resize(n, UNSET);
@@ -102,13 +103,6 @@ impl SimState {
             self.completions.pop();
         }
         None
-    }
-
-    /// Consumes the wake-ups due at or before `now` (they have caused this instant).
-    pub(crate) fn pop_timers_through(&mut self, now: Time) {
-        while self.timers.peek().is_some_and(|&Reverse(t)| t <= now) {
-            self.timers.pop();
-        }
     }
 
     /// Pops the next valid completion at `now`, freeing its processors.
@@ -179,15 +173,14 @@ impl SchedCtx<'_> {
         let s = self.state.start[job.index()];
         (s != UNSET).then_some(s)
     }
-    /// Asks for a scheduling pass at time `t` (later than now), even if no job arrives or
-    /// ends then: for reservations that must start at their time. Cheap to call again with
-    /// the same time.
+    /// Asks for a scheduling pass at time `t` (later than now) even if no job arrives or
+    /// ends then: for reservations that must start at their time. One wake-up at a time:
+    /// the engine forgets it at the next pass, so a scheduler asks again at every pass for
+    /// as long as it needs one, and a stale request never causes a pass.
     #[inline]
     pub fn wake_at(&mut self, t: Time) {
         debug_assert!(t > self.state.now, "wake-up at {t} is not in the future");
-        if self.state.timers.peek() != Some(&std::cmp::Reverse(t)) {
-            self.state.timers.push(std::cmp::Reverse(t));
-        }
+        self.state.wake = Some(self.state.wake.map_or(t, |w| w.min(t)));
     }
 
     /// Starts `job` now.

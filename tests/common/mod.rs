@@ -15,7 +15,10 @@ pub fn trace(name: &str) -> Option<PathBuf> {
     if path.exists() {
         Some(path)
     } else {
-        eprintln!("SKIPPED: {} is absent (real traces live in ../shared/traces)", path.display());
+        eprintln!(
+            "SKIPPED: {} is absent (real traces live in ../shared/traces)",
+            path.display()
+        );
         None
     }
 }

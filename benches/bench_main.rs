@@ -1,0 +1,7 @@
+//! Criterion benches: `cargo bench --bench bench_main [FILTER]`.
+
+use criterion::criterion_main;
+
+mod benchmarks;
+
+criterion_main!(benchmarks::engine::benches);

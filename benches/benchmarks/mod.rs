@@ -1,0 +1,2 @@
+//! One module per bench group.
+pub mod engine;
