@@ -36,6 +36,25 @@ use crate::sim::profile::Profile;
 use crate::sim::{SchedCtx, Scheduler};
 use crate::workload::{JobId, Jobs};
 
+/// An interval where free processors increased, with the most free at any of its instants
+/// right after the increase. Free processors there can only drop until another room covers
+/// them, so a job needing more than `max_free` cannot use this room.
+#[derive(Clone, Copy, Debug)]
+struct Room {
+    from: Time,
+    to: Time,
+    max_free: i64,
+}
+
+impl Room {
+    /// Could a job of `procs` x `duration`, reserved at `reserved`, start earlier thanks to
+    /// this room? Its new window `[t, t + duration)`, `now <= t < reserved`, must overlap
+    /// the room at an instant where it fits.
+    fn may_help(&self, now: Time, procs: u32, duration: Time, reserved: Time) -> bool {
+        self.max_free >= procs as i64 && self.from < reserved + duration - 1 && self.to > now
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct Conservative {
     /// Waiting jobs with reservations, in arrival order.
@@ -47,16 +66,22 @@ pub struct Conservative {
     reservation: Vec<Time>,
     first_reservation: Vec<Time>,
     profile: Profile,
-    /// The waiting jobs must be re-fitted: the profile gained room since the last re-fit
-    /// (a job ended before its estimate, a job moved earlier in the last re-fit, or a
-    /// zero-estimate job could not start).
-    refit: bool,
+    /// Where the profile gained room since the last re-fit began: a job ended before its
+    /// estimate, or a job moved earlier and freed its old slot.
+    rooms: Vec<Room>,
+    /// Rooms found during the current re-fit, for the next one.
+    next_rooms: Vec<Room>,
 }
 
 impl Conservative {
     /// Per job, the first reservation it was given.
     pub fn first_reservations(&self) -> &[Time] {
         &self.first_reservation
+    }
+
+    fn add_room(&mut self, from: Time, to: Time) {
+        let max_free = self.profile.max_free(from, to);
+        self.next_rooms.push(Room { from, to, max_free });
     }
 
     fn reserve(&mut self, ctx: &SchedCtx, job: JobId) -> Time {
@@ -69,6 +94,8 @@ impl Conservative {
 }
 
 impl Scheduler for Conservative {
+    const USES_RUNNING_SET: bool = false;
+
     fn reset(&mut self, jobs: &Jobs, procs: u32) {
         self.queue.clear();
         self.arrived.clear();
@@ -78,7 +105,8 @@ impl Scheduler for Conservative {
         self.first_reservation.resize(jobs.len(), Time::MAX);
         self.profile
             .reset(jobs.submit.first().copied().unwrap_or(0), procs);
-        self.refit = false;
+        self.rooms.clear();
+        self.next_rooms.clear();
         self.waiting_zero_estimate = 0;
     }
 
@@ -91,36 +119,54 @@ impl Scheduler for Conservative {
         let reserved_until = ctx.start_time(job).expect("a terminated job started") + ctx.jobs().estimate[j];
         if ctx.now() < reserved_until {
             self.profile.add(ctx.now(), reserved_until, ctx.procs(job) as i64);
-            self.refit = true;
+            self.add_room(ctx.now(), reserved_until);
         }
     }
 
     fn schedule(&mut self, ctx: &mut SchedCtx) {
         let now = ctx.now();
         self.profile.advance(now);
+        // Re-fit the waiting jobs in arrival order. A job moves only into room that appeared
+        // since the last re-fit, so jobs no room can help are passed over in O(rooms).
         // Zero-estimate jobs reserve nothing, so a later reservation may cover their instant
-        // and push them: they are re-fitted at every pass. The others only when room appeared.
-        let refit_all = std::mem::take(&mut self.refit);
-        if refit_all || self.waiting_zero_estimate > 0 {
+        // and push them: they are re-fitted at every pass.
+        // (Copied rather than swapped, so each buffer keeps its own role and capacity and a
+        // warm replication allocates nothing.)
+        self.rooms.clear();
+        self.rooms.extend(self.next_rooms.drain(..).filter(|r| r.to > now));
+        if !self.rooms.is_empty() || self.waiting_zero_estimate > 0 {
             for i in 0..self.queue.len() {
                 let job = self.queue[i];
                 let j = job.index();
                 let (old, procs) = (self.reservation[j], ctx.procs(job));
                 let duration = ctx.jobs().estimate[j];
-                if duration > 0 && !refit_all {
+                if duration == 0 {
+                    self.reserve(ctx, job);
                     continue;
                 }
-                if duration > 0 {
-                    self.profile.add(old, old + duration, procs as i64);
+                // A new start must put the job's window over a room where it fits: starts
+                // in [lo, hi). None earlier can be feasible, or the job would be there.
+                let (mut lo, mut hi) = (Time::MAX, Time::MIN);
+                for r in self.rooms.iter().filter(|r| r.may_help(now, procs, duration, old)) {
+                    lo = lo.min(r.from - duration + 1);
+                    hi = hi.max(r.to);
                 }
-                let new = self.reserve(ctx, job);
-                self.refit |= duration > 0 && new != old;
-                // Zero-estimate jobs hold nothing, so another job's reservation may cover
-                // their instant; every other job keeps its promise.
-                debug_assert!(
-                    duration == 0 || new <= old,
-                    "job {job:?} pushed from {old} to {new}"
-                );
+                let (lo, hi) = (lo.max(now), hi.min(old));
+                if lo >= hi {
+                    continue;
+                }
+                // Could the job start earlier with its own reservation taken out? Asked
+                // without changing the profile, since most jobs stay where they are.
+                let credit = Some((old, old + duration, procs as i64));
+                if let Some(new) = self.profile.earliest_fit_with(lo, procs, duration, credit, hi) {
+                    self.profile.add(old, old + duration, procs as i64);
+                    self.profile.add(new, new + duration, -(procs as i64));
+                    self.reservation[j] = new;
+                    // Its old slot is room for the jobs after it now and before it next pass.
+                    self.add_room(old, old + duration);
+                    let room = *self.next_rooms.last().expect("just added");
+                    self.rooms.push(room);
+                }
             }
         }
         for i in 0..self.arrived.len() {

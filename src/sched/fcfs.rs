@@ -11,6 +11,8 @@ pub struct Fcfs {
 }
 
 impl Scheduler for Fcfs {
+    const USES_RUNNING_SET: bool = false;
+
     fn reset(&mut self, _jobs: &Jobs, _procs: u32) {
         self.queue.clear();
     }

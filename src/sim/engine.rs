@@ -67,7 +67,7 @@ impl Engine {
             jobs.submit.windows(2).all(|w| w[0] <= w[1]),
             "jobs not sorted by submit"
         );
-        self.state.reset(jobs, procs);
+        self.state.reset(jobs, procs, S::USES_RUNNING_SET);
         scheduler.reset(jobs, procs);
         self.passes = 0;
         self.events = 0;

@@ -84,31 +84,70 @@ impl Profile {
         }
     }
 
+    /// Most processors free at any instant of `[from, to)` (from at or after the first step).
+    pub fn max_free(&self, from: Time, to: Time) -> i64 {
+        let first = self.steps.partition_point(|&(s, _)| s <= from).max(1) - 1;
+        self.steps[first..].iter().take_while(|&&(s, _)| s < to).map(|&(_, f)| f).max().unwrap_or(0)
+    }
+
     /// Earliest time `t >= now` at which `procs` processors are free during all of
     /// `[t, t + duration)`; for `duration == 0`, at the instant `t`. Always exists as long as
     /// `procs` is at most the machine size, since the last step is the whole machine once
     /// every reservation has ended.
     pub fn earliest_fit(&self, now: Time, procs: u32, duration: Time) -> Time {
+        self.earliest_fit_with(now, procs, duration, None, Time::MAX)
+            .unwrap_or_else(|| panic!("no time at which {procs} processors are free: {:?}", self.steps))
+    }
+
+    /// Like [`Profile::earliest_fit`], as if `credit = (from, to, procs)` more processors
+    /// were free over `[from, to)`, and only for starts before `limit`. With a job's own
+    /// reservation as the credit and its start as the limit, this says whether the job could
+    /// move earlier, without taking it out of the profile. O(steps before the answer).
+    pub fn earliest_fit_with(
+        &self,
+        now: Time,
+        procs: u32,
+        duration: Time,
+        credit: Option<(Time, Time, i64)>,
+        limit: Time,
+    ) -> Option<Time> {
         let need = procs as i64;
-        let first = self.steps.partition_point(|&(s, _)| s <= now).max(1) - 1;
+        let (credit_from, credit_to, credit_procs) = credit.unwrap_or((Time::MAX, Time::MAX, 0));
+        let mut i = self.steps.partition_point(|&(s, _)| s <= now).max(1) - 1;
+        let mut pos = now.max(self.steps[i].0);
         let mut candidate: Option<Time> = None;
-        for i in first..self.steps.len() {
-            let (t, free) = self.steps[i];
-            let t = t.max(now);
-            if free >= need {
-                let c = *candidate.get_or_insert(t);
-                let until = self.steps.get(i + 1).map_or(Time::MAX, |s| s.0);
-                if duration == 0 || until >= c.saturating_add(duration) {
-                    return c;
+        loop {
+            let step_end = self.steps.get(i + 1).map_or(Time::MAX, |s| s.0);
+            // Segments end at step boundaries and at the edges of the credit.
+            let mut end = step_end;
+            if pos < credit_from {
+                end = end.min(credit_from);
+            } else if pos < credit_to {
+                end = end.min(credit_to);
+            }
+            let credited = if (credit_from..credit_to).contains(&pos) { credit_procs } else { 0 };
+            if self.steps[i].1 + credited >= need {
+                let c = *candidate.get_or_insert(pos);
+                if c >= limit {
+                    return None;
+                }
+                if duration == 0 || end >= c.saturating_add(duration) {
+                    return Some(c);
                 }
             } else {
                 candidate = None;
+                if end >= limit {
+                    return None;
+                }
+            }
+            if end == Time::MAX {
+                return None;
+            }
+            pos = end;
+            if pos == step_end {
+                i += 1;
             }
         }
-        panic!(
-            "no time at which {procs} processors are free: profile {:?}",
-            self.steps
-        )
     }
 }
 
@@ -153,6 +192,8 @@ mod tests {
             for t in 0..80 {
                 prop_assert_eq!(profile.free_at(t), model_free(&held, procs, t));
             }
+            let (a, b) = (query_len, query_len + 7);
+            prop_assert_eq!(profile.max_free(a, b), (a..b).map(|t| model_free(&held, procs, t)).max().unwrap());
             for w in profile.steps().windows(2) {
                 prop_assert!(w[0].0 < w[1].0 && w[0].1 != w[1].1);
             }
@@ -163,6 +204,15 @@ mod tests {
             };
             prop_assert!(ok(fit));
             prop_assert!((3..fit).all(|t| !ok(t)));
+            // Crediting a held reservation equals taking it out of the profile.
+            if let Some(&(s, e, p)) = held.first() {
+                let limit = s.max(3) + 5;
+                let with_credit = profile.earliest_fit_with(3, query_procs, query_len, Some((s, e, p)), limit);
+                let mut without = profile.clone();
+                without.add(s, e, p);
+                let expected = Some(without.earliest_fit(3, query_procs, query_len)).filter(|&t| t < limit);
+                prop_assert_eq!(with_credit, expected);
+            }
         }
     }
 

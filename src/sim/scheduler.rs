@@ -11,6 +11,11 @@ use crate::workload::{JobId, Jobs};
 /// Implementations keep their buffers between runs (`reset` clears, never shrinks), so a
 /// replication allocates nothing once the buffers have grown to the workload's size.
 pub trait Scheduler {
+    /// Whether the scheduler reads [`SchedCtx::running`]. Keeping the running set sorted
+    /// costs a binary search and a shift per start and end, so schedulers that only count
+    /// free processors opt out.
+    const USES_RUNNING_SET: bool = true;
+
     /// Prepares for a run over `jobs` on a machine of `procs` processors.
     fn reset(&mut self, jobs: &Jobs, procs: u32);
     /// A job arrived at `ctx.now()`.

@@ -31,7 +31,9 @@ pub struct SimState {
     pub(crate) free: u32,
     pub(crate) now: Time,
     /// Running jobs sorted by (predicted end, job): EASY's shadow time is a prefix scan.
+    /// Kept only for schedulers that read it (`Scheduler::USES_RUNNING_SET`).
     pub(crate) running: Vec<RunningJob>,
+    pub(crate) track_running: bool,
     pub(crate) completions: BinaryHeap<Completion>,
     /// The wake-up the last pass asked for: a pass happens at that instant even with no
     /// arrival or termination. Each pass replaces it.
@@ -44,8 +46,9 @@ pub struct SimState {
 }
 
 impl SimState {
-    pub(crate) fn reset(&mut self, jobs: &Jobs, procs: u32) {
+    pub(crate) fn reset(&mut self, jobs: &Jobs, procs: u32, track_running: bool) {
         let n = jobs.len();
+        self.track_running = track_running;
         self.total = procs;
         self.free = procs;
         self.now = 0;
@@ -81,16 +84,18 @@ impl SimState {
         self.start[j] = self.now;
         self.completions
             .push(Reverse((self.now + jobs.runtime[j], job.0, self.generation[j])));
-        let predicted_end = self.now + self.prediction[j];
-        let at = self.running_position(job, predicted_end).unwrap_err();
-        self.running.insert(
-            at,
-            RunningJob {
-                predicted_end,
-                job,
-                procs,
-            },
-        );
+        if self.track_running {
+            let predicted_end = self.now + self.prediction[j];
+            let at = self.running_position(job, predicted_end).unwrap_err();
+            self.running.insert(
+                at,
+                RunningJob {
+                    predicted_end,
+                    job,
+                    procs,
+                },
+            );
+        }
         true
     }
 
@@ -118,11 +123,13 @@ impl SimState {
                 continue;
             }
             let id = JobId(job);
-            let predicted_end = self.start[j] + self.prediction[j];
-            let at = self
-                .running_position(id, predicted_end)
-                .expect("a running job is in the running set");
-            self.running.remove(at);
+            if self.track_running {
+                let predicted_end = self.start[j] + self.prediction[j];
+                let at = self
+                    .running_position(id, predicted_end)
+                    .expect("a running job is in the running set");
+                self.running.remove(at);
+            }
             self.end[j] = now;
             self.free += jobs.procs[j];
             return Some(id);
@@ -153,9 +160,11 @@ impl SchedCtx<'_> {
     pub fn total(&self) -> u32 {
         self.state.total
     }
-    /// Running jobs in ascending order of (predicted end, job).
+    /// Running jobs in ascending order of (predicted end, job). Only for schedulers whose
+    /// `USES_RUNNING_SET` is true.
     #[inline]
     pub fn running(&self) -> &[RunningJob] {
+        debug_assert!(self.state.track_running, "this scheduler declared USES_RUNNING_SET = false");
         &self.state.running
     }
     /// The job's current runtime prediction (at least 1 s).
