@@ -133,7 +133,8 @@ impl Scheduler for Conservative {
         // (Copied rather than swapped, so each buffer keeps its own role and capacity and a
         // warm replication allocates nothing.)
         self.rooms.clear();
-        self.rooms.extend(self.next_rooms.drain(..).filter(|r| r.to > now));
+        self.rooms
+            .extend(self.next_rooms.drain(..).filter(|r| r.to > now));
         if !self.rooms.is_empty() || self.waiting_zero_estimate > 0 {
             for i in 0..self.queue.len() {
                 let job = self.queue[i];
@@ -147,7 +148,11 @@ impl Scheduler for Conservative {
                 // A new start must put the job's window over a room where it fits: starts
                 // in [lo, hi). None earlier can be feasible, or the job would be there.
                 let (mut lo, mut hi) = (Time::MAX, Time::MIN);
-                for r in self.rooms.iter().filter(|r| r.may_help(now, procs, duration, old)) {
+                for r in self
+                    .rooms
+                    .iter()
+                    .filter(|r| r.may_help(now, procs, duration, old))
+                {
                     lo = lo.min(r.from - duration + 1);
                     hi = hi.max(r.to);
                 }

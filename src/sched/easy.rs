@@ -46,6 +46,10 @@ struct Waiting {
     procs: u32,
 }
 
+/// `Waiting::procs` of a job started during this pass: no free count is that large, so the
+/// marked entry is never tried again, and compaction needs no lookup.
+const STARTED: u32 = u32::MAX;
+
 /// The head's reservation as computed at the end of the previous pass.
 #[derive(Clone, Copy, Debug)]
 struct Reservation {
@@ -112,10 +116,11 @@ impl Easy {
         }
     }
 
-    /// Tries `candidates` in order against the reservation; returns whether any started.
+    /// Tries `candidates` in order against the reservation, marking those it starts with
+    /// `STARTED`; returns whether any started.
     fn backfill<'a>(
         ctx: &mut SchedCtx,
-        candidates: impl Iterator<Item = &'a Waiting>,
+        candidates: impl Iterator<Item = &'a mut Waiting>,
         r: &mut Reservation,
     ) -> bool {
         let now = ctx.now();
@@ -136,6 +141,7 @@ impl Easy {
             } else {
                 continue;
             }
+            w.procs = STARTED;
             started = true;
         }
         started
@@ -204,24 +210,33 @@ impl Scheduler for Easy {
             *recorded = (*recorded).min(r.shadow);
             let from = if cached.is_some() { self.tested } else { heads + 1 };
             backfilled = match self.order {
-                BackfillOrder::Arrival => Self::backfill(ctx, self.queue[from..].iter(), &mut r),
+                BackfillOrder::Arrival => Self::backfill(ctx, self.queue[from..].iter_mut(), &mut r),
                 BackfillOrder::ShortestPrediction if cached.is_some() => {
                     self.fresh.clear();
                     self.fresh.extend_from_slice(&self.queue[from..]);
                     self.fresh.sort_unstable_by_key(|w| (w.prediction, w.job));
-                    Self::backfill(ctx, self.fresh.iter(), &mut r)
+                    Self::backfill(ctx, self.fresh.iter_mut(), &mut r)
                 }
-                BackfillOrder::ShortestPrediction => Self::backfill(ctx, self.by_prediction.iter(), &mut r),
+                BackfillOrder::ShortestPrediction => {
+                    Self::backfill(ctx, self.by_prediction.iter_mut(), &mut r)
+                }
             };
             reservation = Some(r);
         }
-        if backfilled {
-            self.queue.retain(|w| ctx.start_time(w.job).is_none());
-        } else if heads > 0 {
-            self.queue.drain(..heads);
-        }
-        if backfilled && self.order == BackfillOrder::ShortestPrediction {
-            self.by_prediction.retain(|w| ctx.start_time(w.job).is_none());
+        match (backfilled, self.order) {
+            (true, BackfillOrder::Arrival) => {
+                self.queue.drain(..heads);
+                self.queue.retain(|w| w.procs != STARTED);
+            }
+            (true, BackfillOrder::ShortestPrediction) => {
+                // Marks were made in `by_prediction` or `fresh`, not in the queue.
+                self.by_prediction
+                    .retain(|w| w.procs != STARTED && ctx.start_time(w.job).is_none());
+                self.queue.retain(|w| ctx.start_time(w.job).is_none());
+            }
+            (false, _) => {
+                self.queue.drain(..heads);
+            }
         }
         self.reservation = reservation;
         self.tested = self.queue.len();

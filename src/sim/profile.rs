@@ -87,7 +87,12 @@ impl Profile {
     /// Most processors free at any instant of `[from, to)` (from at or after the first step).
     pub fn max_free(&self, from: Time, to: Time) -> i64 {
         let first = self.steps.partition_point(|&(s, _)| s <= from).max(1) - 1;
-        self.steps[first..].iter().take_while(|&&(s, _)| s < to).map(|&(_, f)| f).max().unwrap_or(0)
+        self.steps[first..]
+            .iter()
+            .take_while(|&&(s, _)| s < to)
+            .map(|&(_, f)| f)
+            .max()
+            .unwrap_or(0)
     }
 
     /// Earliest time `t >= now` at which `procs` processors are free during all of
@@ -125,7 +130,11 @@ impl Profile {
             } else if pos < credit_to {
                 end = end.min(credit_to);
             }
-            let credited = if (credit_from..credit_to).contains(&pos) { credit_procs } else { 0 };
+            let credited = if (credit_from..credit_to).contains(&pos) {
+                credit_procs
+            } else {
+                0
+            };
             if self.steps[i].1 + credited >= need {
                 let c = *candidate.get_or_insert(pos);
                 if c >= limit {

@@ -164,7 +164,10 @@ impl SchedCtx<'_> {
     /// `USES_RUNNING_SET` is true.
     #[inline]
     pub fn running(&self) -> &[RunningJob] {
-        debug_assert!(self.state.track_running, "this scheduler declared USES_RUNNING_SET = false");
+        debug_assert!(
+            self.state.track_running,
+            "this scheduler declared USES_RUNNING_SET = false"
+        );
         &self.state.running
     }
     /// The job's current runtime prediction (at least 1 s).

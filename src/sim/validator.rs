@@ -8,7 +8,11 @@ use crate::workload::Jobs;
 /// After every pass: the free count matches the running set, and every running job
 /// started no earlier than it arrived. O(running).
 pub(crate) fn check_pass(jobs: &Jobs, state: &SimState) {
-    assert!(state.free <= state.total, "t={}: more processors free than exist", state.now);
+    assert!(
+        state.free <= state.total,
+        "t={}: more processors free than exist",
+        state.now
+    );
     if !state.track_running {
         return;
     }
