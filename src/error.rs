@@ -25,6 +25,12 @@ pub enum Error {
         value: String,
         message: String,
     },
+    /// A sweep spec is invalid; the message names the key, the value and what is allowed.
+    #[error("{path}: {message}")]
+    Spec { path: PathBuf, message: String },
+    /// Shard outputs that cannot be merged.
+    #[error("merge refused: {0}")]
+    Merge(String),
     #[error("{0}")]
     Invalid(String),
 }

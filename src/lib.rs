@@ -12,9 +12,11 @@
 pub mod atomic;
 pub mod error;
 pub mod metrics;
+pub mod report;
 pub mod sched;
 pub mod sim;
 pub mod speedup;
+pub mod sweep;
 pub mod workload;
 
 /// Simulated time in whole ticks. For SWF traces and the built-in models a tick is one

@@ -103,7 +103,7 @@ impl Tracker {
 }
 
 impl Summary {
-    /// Summarises a schedule given by per-job `start` and `end` times.
+    /// Summarises a whole schedule given by per-job `start` and `end` times.
     pub fn from_schedule(
         jobs: &Jobs,
         procs: u32,
@@ -111,14 +111,28 @@ impl Summary {
         end: &[Time],
         skipped: &SkipCounts,
     ) -> Self {
-        let n = jobs.len();
+        Self::of_window(jobs, procs, start, end, 0..jobs.len(), skipped)
+    }
+
+    /// Summarises the `measured` jobs (indices in arrival order), all of which must have
+    /// ended. Utilization and makespan cover the span from the first measured submit to the
+    /// last measured end, counting every job's processors busy within it (jobs outside the
+    /// window share the machine too); jobs unfinished at the stop count as busy to its end.
+    pub fn of_window(
+        jobs: &Jobs,
+        procs: u32,
+        start: &[Time],
+        end: &[Time],
+        measured: std::ops::Range<usize>,
+        skipped: &SkipCounts,
+    ) -> Self {
+        let n = measured.len();
         let mut wait_h = Tracker::new();
         let mut response_h = Tracker::new();
         let mut bsld_h = Tracker::new();
         let (mut sum_wait, mut sum_response, mut sum_bsld, mut sum_expansion) = (0f64, 0f64, 0f64, 0f64);
-        let mut busy = 0f64;
         let mut last_end = Time::MIN;
-        for j in 0..n {
+        for j in measured.clone() {
             let wait = start[j] - jobs.submit[j];
             let response = end[j] - jobs.submit[j];
             let runtime = jobs.runtime[j];
@@ -127,13 +141,30 @@ impl Summary {
             sum_response += response as f64;
             sum_bsld += b;
             sum_expansion += response as f64 / runtime.max(1) as f64;
-            busy += runtime as f64 * jobs.procs[j] as f64;
             last_end = last_end.max(end[j]);
             wait_h.record(wait as u64);
             response_h.record(response as u64);
             bsld_h.record((b * BSLD_SCALE).round() as u64);
         }
-        let makespan = if n == 0 { 0 } else { last_end - jobs.submit[0] };
+        let first_submit = if n == 0 { 0 } else { jobs.submit[measured.start] };
+        let makespan = if n == 0 { 0 } else { last_end - first_submit };
+        let mut busy = 0f64;
+        if n > 0 {
+            for j in 0..jobs.len() {
+                if start[j] == crate::sim::state::UNSET {
+                    continue;
+                }
+                let finish = if end[j] == crate::sim::state::UNSET {
+                    last_end
+                } else {
+                    end[j]
+                };
+                let overlap = finish.min(last_end) - start[j].max(first_submit);
+                if overlap > 0 {
+                    busy += overlap as f64 * jobs.procs[j] as f64;
+                }
+            }
+        }
         let mean = |s: f64| if n == 0 { 0.0 } else { s / n as f64 };
         Summary {
             jobs: n as u64,
@@ -157,6 +188,50 @@ impl Summary {
             bsld_threshold: BSLD_THRESHOLD,
         }
     }
+
+    /// The value of a metric by its output name (see [`METRIC_NAMES`]).
+    pub fn metric(&self, name: &str) -> Option<f64> {
+        Some(match name {
+            "jobs" => self.jobs as f64,
+            "mean_wait" => self.mean_wait,
+            "mean_response" => self.mean_response,
+            "mean_bsld" => self.mean_bsld,
+            "mean_expansion" => self.mean_expansion,
+            "utilization" => self.utilization,
+            "makespan" => self.makespan as f64,
+            "p50_wait" => self.wait.p50,
+            "p98_wait" => self.wait.p98,
+            "max_wait" => self.wait.p100,
+            "p50_response" => self.response.p50,
+            "p98_response" => self.response.p98,
+            "p50_bsld" => self.bsld.p50,
+            "p98_bsld" => self.bsld.p98,
+            _ => return None,
+        })
+    }
+}
+
+/// Metrics a sweep can summarise, by output name.
+pub const METRIC_NAMES: [&str; 14] = [
+    "jobs",
+    "mean_wait",
+    "mean_response",
+    "mean_bsld",
+    "mean_expansion",
+    "utilization",
+    "makespan",
+    "p50_wait",
+    "p98_wait",
+    "max_wait",
+    "p50_response",
+    "p98_response",
+    "p50_bsld",
+    "p98_bsld",
+];
+
+/// Whether a metric grows without bound when a run saturates (recorded as infinity then).
+pub fn diverges_when_saturated(name: &str) -> bool {
+    !matches!(name, "jobs" | "utilization")
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ pub use fcfs::Fcfs;
 use std::fmt;
 use std::str::FromStr;
 
-use crate::sim::{Engine, Outcome};
+use crate::sim::{Engine, Outcome, Window};
 use crate::workload::Jobs;
 
 /// The schedulers `--scheduler` accepts.
@@ -87,10 +87,21 @@ pub enum AnyScheduler {
 impl AnyScheduler {
     /// Runs one simulation with the engine specialised for this scheduler's type.
     pub fn run<'e>(&mut self, engine: &'e mut Engine, jobs: &Jobs, procs: u32) -> Outcome<'e> {
+        self.run_window(engine, jobs, procs, None)
+    }
+
+    /// [`AnyScheduler::run`] measuring only a window of jobs (see [`Engine::run_window`]).
+    pub fn run_window<'e>(
+        &mut self,
+        engine: &'e mut Engine,
+        jobs: &Jobs,
+        procs: u32,
+        window: Option<&Window>,
+    ) -> Outcome<'e> {
         match self {
-            AnyScheduler::Fcfs(s) => engine.run(jobs, procs, s),
-            AnyScheduler::Easy(s) => engine.run(jobs, procs, s),
-            AnyScheduler::Conservative(s) => engine.run(jobs, procs, s),
+            AnyScheduler::Fcfs(s) => engine.run_window(jobs, procs, s, window),
+            AnyScheduler::Easy(s) => engine.run_window(jobs, procs, s, window),
+            AnyScheduler::Conservative(s) => engine.run_window(jobs, procs, s, window),
         }
     }
 }

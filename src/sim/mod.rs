@@ -10,9 +10,9 @@
 mod engine;
 pub mod profile;
 mod scheduler;
-mod state;
+pub(crate) mod state;
 mod validator;
 
-pub use engine::{Engine, Outcome};
+pub use engine::{Engine, Outcome, Window};
 pub use scheduler::Scheduler;
 pub use state::{RunningJob, SchedCtx, SimState};

@@ -20,7 +20,7 @@ impl Selection {
 
 /// An inclusive range of SWF job numbers, written `A..=B`, `A..B` (B excluded), `A..` or
 /// `..=B`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct JobRange(pub RangeInclusive<u64>);
 
 impl FromStr for JobRange {

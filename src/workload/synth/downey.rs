@@ -30,6 +30,8 @@ pub struct DowneyParams {
     pub load: f64,
     /// Simulated days of arrivals.
     pub days: u32,
+    /// If set, generate exactly this many jobs (as many days as it takes) instead of `days`.
+    pub jobs: Option<usize>,
     /// Hours of the day-time (arrival) phase in each 24-hour day.
     pub day_hours: f64,
     pub lifetime_min: f64,
@@ -46,6 +48,7 @@ impl Default for DowneyParams {
             procs: 128,
             load: 0.75,
             days: 30,
+            jobs: None,
             day_hours: 12.0,
             lifetime_min: 2f64.exp(),
             lifetime_max: 12f64.exp(),
@@ -58,10 +61,11 @@ impl Default for DowneyParams {
 }
 
 /// Keys accepted by [`DowneyParams::set`].
-pub const DOWNEY_KEYS: [&str; 10] = [
+pub const DOWNEY_KEYS: [&str; 11] = [
     "procs",
     "load",
     "days",
+    "jobs",
     "day_hours",
     "lifetime_min",
     "lifetime_max",
@@ -77,6 +81,7 @@ impl DowneyParams {
             "procs" => self.procs = parse_param(key, value)?,
             "load" => self.load = parse_param(key, value)?,
             "days" => self.days = parse_param(key, value)?,
+            "jobs" => self.jobs = Some(parse_param(key, value)?),
             "day_hours" => self.day_hours = parse_param(key, value)?,
             "lifetime_min" => self.lifetime_min = parse_param(key, value)?,
             "lifetime_max" => self.lifetime_max = parse_param(key, value)?,
@@ -159,7 +164,10 @@ impl DowneyParams {
         let mut rng = ModelRng::seed_from_u64(seed);
         let rate = self.arrival_rate();
         let day_len = self.day_hours * 3600.0;
-        let expected = (rate * day_len * self.days as f64 * 1.1) as usize + 16;
+        let expected = match self.jobs {
+            Some(n) => n,
+            None => (rate * day_len * self.days as f64 * 1.1) as usize + 16,
+        };
         let mut jobs = Jobs::with_capacity(expected);
         let mut model = MalleableColumns {
             lifetime: Vec::with_capacity(expected),
@@ -169,10 +177,14 @@ impl DowneyParams {
         let log_uniform =
             |rng: &mut ModelRng, lo: f64, hi: f64| (lo.ln() + (hi.ln() - lo.ln()) * unit(rng)).exp();
         let mut id = 1u64;
-        for day in 0..self.days {
+        let days = if self.jobs.is_some() { u32::MAX } else { self.days };
+        'days: for day in 0..days {
             let day_start = day as f64 * 86_400.0;
             let mut t = 0.0;
             loop {
+                if self.jobs.is_some_and(|n| jobs.len() >= n) {
+                    break 'days;
+                }
                 t += -(1.0 - unit(&mut rng)).ln() / rate;
                 if t >= day_len {
                     break;
@@ -256,6 +268,19 @@ mod tests {
             assert!((2f64.exp()..=12f64.exp()).contains(&m.lifetime[j]));
             assert!((0.0..=2.0).contains(&m.sigma[j]));
         }
+    }
+
+    #[test]
+    fn a_job_count_overrides_days() {
+        let p = DowneyParams {
+            jobs: Some(1234),
+            ..DowneyParams::default()
+        };
+        let w = p.generate(2);
+        assert_eq!(w.jobs.len(), 1234);
+        // The first jobs are the same as with days: the count only truncates or extends.
+        let by_days = DowneyParams::default().generate(2);
+        assert_eq!(w.jobs.submit[..1000], by_days.jobs.submit[..1000]);
     }
 
     #[test]

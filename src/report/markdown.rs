@@ -1,0 +1,83 @@
+//! `summary.md`: one row per cell, each metric as mean ± half-width.
+
+use std::io::Write;
+use std::path::Path;
+
+use crate::atomic::write_atomically;
+use crate::error::Result;
+use crate::sweep::output::{CellEstimates, Results};
+use crate::sweep::spec::{Plan, Replications};
+
+/// Significant digits that keep a table readable without hiding differences.
+fn short(x: f64) -> String {
+    if !x.is_finite() {
+        return if x.is_nan() { "–".into() } else { "∞".into() };
+    }
+    let digits = if x.abs() >= 100.0 {
+        0
+    } else if x.abs() >= 1.0 {
+        2
+    } else {
+        4
+    };
+    format!("{x:.digits$}")
+}
+
+pub fn write_summary_md(
+    dir: &Path,
+    plan: &Plan,
+    results: &Results,
+    estimates: &[CellEstimates],
+) -> Result<()> {
+    write_atomically(&dir.join("summary.md"), |w| {
+        writeln!(w, "# {}", plan.name)?;
+        if !plan.description.is_empty() {
+            writeln!(w, "\n{}", plan.description.trim())?;
+        }
+        let rule = match &plan.replications {
+            Replications::Fixed(n) => format!("{n} replications per cell"),
+            Replications::Sequential {
+                min,
+                max,
+                target,
+                metric,
+                ..
+            } => format!(
+                "replications until the interval of {metric} is within ±{}% of the mean ({min} to {max})",
+                target * 100.0
+            ),
+        };
+        writeln!(
+            w,
+            "\nMean ± half-width of the {}% Student-t confidence interval; {rule}. Spec hash {}.\n",
+            plan.confidence * 100.0,
+            plan.spec_hash
+        )?;
+        let mut header: Vec<String> = plan.axes.iter().map(|a| a.name.clone()).collect();
+        header.extend(plan.metrics.iter().cloned());
+        header.push("n".into());
+        writeln!(w, "| {} |", header.join(" | "))?;
+        writeln!(w, "|{}", "---|".repeat(header.len()))?;
+        for (c, per_metric, met) in estimates {
+            let mut row: Vec<String> = plan.cells[*c].values.iter().map(|v| v.to_string()).collect();
+            for e in per_metric {
+                row.push(if e.half_width.is_finite() {
+                    format!("{} ± {}", short(e.mean), short(e.half_width))
+                } else {
+                    short(e.mean)
+                });
+            }
+            let saturated = results[*c].iter().any(|r| r.saturated);
+            let flag = if saturated {
+                " (saturated)"
+            } else if *met == Some(false) {
+                " (target not met)"
+            } else {
+                ""
+            };
+            row.push(format!("{}{flag}", results[*c].len()));
+            writeln!(w, "| {} |", row.join(" | "))?;
+        }
+        Ok(())
+    })
+}

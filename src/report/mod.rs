@@ -1,0 +1,4 @@
+//! Reports of sweep results: readable tables and plots.
+
+pub mod markdown;
+pub mod plot;

@@ -1,0 +1,90 @@
+//! `schedlab merge`: combine shard outputs into the files a single process would write.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::output::{self, HASH_FILE, RUNS_FILE, Results, SPEC_FILE, cell_status};
+use super::spec::Plan;
+use super::task::RunRecord;
+use crate::error::{Error, Result};
+
+/// Merges shard directories into `out`. Refuses shards of different specs, replications
+/// recorded twice, and cells whose replications are missing or incomplete, naming them.
+pub fn merge(shards: &[PathBuf], out: &Path) -> Result<Plan> {
+    let first = shards
+        .first()
+        .ok_or_else(|| Error::Merge("no shard directories given".into()))?;
+    let read = |dir: &Path, file: &str| {
+        fs::read_to_string(dir.join(file))
+            .map_err(|e| Error::Merge(format!("{}: {e}", dir.join(file).display())))
+    };
+    let spec_text = read(first, SPEC_FILE)?;
+    // The name and the spec's folder (trace paths are relative to it) as the run recorded.
+    let meta: serde_json::Value = serde_json::from_str(&read(first, "summary.json")?)
+        .map_err(|e| Error::Merge(format!("{}: {e}", first.join("summary.json").display())))?;
+    let name = meta["name"].as_str().unwrap_or_default();
+    let spec_dir = PathBuf::from(meta["spec_dir"].as_str().unwrap_or_default());
+    let plan = Plan::from_str(&spec_text, &first.join(SPEC_FILE), &spec_dir, name)?;
+    for dir in shards {
+        let hash = read(dir, HASH_FILE)?;
+        if hash.trim() != plan.spec_hash {
+            return Err(Error::Merge(format!(
+                "{} was run from a different spec (hash {}, expected {} as in {})",
+                dir.display(),
+                hash.trim(),
+                plan.spec_hash,
+                first.display()
+            )));
+        }
+    }
+    let mut seen: Vec<BTreeMap<usize, (PathBuf, RunRecord)>> = vec![BTreeMap::new(); plan.cells.len()];
+    for dir in shards {
+        for r in output::read_runs(&dir.join(RUNS_FILE), &plan)? {
+            if let Some((other, _)) = seen[r.cell].get(&r.rep) {
+                return Err(Error::Merge(format!(
+                    "replication {} of cell {} ({}) is in both {} and {}",
+                    r.rep,
+                    r.cell,
+                    describe(&plan, r.cell),
+                    other.display(),
+                    dir.display()
+                )));
+            }
+            seen[r.cell].insert(r.rep, (dir.clone(), r));
+        }
+    }
+    let mut results: Results = vec![Vec::new(); plan.cells.len()];
+    let mut missing = Vec::new();
+    for c in 0..plan.cells.len() {
+        let runs: Vec<_> = seen[c].values().map(|(_, r)| r.clone()).collect();
+        let contiguous = runs.iter().enumerate().all(|(i, r)| r.rep == i);
+        if runs.is_empty() || !contiguous || !cell_status(&plan, &runs).0 {
+            let reps: Vec<usize> = runs.iter().map(|r| r.rep).collect();
+            missing.push(format!(
+                "cell {} ({}): replications {reps:?}",
+                c,
+                describe(&plan, c)
+            ));
+        }
+        results[c] = runs;
+    }
+    if !missing.is_empty() {
+        return Err(Error::Merge(format!(
+            "missing or incomplete replications (is a shard absent or unfinished?):\n  {}",
+            missing.join("\n  ")
+        )));
+    }
+    let all: Vec<usize> = (0..plan.cells.len()).collect();
+    output::write_outputs(out, &plan, &results, &all)?;
+    Ok(plan)
+}
+
+fn describe(plan: &Plan, cell: usize) -> String {
+    plan.axes
+        .iter()
+        .zip(&plan.cells[cell].values)
+        .map(|(a, v)| format!("{}={v}", a.name))
+        .collect::<Vec<_>>()
+        .join(", ")
+}

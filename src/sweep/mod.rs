@@ -1,0 +1,13 @@
+//! Sweeps: a TOML grid of experiments run in parallel, with replications to a target
+//! confidence interval, resumable outputs, shards and merging.
+
+pub mod merge;
+pub mod output;
+pub mod runner;
+pub mod spec;
+pub mod stats;
+pub mod task;
+pub mod value;
+
+pub use runner::{RunOptions, Shard, run_sweep};
+pub use spec::Plan;

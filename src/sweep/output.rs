@@ -1,0 +1,313 @@
+//! Sweep outputs: `runs.csv` (one row per replication), `summary.csv`, `summary.json`,
+//! `summary.md`, SVG plots, and a copy of the spec with its hash. Every file is written
+//! atomically, in an order that depends only on the plan, so the bytes do not depend on
+//! threads, shards or the order in which tasks finished.
+
+use std::collections::HashMap;
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+
+use serde_json::json;
+
+use super::spec::{Plan, Replications};
+use super::stats::{Estimate, estimate};
+use super::task::RunRecord;
+use crate::atomic::write_atomically;
+use crate::error::{Error, Result};
+
+pub const RUNS_FILE: &str = "runs.csv";
+pub const SPEC_FILE: &str = "spec.toml";
+pub const HASH_FILE: &str = "spec.hash";
+
+/// Formats a float so that parsing it back gives the same value: shortest round trip,
+/// `inf` and `NaN` as Rust and pandas read them.
+pub fn number(x: f64) -> String {
+    if x.is_nan() {
+        "NaN".into()
+    } else if x.is_infinite() {
+        if x > 0.0 { "inf".into() } else { "-inf".into() }
+    } else {
+        format!("{x}")
+    }
+}
+
+/// The header of `runs.csv`: one column per axis, then rep, seed, saturated, the metrics.
+pub fn runs_header(plan: &Plan) -> Vec<String> {
+    let mut h: Vec<String> = plan.axes.iter().map(|a| a.name.clone()).collect();
+    h.extend(["rep", "seed", "saturated"].map(String::from));
+    h.extend(plan.metrics.iter().cloned());
+    h
+}
+
+pub fn runs_row(plan: &Plan, r: &RunRecord) -> Vec<String> {
+    let mut row: Vec<String> = plan.cells[r.cell].values.iter().map(|v| v.to_string()).collect();
+    row.push(r.rep.to_string());
+    row.push(r.seed.to_string());
+    row.push(r.saturated.to_string());
+    row.extend(r.metrics.iter().map(|&m| number(m)));
+    row
+}
+
+/// One CSV line (with its newline) for the journal.
+pub fn runs_line(fields: &[String]) -> Vec<u8> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(fields).expect("writing to memory");
+    w.into_inner().expect("writing to memory")
+}
+
+/// Reads the complete rows of a `runs.csv` written for `plan`. A last line without its
+/// newline (the process was killed mid-write) is ignored; any other bad row is an error
+/// naming the file and line.
+pub fn read_runs(path: &Path, plan: &Plan) -> Result<Vec<RunRecord>> {
+    let bytes = match fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Error::io(path, e)),
+    };
+    let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_reader(&bytes[..complete]);
+    let bad = |line: u64, message: String| Error::Swf {
+        path: path.to_path_buf(),
+        line: line as usize,
+        message,
+    };
+    let header: Vec<String> = reader
+        .headers()
+        .map_err(|e| bad(1, e.to_string()))?
+        .iter()
+        .map(String::from)
+        .collect();
+    if complete > 0 && header != runs_header(plan) {
+        return Err(bad(
+            1,
+            format!(
+                "header {header:?} does not match the spec's {:?}",
+                runs_header(plan)
+            ),
+        ));
+    }
+    let by_values: HashMap<Vec<String>, usize> = plan
+        .cells
+        .iter()
+        .map(|c| (c.values.iter().map(|v| v.to_string()).collect(), c.index))
+        .collect();
+    let axes = plan.axes.len();
+    let mut out = Vec::new();
+    for (i, row) in reader.records().enumerate() {
+        let line = i as u64 + 2;
+        let row = row.map_err(|e| bad(line, e.to_string()))?;
+        let fields: Vec<&str> = row.iter().collect();
+        if fields.len() != header.len() {
+            return Err(bad(
+                line,
+                format!("{} fields, expected {}", fields.len(), header.len()),
+            ));
+        }
+        let values: Vec<String> = fields[..axes].iter().map(|s| s.to_string()).collect();
+        let cell = *by_values
+            .get(&values)
+            .ok_or_else(|| bad(line, format!("no cell of the spec has the values {values:?}")))?;
+        let parse = |k: usize, what: &str| -> Result<u64> {
+            fields[axes + k].parse().map_err(|_| {
+                bad(
+                    line,
+                    format!("{what}: '{}' is not a whole number", fields[axes + k]),
+                )
+            })
+        };
+        let saturated = match fields[axes + 2] {
+            "true" => true,
+            "false" => false,
+            other => return Err(bad(line, format!("saturated: '{other}' is not true or false"))),
+        };
+        let metrics = fields[axes + 3..]
+            .iter()
+            .zip(&plan.metrics)
+            .map(|(f, m)| {
+                f.parse::<f64>()
+                    .map_err(|_| bad(line, format!("{m}: '{f}' is not a number")))
+            })
+            .collect::<Result<Vec<f64>>>()?;
+        out.push(RunRecord {
+            cell,
+            rep: parse(0, "rep")? as usize,
+            seed: parse(1, "seed")?,
+            saturated,
+            metrics,
+        });
+    }
+    Ok(out)
+}
+
+/// Replications per cell, sorted by rep; cells of other shards stay empty.
+pub type Results = Vec<Vec<RunRecord>>;
+
+/// Whether a cell's replications are complete under the plan's stopping rule, and whether
+/// its target was met (None for a fixed count).
+pub fn cell_status(plan: &Plan, runs: &[RunRecord]) -> (bool, Option<bool>) {
+    let n = runs.len();
+    let saturated = runs.iter().any(|r| r.saturated);
+    match &plan.replications {
+        Replications::Fixed(count) => (n >= *count || (saturated && n > 0), None),
+        Replications::Sequential {
+            min,
+            max,
+            target,
+            metric,
+            ..
+        } => {
+            let k = plan.metrics.iter().position(|m| m == metric).expect("validated");
+            let samples: Vec<f64> = runs.iter().map(|r| r.metrics[k]).collect();
+            let met = estimate(&samples, plan.confidence).meets(*target);
+            (saturated && n > 0 || (n >= *min && met) || n >= *max, Some(met))
+        }
+    }
+}
+
+fn cell_estimates(plan: &Plan, runs: &[RunRecord]) -> Vec<Estimate> {
+    (0..plan.metrics.len())
+        .map(|k| {
+            estimate(
+                &runs.iter().map(|r| r.metrics[k]).collect::<Vec<_>>(),
+                plan.confidence,
+            )
+        })
+        .collect()
+}
+
+/// Writes every output for the cells in `cells` (all cells for a whole sweep, one shard's
+/// cells for a shard).
+pub fn write_outputs(dir: &Path, plan: &Plan, results: &Results, cells: &[usize]) -> Result<()> {
+    fs::create_dir_all(dir).map_err(|e| Error::Output {
+        path: dir.to_path_buf(),
+        error: e,
+    })?;
+    write_atomically(&dir.join(SPEC_FILE), |w| w.write_all(plan.spec_text.as_bytes()))?;
+    write_atomically(&dir.join(HASH_FILE), |w| writeln!(w, "{}", plan.spec_hash))?;
+    write_atomically(&dir.join(RUNS_FILE), |w| {
+        w.write_all(&runs_line(&runs_header(plan)))?;
+        for &c in cells {
+            for r in &results[c] {
+                w.write_all(&runs_line(&runs_row(plan, r)))?;
+            }
+        }
+        Ok(())
+    })?;
+    let estimates: Vec<CellEstimates> = cells
+        .iter()
+        .map(|&c| {
+            (
+                c,
+                cell_estimates(plan, &results[c]),
+                cell_status(plan, &results[c]).1,
+            )
+        })
+        .collect();
+    write_summary_csv(dir, plan, &estimates)?;
+    write_summary_json(dir, plan, results, &estimates)?;
+    crate::report::markdown::write_summary_md(dir, plan, results, &estimates)?;
+    for p in &plan.plots {
+        crate::report::plot::write_plot(dir, plan, p, &estimates)?;
+    }
+    Ok(())
+}
+
+/// Per-cell estimates, one per metric, and whether the stopping target was met.
+pub type CellEstimates = (usize, Vec<Estimate>, Option<bool>);
+
+fn write_summary_csv(dir: &Path, plan: &Plan, estimates: &[CellEstimates]) -> Result<()> {
+    let target = match &plan.replications {
+        Replications::Sequential { target, .. } => Some(*target),
+        Replications::Fixed(_) => None,
+    };
+    write_atomically(&dir.join("summary.csv"), |w| {
+        let mut header: Vec<String> = plan.axes.iter().map(|a| a.name.clone()).collect();
+        header.extend(
+            [
+                "metric",
+                "n",
+                "mean",
+                "sd",
+                "ci_low",
+                "ci_high",
+                "half_width",
+                "level",
+                "target_met",
+            ]
+            .map(String::from),
+        );
+        w.write_all(&runs_line(&header))?;
+        for (c, per_metric, _) in estimates {
+            for (m, e) in plan.metrics.iter().zip(per_metric) {
+                let mut row: Vec<String> = plan.cells[*c].values.iter().map(|v| v.to_string()).collect();
+                row.push(m.clone());
+                row.push(e.n.to_string());
+                for x in [e.mean, e.sd, e.ci_low, e.ci_high, e.half_width, e.level] {
+                    row.push(number(x));
+                }
+                row.push(target.map_or(String::new(), |t| e.meets(t).to_string()));
+                w.write_all(&runs_line(&row))?;
+            }
+        }
+        Ok(())
+    })
+}
+
+fn write_summary_json(dir: &Path, plan: &Plan, results: &Results, estimates: &[CellEstimates]) -> Result<()> {
+    let cells: Vec<serde_json::Value> = estimates
+        .iter()
+        .map(|(c, per_metric, met)| {
+            let params: serde_json::Map<String, serde_json::Value> = plan
+                .axes
+                .iter()
+                .zip(&plan.cells[*c].values)
+                .map(|(a, v)| (a.name.clone(), json!(v.to_string())))
+                .collect();
+            let metrics: serde_json::Map<String, serde_json::Value> = plan
+                .metrics
+                .iter()
+                .zip(per_metric)
+                .map(|(m, e)| (m.clone(), serde_json::to_value(e).expect("serialisable")))
+                .collect();
+            json!({
+                "cell": c,
+                "params": params,
+                "scheduler": plan.cells[*c].scheduler.name(),
+                "replications": results[*c].len(),
+                "saturated": results[*c].iter().any(|r| r.saturated),
+                "target_met": met,
+                "metrics": metrics,
+            })
+        })
+        .collect();
+    let replications = match &plan.replications {
+        Replications::Fixed(n) => json!({ "count": n }),
+        Replications::Sequential {
+            min,
+            max,
+            batch,
+            target,
+            metric,
+        } => json!({ "min": min, "max": max, "batch": batch, "target": target, "metric": metric }),
+    };
+    let doc = json!({
+        "name": plan.name,
+        "description": plan.description,
+        "spec_hash": plan.spec_hash,
+        "spec_dir": plan.spec_dir.display().to_string(),
+        "seed": plan.seed,
+        "confidence": plan.confidence,
+        "interval": "Student-t, two-sided",
+        "replications": replications,
+        "axes": plan.axes.iter().map(|a| a.name.clone()).collect::<Vec<_>>(),
+        "metrics": plan.metrics,
+        "cells": cells,
+    });
+    write_atomically(&dir.join("summary.json"), |w| {
+        serde_json::to_writer_pretty(&mut *w, &doc)?;
+        writeln!(w)
+    })
+}

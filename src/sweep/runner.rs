@@ -1,0 +1,235 @@
+//! Running a sweep: (cell, replication) tasks on a rayon pool, in rounds so that sequential
+//! stopping decides from complete prefixes of replications; a journal for resuming.
+//!
+//! Determinism: a task's result depends only on (plan, cell, rep); results are collected in
+//! task order and the final files are written in plan order. Round k of a cell runs the
+//! replications `0..T_k` that are missing, where `T_1 = min` (or the fixed count) and each
+//! later target adds `batch` up to `max`; the cell stops when its interval over `0..T_k`
+//! meets the target. A resumed sweep replays the same decisions with the recorded
+//! replications filled in, so it ends with the same bytes as an uninterrupted one.
+
+use std::collections::BTreeMap;
+use std::fs::{self, OpenOptions};
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+
+use super::output::{self, HASH_FILE, RUNS_FILE, Results, cell_status};
+use super::spec::{Plan, Replications};
+use super::task::{RunRecord, Traces, Worker, run_replication};
+use crate::error::{Error, Result};
+
+/// Which part of the cells this process runs: cells whose index is `index` mod `count`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl FromStr for Shard {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
+        let bad = || format!("invalid shard '{s}': expected K/N with 0 <= K < N, e.g. 0/4");
+        let (k, n) = s.split_once('/').ok_or_else(bad)?;
+        let (index, count): (usize, usize) = (
+            k.trim().parse().map_err(|_| bad())?,
+            n.trim().parse().map_err(|_| bad())?,
+        );
+        if count == 0 || index >= count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+/// How to run a sweep.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Worker threads (default: every core).
+    pub threads: Option<usize>,
+    pub out: PathBuf,
+    pub shard: Option<Shard>,
+    pub resume: bool,
+    pub quiet: bool,
+}
+
+/// What a sweep did.
+#[derive(Clone, Debug, Default)]
+pub struct SweepReport {
+    pub cells: usize,
+    pub tasks_run: usize,
+    pub tasks_resumed: usize,
+    pub jobs_simulated: u64,
+    pub elapsed: Duration,
+}
+
+/// The cells this process runs.
+pub fn shard_cells(plan: &Plan, shard: Option<Shard>) -> Vec<usize> {
+    plan.cells
+        .iter()
+        .map(|c| c.index)
+        .filter(|&i| shard.is_none_or(|s| i % s.count == s.index))
+        .collect()
+}
+
+fn first_target(plan: &Plan) -> usize {
+    match &plan.replications {
+        Replications::Fixed(n) => *n,
+        Replications::Sequential { min, .. } => *min,
+    }
+}
+
+fn next_target(plan: &Plan, current: usize) -> usize {
+    match &plan.replications {
+        Replications::Fixed(n) => *n,
+        Replications::Sequential { max, batch, .. } => (current + batch).min(*max),
+    }
+}
+
+/// Runs (or resumes) the sweep and writes its outputs into `options.out`.
+pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
+    let started = Instant::now();
+    let out = &options.out;
+    let out_err = |e: std::io::Error| Error::Output {
+        path: out.clone(),
+        error: e,
+    };
+    fs::create_dir_all(out).map_err(out_err)?;
+    let cells = shard_cells(plan, options.shard);
+    let cell_refs: Vec<_> = cells.iter().map(|&c| &plan.cells[c]).collect();
+    let traces = Traces::load(plan, &cell_refs)?;
+
+    // What is already recorded.
+    let journal_path = out.join(RUNS_FILE);
+    let mut recorded: Vec<BTreeMap<usize, RunRecord>> = vec![BTreeMap::new(); plan.cells.len()];
+    let mut resumed = 0;
+    if options.resume && journal_path.exists() {
+        let hash = fs::read_to_string(out.join(HASH_FILE)).unwrap_or_default();
+        if hash.trim() != plan.spec_hash {
+            return Err(Error::Invalid(format!(
+                "{}: recorded for a different spec (hash {}, this spec {}); run without --resume to start over",
+                out.display(),
+                hash.trim(),
+                plan.spec_hash
+            )));
+        }
+        for r in output::read_runs(&journal_path, plan)? {
+            if !cells.contains(&r.cell) {
+                return Err(Error::Invalid(format!(
+                    "{}: holds replications of cell {} which this shard does not run",
+                    journal_path.display(),
+                    r.cell
+                )));
+            }
+            if recorded[r.cell].insert(r.rep, r).is_none() {
+                resumed += 1;
+            }
+        }
+        // Drop a half-written last line so appended rows start on a line of their own.
+        let bytes = fs::read(&journal_path).map_err(out_err)?;
+        let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        OpenOptions::new()
+            .write(true)
+            .open(&journal_path)
+            .and_then(|f| f.set_len(complete as u64))
+            .map_err(out_err)?;
+    } else {
+        let _ = fs::remove_file(&journal_path);
+    }
+    crate::atomic::write_atomically(&out.join(output::SPEC_FILE), |w| {
+        w.write_all(plan.spec_text.as_bytes())
+    })?;
+    crate::atomic::write_atomically(&out.join(HASH_FILE), |w| writeln!(w, "{}", plan.spec_hash))?;
+    let mut journal = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&journal_path)
+        .map_err(out_err)?;
+    if journal.metadata().map_err(out_err)?.len() == 0 {
+        journal
+            .write_all(&output::runs_line(&output::runs_header(plan)))
+            .map_err(out_err)?;
+    }
+    let journal = Mutex::new(journal);
+
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(options.threads.unwrap_or(0))
+        .build()
+        .map_err(|e| Error::Invalid(format!("cannot start worker threads: {e}")))?;
+    let progress = if options.quiet || !std::io::stderr().is_terminal() {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(0)
+    };
+    progress.set_style(
+        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} tasks  {msg}  ETA {eta}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+
+    let mut target: Vec<usize> = vec![first_target(plan); plan.cells.len()];
+    let mut open: Vec<usize> = cells.clone();
+    let mut report = SweepReport {
+        cells: cells.len(),
+        tasks_resumed: resumed,
+        ..SweepReport::default()
+    };
+    while !open.is_empty() {
+        let tasks: Vec<(usize, usize)> = open
+            .iter()
+            .flat_map(|&c| (0..target[c]).map(move |r| (c, r)))
+            .filter(|&(c, r)| !recorded[c].contains_key(&r))
+            .collect();
+        progress.inc_length(tasks.len() as u64);
+        let results: Vec<Result<(RunRecord, u64)>> = pool.install(|| {
+            tasks
+                .par_iter()
+                .map_init(Worker::new, |worker, &(c, rep)| {
+                    let (record, jobs) = run_replication(plan, &plan.cells[c], rep, &traces, worker);
+                    let line = output::runs_line(&output::runs_row(plan, &record));
+                    let mut j = journal.lock().expect("journal lock");
+                    j.write_all(&line)
+                        .and_then(|_| j.flush())
+                        .map_err(|e| Error::Output {
+                            path: journal_path.clone(),
+                            error: e,
+                        })?;
+                    drop(j);
+                    progress.inc(1);
+                    Ok((record, jobs))
+                })
+                .collect()
+        });
+        for r in results {
+            let (record, jobs) = r?;
+            report.tasks_run += 1;
+            report.jobs_simulated += jobs;
+            recorded[record.cell].insert(record.rep, record);
+        }
+        let secs = started.elapsed().as_secs_f64().max(1e-9);
+        progress.set_message(format!("{:.0} jobs/s", report.jobs_simulated as f64 / secs));
+        open.retain(|&c| {
+            let runs: Vec<RunRecord> = recorded[c].range(..target[c]).map(|(_, r)| r.clone()).collect();
+            let (done, _) = cell_status(plan, &runs);
+            if !done {
+                target[c] = next_target(plan, target[c]);
+            }
+            !done
+        });
+    }
+    progress.finish_and_clear();
+
+    let mut results: Results = vec![Vec::new(); plan.cells.len()];
+    for &c in &cells {
+        results[c] = recorded[c].range(..target[c]).map(|(_, r)| r.clone()).collect();
+    }
+    drop(journal);
+    output::write_outputs(out, plan, &results, &cells)?;
+    report.elapsed = started.elapsed();
+    Ok(report)
+}

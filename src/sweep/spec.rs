@@ -1,0 +1,654 @@
+//! Sweep specs (`sweeps/*.toml`): parsing and validation into a [`Plan`], once, before
+//! anything runs. Every error names the key, the value and what is allowed.
+//!
+//! ```toml
+//! name = "quick"                 # output folder name (default: the file stem)
+//! seed = 1                       # base seed
+//! metrics = ["mean_wait", "mean_bsld", "utilization"]
+//! max_cells = 1000               # grids larger than this need --yes
+//!
+//! [run]                          # fixed run parameters
+//! model = "downey"               # or trace = "path/to/log.swf.gz" (relative to this file)
+//! days = 20                      # model parameters by name
+//! scheduler = "easy"
+//!
+//! [axes]                         # any run parameter, in this order
+//! load = { from = 0.5, to = 0.9, step = 0.2 }
+//! scheduler = ["fcfs", "easy", "sjbf", "conservative"]
+//!
+//! [[exclude]]                    # drop matching cells; [[only]] keeps matching cells
+//! scheduler = "fcfs"
+//! load = [0.9]
+//!
+//! [replications]                 # count = N, or sequential stopping:
+//! min = 3
+//! max = 30
+//! batch = 3
+//! target = 0.05                  # relative half-width of the CI
+//! confidence = 0.95
+//! metric = "mean_wait"
+//!
+//! [measure]                      # optional: warm-up, measured window, saturation bound
+//! warmup = 500
+//! window = 19500
+//! saturation = 10000
+//!
+//! [[plot]]
+//! metric = "mean_wait"
+//! x = "load"
+//! series = "scheduler"
+//! ```
+//!
+//! Run parameters: `model`, `trace`, `scheduler`, `procs`, `load`, `load_scale` (traces:
+//! multiply inter-arrival times), `jobs` (traces: SWF job-number range), `first` (traces),
+//! and every parameter of the chosen model.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::value::Value;
+use crate::error::{Error, Result};
+use crate::metrics::METRIC_NAMES;
+use crate::sched::SchedulerKind;
+use crate::sim::Window;
+use crate::workload::selection::JobRange;
+use crate::workload::synth::downey::DOWNEY_KEYS;
+use crate::workload::synth::{MODEL_NAMES, Model};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSpec {
+    name: Option<String>,
+    description: Option<String>,
+    #[serde(default = "default_seed")]
+    seed: u64,
+    metrics: Vec<String>,
+    max_cells: Option<usize>,
+    run: toml::Table,
+    #[serde(default)]
+    axes: toml::Table,
+    #[serde(default)]
+    exclude: Vec<toml::Table>,
+    #[serde(default)]
+    only: Vec<toml::Table>,
+    replications: RawReplications,
+    measure: Option<RawMeasure>,
+    #[serde(default)]
+    plot: Vec<RawPlot>,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawReplications {
+    count: Option<usize>,
+    min: Option<usize>,
+    max: Option<usize>,
+    batch: Option<usize>,
+    target: Option<f64>,
+    confidence: Option<f64>,
+    metric: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMeasure {
+    #[serde(default)]
+    warmup: usize,
+    window: usize,
+    saturation: Option<usize>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPlot {
+    metric: String,
+    x: String,
+    series: Option<String>,
+}
+
+/// How many replications each cell gets.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Replications {
+    Fixed(usize),
+    /// Add `batch` replications until the Student-t interval of `metric` has a relative
+    /// half-width of at most `target`, between `min` and `max` replications.
+    Sequential {
+        min: usize,
+        max: usize,
+        batch: usize,
+        target: f64,
+        metric: String,
+    },
+}
+
+/// One axis of the grid.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Axis {
+    pub name: String,
+    pub values: Vec<Value>,
+}
+
+/// Where a cell's jobs come from.
+#[derive(Clone, Debug)]
+pub enum WorkloadConfig {
+    Model(Model),
+    Trace {
+        path: PathBuf,
+        procs: Option<u32>,
+        jobs: Option<JobRange>,
+        first: Option<usize>,
+        /// Target offered load: inter-arrival times are scaled to reach it.
+        load: Option<f64>,
+        /// Inter-arrival times are multiplied by this.
+        load_scale: Option<f64>,
+    },
+}
+
+/// Everything one cell's replications need.
+#[derive(Clone, Debug)]
+pub struct Cell {
+    /// Position in the validated grid (after exclude/only), the cell's identity in outputs.
+    pub index: usize,
+    /// One value per axis, in axis order.
+    pub values: Vec<Value>,
+    pub workload: WorkloadConfig,
+    pub scheduler: SchedulerKind,
+    /// The workload-determining parameters as text: cells that differ only in the scheduler
+    /// share it, and so share their replications' seeds (common random numbers).
+    pub workload_key: String,
+}
+
+/// A plot to draw: `metric` against axis `x`, one series per value of axis `series`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlotSpec {
+    pub metric: String,
+    pub x: String,
+    pub series: Option<String>,
+}
+
+/// A validated sweep.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub name: String,
+    pub description: String,
+    /// The spec file's text, copied into the output, and its hash.
+    pub spec_text: String,
+    pub spec_hash: String,
+    /// The spec's folder: relative trace paths are resolved from it.
+    pub spec_dir: PathBuf,
+    pub seed: u64,
+    pub axes: Vec<Axis>,
+    pub cells: Vec<Cell>,
+    /// Cells of the full cartesian product, before exclude/only.
+    pub grid_size: usize,
+    pub replications: Replications,
+    pub confidence: f64,
+    pub metrics: Vec<String>,
+    pub window: Option<Window>,
+    pub plots: Vec<PlotSpec>,
+    pub max_cells: usize,
+}
+
+/// An exclude/only rule: for each named axis (by position), the values that match.
+type Rule = Vec<(usize, Vec<Value>)>;
+
+/// Grids above this many cells ask for `--yes` unless the spec sets `max_cells`.
+pub const DEFAULT_MAX_CELLS: usize = 1000;
+
+const GENERAL_KEYS: [&str; 8] = [
+    "model",
+    "trace",
+    "scheduler",
+    "procs",
+    "load",
+    "load_scale",
+    "jobs",
+    "first",
+];
+
+/// Parameters that do not change the workload (excluded from the seed).
+const NON_WORKLOAD_KEYS: [&str; 1] = ["scheduler"];
+
+/// 64-bit FNV-1a: a stable hash for spec files and seeds (std's hashers are not stable).
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// SplitMix64's finaliser: spreads nearby inputs over the whole 64-bit range.
+pub fn mix64(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+impl Plan {
+    /// Reads and validates a spec file.
+    pub fn from_file(path: &Path) -> Result<Plan> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        // Absolute, so that merging from another working directory finds the traces.
+        let base_dir = std::fs::canonicalize(&base_dir).unwrap_or(base_dir);
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        Plan::from_str(&text, path, &base_dir, &stem)
+    }
+
+    /// Validates spec text; `path` names it in errors, `base_dir` anchors relative trace
+    /// paths, `default_name` is used when the spec has no `name`.
+    pub fn from_str(text: &str, path: &Path, base_dir: &Path, default_name: &str) -> Result<Plan> {
+        let err = |message: String| Error::Spec {
+            path: path.to_path_buf(),
+            message,
+        };
+        let raw: RawSpec = toml::from_str(text).map_err(|e| err(e.to_string().trim_end().to_string()))?;
+        let name = raw.name.clone().unwrap_or_else(|| default_name.to_string());
+        if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {
+            return Err(err(format!("name = '{name}': must be a plain folder name")));
+        }
+        for m in &raw.metrics {
+            if !METRIC_NAMES.contains(&m.as_str()) {
+                return Err(err(format!(
+                    "metrics: unknown metric '{m}'; allowed: {}",
+                    METRIC_NAMES.join(", ")
+                )));
+            }
+        }
+        if raw.metrics.is_empty() {
+            return Err(err("metrics: list at least one metric".into()));
+        }
+
+        // Fixed parameters.
+        let mut fixed: BTreeMap<String, Value> = BTreeMap::new();
+        for (key, v) in &raw.run {
+            let value = Value::from_toml(v).ok_or_else(|| {
+                err(format!(
+                    "run.{key}: expected a number, string or boolean, got {v}"
+                ))
+            })?;
+            fixed.insert(key.clone(), value);
+        }
+
+        // Axes.
+        let mut axes = Vec::new();
+        for (key, v) in &raw.axes {
+            let values = axis_values(key, v).map_err(|m| err(format!("axes.{key}: {m}")))?;
+            if values.is_empty() {
+                return Err(err(format!("axes.{key}: no values")));
+            }
+            axes.push(Axis {
+                name: key.clone(),
+                values,
+            });
+        }
+        let axis_names: Vec<&str> = axes.iter().map(|a| a.name.as_str()).collect();
+
+        // Rules.
+        let rules = |tables: &[toml::Table], kind: &str| -> Result<Vec<Rule>> {
+            tables
+                .iter()
+                .enumerate()
+                .map(|(i, t)| {
+                    t.iter()
+                        .map(|(k, v)| {
+                            let axis = axis_names.iter().position(|a| a == k).ok_or_else(|| {
+                                err(format!(
+                                    "{kind}[{i}].{k}: not an axis; axes: {}",
+                                    if axis_names.is_empty() {
+                                        "(none)".to_string()
+                                    } else {
+                                        axis_names.join(", ")
+                                    }
+                                ))
+                            })?;
+                            let values = match v {
+                                toml::Value::Array(a) => a.iter().filter_map(Value::from_toml).collect(),
+                                other => Value::from_toml(other).into_iter().collect(),
+                            };
+                            Ok((axis, values))
+                        })
+                        .collect()
+                })
+                .collect()
+        };
+        let exclude = rules(&raw.exclude, "exclude")?;
+        let only = rules(&raw.only, "only")?;
+        let matches = |rule: &Rule, values: &[Value]| {
+            rule.iter()
+                .all(|(axis, allowed)| allowed.iter().any(|a| a.matches(&values[*axis])))
+        };
+
+        // Replications.
+        let r = &raw.replications;
+        let confidence = r.confidence.unwrap_or(0.95);
+        if !(confidence > 0.0 && confidence < 1.0) {
+            return Err(err(format!(
+                "replications.confidence = {confidence}: must be in (0, 1)"
+            )));
+        }
+        let replications = match (r.count, r.min, r.max) {
+            (Some(n), None, None) if r.batch.is_none() && r.target.is_none() && r.metric.is_none() => {
+                if n == 0 {
+                    return Err(err("replications.count = 0: must be at least 1".into()));
+                }
+                Replications::Fixed(n)
+            }
+            (None, Some(min), Some(max)) => {
+                let batch = r.batch.unwrap_or(1);
+                let target = r
+                    .target
+                    .ok_or_else(|| err("replications.target: required with min and max".into()))?;
+                let metric = r
+                    .metric
+                    .clone()
+                    .ok_or_else(|| err("replications.metric: required with min and max".into()))?;
+                if min < 2 || max < min || batch == 0 {
+                    return Err(err(format!(
+                        "replications: need 2 <= min <= max and batch >= 1 (min = {min}, max = {max}, batch = {batch})"
+                    )));
+                }
+                if target.is_nan() || target <= 0.0 {
+                    return Err(err(format!("replications.target = {target}: must be positive")));
+                }
+                if !raw.metrics.contains(&metric) {
+                    return Err(err(format!(
+                        "replications.metric = '{metric}': must be one of metrics ({})",
+                        raw.metrics.join(", ")
+                    )));
+                }
+                Replications::Sequential {
+                    min,
+                    max,
+                    batch,
+                    target,
+                    metric,
+                }
+            }
+            _ => {
+                return Err(err(
+                    "replications: give either count, or min, max, target and metric (batch, confidence optional)"
+                        .into(),
+                ));
+            }
+        };
+
+        let window = match &raw.measure {
+            None => None,
+            Some(m) if m.window == 0 => return Err(err("measure.window = 0: must be at least 1".into())),
+            Some(m) => Some(Window {
+                measured: m.warmup..m.warmup + m.window,
+                saturation: m.saturation,
+            }),
+        };
+
+        for (i, p) in raw.plot.iter().enumerate() {
+            if !raw.metrics.contains(&p.metric) {
+                return Err(err(format!("plot[{i}].metric = '{}': not in metrics", p.metric)));
+            }
+            for axis in std::iter::once(&p.x).chain(p.series.iter()) {
+                if !axis_names.contains(&axis.as_str()) {
+                    return Err(err(format!(
+                        "plot[{i}]: '{axis}' is not an axis; axes: {}",
+                        axis_names.join(", ")
+                    )));
+                }
+            }
+        }
+
+        // The grid: cartesian product in axis order, last axis fastest.
+        let grid_size = axes.iter().map(|a| a.values.len()).product::<usize>();
+        let mut cells = Vec::new();
+        let mut counters = vec![0usize; axes.len()];
+        for _ in 0..grid_size {
+            let values: Vec<Value> = axes
+                .iter()
+                .zip(&counters)
+                .map(|(a, &i)| a.values[i].clone())
+                .collect();
+            let excluded = exclude.iter().any(|rule| matches(rule, &values));
+            let kept = only.is_empty() || only.iter().any(|rule| matches(rule, &values));
+            if !excluded && kept {
+                let mut params = fixed.clone();
+                for (a, v) in axes.iter().zip(&values) {
+                    params.insert(a.name.clone(), v.clone());
+                }
+                let (workload, scheduler) = resolve(&params, base_dir, window.as_ref()).map_err(|m| {
+                    let at: Vec<String> = axes
+                        .iter()
+                        .zip(&values)
+                        .map(|(a, v)| format!("{}={v}", a.name))
+                        .collect();
+                    err(if at.is_empty() {
+                        m
+                    } else {
+                        format!("{m} (in the cell {})", at.join(", "))
+                    })
+                })?;
+                let workload_key = params
+                    .iter()
+                    .filter(|(k, _)| !NON_WORKLOAD_KEYS.contains(&k.as_str()))
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(";");
+                cells.push(Cell {
+                    index: cells.len(),
+                    values,
+                    workload,
+                    scheduler,
+                    workload_key,
+                });
+            }
+            for k in (0..axes.len()).rev() {
+                counters[k] += 1;
+                if counters[k] < axes[k].values.len() {
+                    break;
+                }
+                counters[k] = 0;
+            }
+        }
+        if cells.is_empty() {
+            return Err(err("exclude/only rules leave no cell to run".into()));
+        }
+        Ok(Plan {
+            name,
+            description: raw.description.unwrap_or_default(),
+            spec_text: text.to_string(),
+            spec_hash: format!("{:016x}", fnv1a(text.as_bytes())),
+            spec_dir: base_dir.to_path_buf(),
+            seed: raw.seed,
+            axes,
+            cells,
+            grid_size,
+            replications,
+            confidence,
+            metrics: raw.metrics,
+            window,
+            plots: raw
+                .plot
+                .into_iter()
+                .map(|p| PlotSpec {
+                    metric: p.metric,
+                    x: p.x,
+                    series: p.series,
+                })
+                .collect(),
+            max_cells: raw.max_cells.unwrap_or(DEFAULT_MAX_CELLS),
+        })
+    }
+
+    /// Seed of replication `rep` of `cell`: a function of (base seed, the cell's workload
+    /// parameters, rep) only, so thread count, sharding and scheduler do not change it.
+    pub fn seed_for(&self, cell: &Cell, rep: usize) -> u64 {
+        mix64(self.seed ^ mix64(fnv1a(cell.workload_key.as_bytes()) ^ mix64(rep as u64)))
+    }
+}
+
+/// Values of one axis: a list, or `{ from, to, step }` (inclusive, floats rounded to 1e-9).
+fn axis_values(key: &str, v: &toml::Value) -> std::result::Result<Vec<Value>, String> {
+    match v {
+        toml::Value::Array(items) => items
+            .iter()
+            .map(|item| {
+                Value::from_toml(item)
+                    .ok_or_else(|| format!("value {item} is not a number, string or boolean"))
+            })
+            .collect(),
+        toml::Value::Table(t) => {
+            let get = |k: &str| -> std::result::Result<f64, String> {
+                t.get(k)
+                    .and_then(|x| Value::from_toml(x).and_then(|v| v.as_f64()))
+                    .ok_or_else(|| format!("range needs numeric '{k}' (from, to, step)"))
+            };
+            if let Some(extra) = t.keys().find(|k| !["from", "to", "step"].contains(&k.as_str())) {
+                return Err(format!("unknown range key '{extra}'; allowed: from, to, step"));
+            }
+            let (from, to, step) = (get("from")?, get("to")?, get("step")?);
+            if step.is_nan() || step <= 0.0 || to < from {
+                return Err(format!(
+                    "range from {from} to {to} step {step}: need step > 0 and to >= from"
+                ));
+            }
+            let all_ints = [&t["from"], &t["to"], &t["step"]].iter().all(|x| x.is_integer());
+            let count = ((to - from) / step + 1e-9).floor() as usize + 1;
+            if count > 1_000_000 {
+                return Err(format!("range of {count} values is too long"));
+            }
+            Ok((0..count)
+                .map(|i| {
+                    let x = from + i as f64 * step;
+                    if all_ints {
+                        Value::Int(x as i64)
+                    } else {
+                        Value::Float((x * 1e9).round() / 1e9)
+                    }
+                })
+                .collect())
+        }
+        other => Value::from_toml(other)
+            .map(|v| vec![v])
+            .ok_or_else(|| format!("{key}: expected a list of values or {{ from, to, step }}")),
+    }
+}
+
+/// Turns one cell's parameters into a workload and a scheduler, or says what is wrong.
+fn resolve(
+    params: &BTreeMap<String, Value>,
+    base_dir: &Path,
+    window: Option<&Window>,
+) -> std::result::Result<(WorkloadConfig, SchedulerKind), String> {
+    let text = |k: &str| params.get(k).map(|v| v.to_string());
+    let scheduler: SchedulerKind = match params.get("scheduler") {
+        Some(Value::Str(s)) => s.parse()?,
+        Some(other) => {
+            return Err(format!(
+                "scheduler = {other}: expected one of {}",
+                SchedulerKind::NAMES.join(", ")
+            ));
+        }
+        None => {
+            return Err(format!(
+                "scheduler: not set; set it in [run] or [axes] to one of {}",
+                SchedulerKind::NAMES.join(", ")
+            ));
+        }
+    };
+    let positive = |k: &str| -> std::result::Result<Option<f64>, String> {
+        match params.get(k) {
+            None => Ok(None),
+            Some(v) => match v.as_f64() {
+                Some(x) if x > 0.0 && x.is_finite() => Ok(Some(x)),
+                _ => Err(format!("{k} = {v}: expected a positive number")),
+            },
+        }
+    };
+    let whole = |k: &str| -> std::result::Result<Option<u64>, String> {
+        match params.get(k) {
+            None => Ok(None),
+            Some(Value::Int(i)) if *i > 0 => Ok(Some(*i as u64)),
+            Some(v) => Err(format!("{k} = {v}: expected a positive integer")),
+        }
+    };
+    match (params.get("model"), params.get("trace")) {
+        (Some(_), Some(_)) => Err("run has both model and trace; choose one".into()),
+        (None, None) => Err("run needs a workload: model = \"downey\" or trace = \"path.swf.gz\"".into()),
+        (Some(model), None) => {
+            let name = model.to_string();
+            if !MODEL_NAMES.contains(&name.as_str()) {
+                return Err(format!(
+                    "model = '{name}': unknown; allowed: {}",
+                    MODEL_NAMES.join(", ")
+                ));
+            }
+            let mut model_params: Vec<(String, String)> = Vec::new();
+            for (k, v) in params {
+                if k == "model" || k == "scheduler" {
+                    continue;
+                }
+                if !DOWNEY_KEYS.contains(&k.as_str()) {
+                    return Err(format!(
+                        "{k}: not a parameter of model {name}; allowed: scheduler, {}",
+                        DOWNEY_KEYS.join(", ")
+                    ));
+                }
+                model_params.push((k.clone(), v.to_string()));
+            }
+            if let Some(w) = window {
+                let needed = w.measured.end + w.saturation.unwrap_or(0);
+                match params.get("jobs") {
+                    Some(Value::Int(n)) if (*n as usize) < needed => {
+                        return Err(format!(
+                            "jobs = {n}: the measure window and saturation bound need {needed} jobs"
+                        ));
+                    }
+                    Some(_) => {}
+                    None => model_params.push(("jobs".into(), needed.to_string())),
+                }
+            }
+            let model = Model::from_name(&name, &model_params).map_err(|e| e.to_string())?;
+            Ok((WorkloadConfig::Model(model), scheduler))
+        }
+        (None, Some(trace)) => {
+            for k in params.keys() {
+                if !GENERAL_KEYS.contains(&k.as_str()) {
+                    return Err(format!(
+                        "{k}: not a parameter of a trace; allowed: {}",
+                        GENERAL_KEYS.join(", ")
+                    ));
+                }
+            }
+            let path = base_dir.join(trace.to_string());
+            if !path.exists() {
+                return Err(format!("trace = '{trace}': {} does not exist", path.display()));
+            }
+            let jobs = match text("jobs") {
+                None => None,
+                Some(r) => Some(r.parse::<JobRange>().map_err(|e| format!("jobs: {e}"))?),
+            };
+            let (load, load_scale) = (positive("load")?, positive("load_scale")?);
+            if load.is_some() && load_scale.is_some() {
+                return Err("load and load_scale both scale a trace; choose one".into());
+            }
+            Ok((
+                WorkloadConfig::Trace {
+                    path,
+                    procs: whole("procs")?.map(|p| p as u32),
+                    jobs,
+                    first: whole("first")?.map(|n| n as usize),
+                    load,
+                    load_scale,
+                },
+                scheduler,
+            ))
+        }
+    }
+}

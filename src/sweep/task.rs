@@ -1,0 +1,188 @@
+//! One replication of one cell: build the workload, simulate, measure.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::spec::{Cell, Plan, WorkloadConfig};
+use crate::error::{Error, Result};
+use crate::metrics::{Summary, diverges_when_saturated};
+use crate::sched::{AnyScheduler, SchedulerKind};
+use crate::sim::Engine;
+use crate::workload::info::TraceInfo;
+use crate::workload::selection::JobRange;
+use crate::workload::swf::{SwfOptions, read_swf};
+use crate::workload::{Selection, Workload};
+
+/// The result of one replication, as one row of `runs.csv`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunRecord {
+    pub cell: usize,
+    pub rep: usize,
+    pub seed: u64,
+    pub saturated: bool,
+    /// One value per metric of the plan, in its order.
+    pub metrics: Vec<f64>,
+}
+
+/// Identity of a trace as read (before any load scaling).
+type TraceKey = (PathBuf, Option<u32>, Option<JobRange>, Option<usize>);
+
+fn trace_key(w: &WorkloadConfig) -> Option<TraceKey> {
+    match w {
+        WorkloadConfig::Trace {
+            path,
+            procs,
+            jobs,
+            first,
+            ..
+        } => Some((path.clone(), *procs, jobs.clone(), *first)),
+        WorkloadConfig::Model(_) => None,
+    }
+}
+
+/// Traces read once per sweep and shared by every task that replays them.
+#[derive(Default)]
+pub struct Traces {
+    loaded: HashMap<TraceKey, (Arc<Workload>, f64)>,
+}
+
+impl Traces {
+    /// Reads every trace the plan's cells use, checking each is long enough for the window.
+    pub fn load(plan: &Plan, cells: &[&Cell]) -> Result<Traces> {
+        let mut traces = Traces::default();
+        for cell in cells {
+            let Some(key) = trace_key(&cell.workload) else {
+                continue;
+            };
+            if traces.loaded.contains_key(&key) {
+                continue;
+            }
+            let options = SwfOptions {
+                procs: key.1,
+                selection: Selection {
+                    range: key.2.clone(),
+                    first: key.3,
+                },
+                lenient: false,
+            };
+            let w = read_swf(&key.0, &options)?;
+            if let Some(window) = &plan.window
+                && w.jobs.len() < window.measured.end
+            {
+                return Err(Error::Workload {
+                    path: key.0.clone(),
+                    message: format!(
+                        "{} jobs, but the measure window needs {} (warm-up plus window)",
+                        w.jobs.len(),
+                        window.measured.end
+                    ),
+                });
+            }
+            let load = TraceInfo::of(&w).offered_load;
+            traces.loaded.insert(key, (Arc::new(w), load));
+        }
+        Ok(traces)
+    }
+}
+
+/// Buffers a worker thread reuses across its tasks: one engine, one scheduler per kind.
+#[derive(Default)]
+pub struct Worker {
+    engine: Engine,
+    schedulers: HashMap<SchedulerKind, AnyScheduler>,
+}
+
+impl Worker {
+    pub fn new() -> Self {
+        Worker {
+            engine: Engine::new().with_validation(false),
+            schedulers: HashMap::new(),
+        }
+    }
+}
+
+/// Multiplies inter-arrival times by `factor`, keeping the first submit where it is.
+fn scale_arrivals(w: &Workload, factor: f64) -> Workload {
+    let mut scaled = w.clone();
+    let first = w.jobs.submit.first().copied().unwrap_or(0);
+    for s in &mut scaled.jobs.submit {
+        *s = first + ((*s - first) as f64 * factor).round() as i64;
+    }
+    scaled
+}
+
+/// Runs replication `rep` of `cell`; returns the record and the jobs simulated.
+pub fn run_replication(
+    plan: &Plan,
+    cell: &Cell,
+    rep: usize,
+    traces: &Traces,
+    worker: &mut Worker,
+) -> (RunRecord, u64) {
+    let seed = plan.seed_for(cell, rep);
+    let owned;
+    let workload: &Workload = match &cell.workload {
+        WorkloadConfig::Model(model) => {
+            owned = model.generate(seed);
+            &owned
+        }
+        config @ WorkloadConfig::Trace { load, load_scale, .. } => {
+            let key = trace_key(config).expect("a trace config");
+            let (w, offered) = &traces.loaded[&key];
+            match (load, load_scale) {
+                (Some(target), _) => {
+                    owned = scale_arrivals(w, offered / target);
+                    &owned
+                }
+                (None, Some(f)) => {
+                    owned = scale_arrivals(w, *f);
+                    &owned
+                }
+                (None, None) => w,
+            }
+        }
+    };
+    let scheduler = worker
+        .schedulers
+        .entry(cell.scheduler)
+        .or_insert_with(|| cell.scheduler.build());
+    let window = plan.window.as_ref();
+    let outcome = scheduler.run_window(&mut worker.engine, &workload.jobs, workload.procs, window);
+    let n = workload.jobs.len();
+    let measured = window.map_or(0..n, |w| w.measured.start.min(n)..w.measured.end.min(n));
+    let simulated = outcome.events / 2;
+    let metrics = if outcome.saturated {
+        plan.metrics
+            .iter()
+            .map(|m| match m.as_str() {
+                "jobs" => measured.len() as f64,
+                m if diverges_when_saturated(m) => f64::INFINITY,
+                _ => f64::NAN,
+            })
+            .collect()
+    } else {
+        let summary = Summary::of_window(
+            &workload.jobs,
+            workload.procs,
+            outcome.start,
+            outcome.end,
+            measured,
+            &workload.skipped,
+        );
+        plan.metrics
+            .iter()
+            .map(|m| summary.metric(m).expect("validated metric"))
+            .collect()
+    };
+    (
+        RunRecord {
+            cell: cell.index,
+            rep,
+            seed,
+            saturated: outcome.saturated,
+            metrics,
+        },
+        simulated,
+    )
+}
