@@ -204,3 +204,117 @@ fn trace_info_reports_counts() {
     // Jobs 1 and 2 gave an estimate, job 3 did not.
     assert!((v["with_estimate"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-12);
 }
+
+const SWEEP: &str = r#"
+name = "cli"
+metrics = ["mean_wait", "utilization"]
+[run]
+model = "downey"
+procs = 128
+days = 60
+[axes]
+load = [0.6, 0.9]
+scheduler = ["easy", "conservative"]
+[replications]
+count = 24
+"#;
+
+#[test]
+fn sweep_list_dry_run_and_size_gate() {
+    let dir = temp_dir("sweep-list");
+    let spec = dir.join("s.toml");
+    std::fs::write(&spec, SWEEP).unwrap();
+    let out = schedlab(&["sweep", spec.to_str().unwrap(), "--list"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.lines().count(), 5, "{text}");
+    assert!(text.contains("0\t0.6\teasy"), "{text}");
+    let out = schedlab(&["sweep", spec.to_str().unwrap(), "--dry-run"]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("4 cells"));
+    std::fs::write(&spec, SWEEP.replace("[run]", "max_cells = 2\n[run]")).unwrap();
+    let out = schedlab(&[
+        "sweep",
+        spec.to_str().unwrap(),
+        "--out",
+        dir.join("o").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--yes"));
+    let out = schedlab(&[
+        "sweep",
+        spec.to_str().unwrap(),
+        "--yes",
+        "--quiet",
+        "--out",
+        dir.join("o").to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    std::fs::write(&spec, SWEEP.replace("count = 24", "count = 0")).unwrap();
+    let out = schedlab(&["sweep", spec.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_killed_sweep_resumes_to_the_uninterrupted_bytes() {
+    let dir = temp_dir("sweep-kill");
+    let spec = dir.join("s.toml");
+    std::fs::write(&spec, SWEEP).unwrap();
+    let full = dir.join("full");
+    let out = schedlab(&[
+        "sweep",
+        spec.to_str().unwrap(),
+        "--quiet",
+        "--threads",
+        "2",
+        "--out",
+        full.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let part = dir.join("part");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_schedlab"))
+        .args([
+            "sweep",
+            spec.to_str().unwrap(),
+            "--quiet",
+            "--threads",
+            "2",
+            "--out",
+            part.to_str().unwrap(),
+        ])
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill it part-way (a whole run takes about 0.4 s here): what it leaves must resume.
+    std::thread::sleep(std::time::Duration::from_millis(120));
+    let _ = child.kill();
+    let _ = child.wait();
+    let journal = std::fs::read_to_string(part.join("runs.csv")).unwrap_or_default();
+    eprintln!("killed with {} journal lines", journal.lines().count());
+    let out = schedlab(&[
+        "sweep",
+        spec.to_str().unwrap(),
+        "--quiet",
+        "--resume",
+        "--threads",
+        "1",
+        "--out",
+        part.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for f in [
+        "runs.csv",
+        "summary.csv",
+        "summary.json",
+        "summary.md",
+        "spec.hash",
+    ] {
+        assert_eq!(
+            std::fs::read(full.join(f)).unwrap(),
+            std::fs::read(part.join(f)).unwrap(),
+            "{f}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

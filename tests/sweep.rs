@@ -1,0 +1,415 @@
+//! Sweeps: determinism across threads and shards, resume, merge refusals, spec validation,
+//! sequential stopping against a metric of known variance, saturation.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use schedlab::sweep::merge::merge;
+use schedlab::sweep::output::read_runs;
+use schedlab::sweep::stats::estimate;
+use schedlab::sweep::{Plan, RunOptions, Shard, run_sweep};
+
+const SMALL: &str = r#"
+name = "small"
+seed = 7
+metrics = ["mean_wait", "mean_bsld", "utilization", "jobs"]
+
+[run]
+model = "downey"
+procs = 64
+days = 3
+
+[axes]
+load = [0.5, 0.9]
+scheduler = ["fcfs", "easy", "sjbf", "conservative"]
+
+[[exclude]]
+scheduler = "fcfs"
+load = 0.9
+
+[replications]
+min = 3
+max = 9
+batch = 2
+target = 0.08
+metric = "mean_wait"
+
+[[plot]]
+metric = "mean_wait"
+x = "load"
+series = "scheduler"
+"#;
+
+fn temp(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("schedlab-sweep-{tag}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn plan_from(text: &str, dir: &Path) -> Plan {
+    let path = dir.join("spec.toml");
+    fs::write(&path, text).unwrap();
+    Plan::from_file(&path).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn options(out: &Path, threads: usize) -> RunOptions {
+    RunOptions {
+        threads: Some(threads),
+        out: out.to_path_buf(),
+        shard: None,
+        resume: false,
+        quiet: true,
+    }
+}
+
+/// Every output file's name and bytes, sorted by name.
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<_> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                fs::read(&p).unwrap(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn assert_same_outputs(a: &Path, b: &Path) {
+    let (fa, fb) = (files(a), files(b));
+    let names = |f: &[(String, Vec<u8>)]| f.iter().map(|x| x.0.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&fa), names(&fb), "{} vs {}", a.display(), b.display());
+    for ((name, x), (_, y)) in fa.iter().zip(&fb) {
+        assert!(
+            x == y,
+            "{name} differs between {} and {}",
+            a.display(),
+            b.display()
+        );
+    }
+}
+
+#[test]
+fn outputs_are_byte_identical_for_any_thread_count() {
+    let dir = temp("threads");
+    let plan = plan_from(SMALL, &dir);
+    assert_eq!(plan.cells.len(), 7);
+    for threads in [1, 2, 4, 16] {
+        run_sweep(&plan, &options(&dir.join(format!("t{threads}")), threads)).unwrap();
+    }
+    for threads in [2, 4, 16] {
+        assert_same_outputs(&dir.join("t1"), &dir.join(format!("t{threads}")));
+    }
+    let names: Vec<String> = files(&dir.join("t1")).into_iter().map(|f| f.0).collect();
+    for expected in [
+        "runs.csv",
+        "summary.csv",
+        "summary.json",
+        "summary.md",
+        "spec.toml",
+        "spec.hash",
+    ] {
+        assert!(
+            names.contains(&expected.to_string()),
+            "{expected} missing: {names:?}"
+        );
+    }
+    assert!(names.contains(&"mean_wait_vs_load_by_scheduler.svg".to_string()));
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn shards_merge_into_the_single_process_result() {
+    let dir = temp("shards");
+    let plan = plan_from(SMALL, &dir);
+    run_sweep(&plan, &options(&dir.join("single"), 2)).unwrap();
+    for split in [2usize, 3, 7] {
+        let shards: Vec<PathBuf> = (0..split).map(|k| dir.join(format!("s{split}-{k}"))).collect();
+        for (k, out) in shards.iter().enumerate() {
+            let mut o = options(out, 1);
+            o.shard = Some(Shard {
+                index: k,
+                count: split,
+            });
+            run_sweep(&plan, &o).unwrap();
+        }
+        let merged = dir.join(format!("merged{split}"));
+        merge(&shards, &merged).unwrap();
+        assert_same_outputs(&dir.join("single"), &merged);
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn merge_refuses_mismatched_duplicate_and_missing_shards() {
+    let dir = temp("refuse");
+    let plan = plan_from(SMALL, &dir);
+    let shards: Vec<PathBuf> = (0..2).map(|k| dir.join(format!("s{k}"))).collect();
+    for (k, out) in shards.iter().enumerate() {
+        let mut o = options(out, 1);
+        o.shard = Some(Shard { index: k, count: 2 });
+        run_sweep(&plan, &o).unwrap();
+    }
+    let err = merge(&shards[..1], &dir.join("m1")).unwrap_err().to_string();
+    assert!(err.contains("missing") && err.contains("scheduler="), "{err}");
+    let err = merge(
+        &[shards[0].clone(), shards[0].clone(), shards[1].clone()],
+        &dir.join("m2"),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("in both"), "{err}");
+    let other = plan_from(
+        &SMALL.replace("seed = 7", "seed = 8"),
+        &dir.join("other-spec").tap_mkdir(),
+    );
+    let mut o = options(&dir.join("other"), 1);
+    o.shard = Some(Shard { index: 1, count: 2 });
+    run_sweep(&other, &o).unwrap();
+    let err = merge(&[shards[0].clone(), dir.join("other")], &dir.join("m3"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("different spec"), "{err}");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+trait TapMkdir {
+    fn tap_mkdir(self) -> Self;
+}
+impl TapMkdir for PathBuf {
+    fn tap_mkdir(self) -> Self {
+        fs::create_dir_all(&self).unwrap();
+        self
+    }
+}
+
+#[test]
+fn an_interrupted_sweep_resumes_to_the_same_bytes() {
+    let dir = temp("resume");
+    let plan = plan_from(SMALL, &dir);
+    let full = dir.join("full");
+    run_sweep(&plan, &options(&full, 2)).unwrap();
+    // Interrupt: keep the header, some complete rows in a scrambled order and half a row,
+    // and drop the summaries, as a killed run would leave them.
+    let part = dir.join("part");
+    fs::create_dir_all(&part).unwrap();
+    for f in ["spec.toml", "spec.hash"] {
+        fs::copy(full.join(f), part.join(f)).unwrap();
+    }
+    let text = fs::read_to_string(full.join("runs.csv")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut kept = vec![lines[0]];
+    kept.extend(lines[1..].iter().rev().step_by(3));
+    let mut journal = kept.join("\n");
+    journal.push('\n');
+    journal.push_str(&lines[1][..lines[1].len() / 2]);
+    fs::write(part.join("runs.csv"), journal).unwrap();
+    let mut o = options(&part, 3);
+    o.resume = true;
+    let report = run_sweep(&plan, &o).unwrap();
+    assert!(report.tasks_resumed > 0 && report.tasks_run > 0);
+    assert_same_outputs(&full, &part);
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn sequential_stopping_reaches_the_target_on_a_poisson_count() {
+    // The number of jobs in one day of the Downey model is Poisson with mean
+    // lambda * 12 h = 0.5 * 64 / E[L] * 43200 = 84.9, so its coefficient of variation is
+    // 1 / sqrt(84.9) = 0.1085 and a 95% interval within +-2% of the mean needs about
+    // (1.96 * 0.1085 / 0.02)^2 = 113 replications.
+    let dir = temp("stopping");
+    let spec = r#"
+metrics = ["jobs"]
+[run]
+model = "downey"
+procs = 64
+load = 0.5
+days = 1
+scheduler = "fcfs"
+[replications]
+min = 10
+max = 1000
+batch = 10
+target = 0.02
+confidence = 0.95
+metric = "jobs"
+"#;
+    let plan = plan_from(spec, &dir);
+    run_sweep(&plan, &options(&dir.join("out"), 2)).unwrap();
+    let runs = read_runs(&dir.join("out/runs.csv"), &plan).unwrap();
+    let jobs: Vec<f64> = runs.iter().map(|r| r.metrics[0]).collect();
+    let n = jobs.len();
+    assert!((60..=200).contains(&n), "stopped after {n} replications");
+    let e = estimate(&jobs, 0.95);
+    assert!(e.meets(0.02));
+    assert!(
+        !estimate(&jobs[..n - 10], 0.95).meets(0.02),
+        "should have stopped one batch earlier"
+    );
+    let expected_mean =
+        0.5 * 64.0 / schedlab::workload::synth::DowneyParams::default().mean_lifetime() * 43200.0;
+    assert!(
+        (e.mean - expected_mean).abs() < 3.0 * e.half_width.max(1.0),
+        "mean {} vs {expected_mean}",
+        e.mean
+    );
+    let var = e.sd * e.sd;
+    assert!(
+        (var / expected_mean - 1.0).abs() < 0.5,
+        "variance {var} vs Poisson {expected_mean}"
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_deterministic_cell_stops_at_min() {
+    let dir = temp("deterministic");
+    let trace = format!("{}/tests/golden/easy_extra.swf", env!("CARGO_MANIFEST_DIR"));
+    let spec = format!(
+        r#"
+metrics = ["mean_wait"]
+[run]
+trace = "{trace}"
+[axes]
+scheduler = ["easy", "conservative"]
+[replications]
+min = 2
+max = 50
+target = 0.01
+metric = "mean_wait"
+"#
+    );
+    let plan = plan_from(&spec, &dir);
+    run_sweep(&plan, &options(&dir.join("out"), 1)).unwrap();
+    assert_eq!(read_runs(&dir.join("out/runs.csv"), &plan).unwrap().len(), 4);
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_overloaded_system_is_recorded_as_saturated() {
+    let dir = temp("saturation");
+    let spec = r#"
+metrics = ["mean_response", "jobs", "utilization"]
+[run]
+model = "downey"
+procs = 32
+load = 4.0
+scheduler = "fcfs"
+[measure]
+warmup = 100
+window = 400
+saturation = 600
+[replications]
+count = 2
+"#;
+    let plan = plan_from(spec, &dir);
+    run_sweep(&plan, &options(&dir.join("out"), 2)).unwrap();
+    let runs = read_runs(&dir.join("out/runs.csv"), &plan).unwrap();
+    assert_eq!(runs.len(), 2);
+    for r in &runs {
+        assert!(r.saturated);
+        assert!(r.metrics[0].is_infinite());
+        assert_eq!(r.metrics[1], 400.0);
+    }
+    let summary = fs::read_to_string(dir.join("out/summary.md")).unwrap();
+    assert!(summary.contains("saturated"), "{summary}");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_measure_window_counts_only_its_jobs() {
+    let dir = temp("window");
+    let spec = r#"
+metrics = ["jobs", "mean_wait"]
+[run]
+model = "downey"
+procs = 128
+load = 0.5
+scheduler = "easy"
+[measure]
+warmup = 50
+window = 300
+saturation = 1000
+[replications]
+count = 3
+"#;
+    let plan = plan_from(spec, &dir);
+    run_sweep(&plan, &options(&dir.join("out"), 1)).unwrap();
+    let runs = read_runs(&dir.join("out/runs.csv"), &plan).unwrap();
+    assert!(
+        runs.iter().all(|r| !r.saturated && r.metrics[0] == 300.0),
+        "{runs:?}"
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Each kind of mistake gets a message naming the key, the value and what is allowed.
+#[test]
+fn spec_mistakes_are_named() {
+    let dir = temp("validation");
+    let cases: &[(&str, &str, &[&str])] = &[
+        (
+            "\"fcfs\", \"easy\",",
+            "\"fcfs\", \"easyy\",",
+            &["easyy", "conservative", "scheduler=easyy"],
+        ),
+        (
+            "metrics = [\"mean_wait\", \"mean_bsld\", \"utilization\", \"jobs\"]",
+            "metrics = [\"mean_wiat\"]",
+            &["mean_wiat", "mean_wait"],
+        ),
+        ("days = 3", "dayz = 3", &["dayz", "days"]),
+        (
+            "load = [0.5, 0.9]",
+            "load = { from = 0.9, to = 0.5, step = 0.1 }",
+            &["axes.load", "to >= from"],
+        ),
+        ("load = 0.9\n", "lod = 0.9\n", &["exclude[0].lod", "not an axis"]),
+        ("min = 3", "min = 1", &["replications", "min = 1"]),
+        ("target = 0.08", "target = -1.0", &["replications.target", "-1"]),
+        ("x = \"load\"", "x = \"procs\"", &["plot[0]", "procs"]),
+        ("model = \"downey\"", "model = \"lublin\"", &["lublin", "downey"]),
+        (
+            "model = \"downey\"",
+            "model = \"downey\"\ntrace = \"x.swf\"",
+            &["both model and trace"],
+        ),
+        (
+            "model = \"downey\"\nprocs = 64\ndays = 3",
+            "trace = \"no/such/trace.swf\"",
+            &["no/such/trace.swf", "does not exist"],
+        ),
+        (
+            "model = \"downey\"\nprocs = 64\ndays = 3",
+            "trace = \"x.swf\"\ndays = 3",
+            &["days", "not a parameter of a trace"],
+        ),
+        ("seed = 7", "seed = 7\nsurprise = 1", &["surprise"]),
+        ("load = [0.5, 0.9]", "load = [0.5, -0.9]", &["load=-0.9", "load"]),
+    ];
+    for (from, to, needles) in cases {
+        assert!(SMALL.contains(from), "test case does not apply: {from}");
+        let text = SMALL.replacen(from, to, 1);
+        let path = dir.join("bad.toml");
+        fs::write(&path, &text).unwrap();
+        let err = Plan::from_file(&path).expect_err(to).to_string();
+        assert!(err.contains("bad.toml"), "{err}");
+        for needle in *needles {
+            assert!(err.contains(needle), "error for `{to}` lacks '{needle}': {err}");
+        }
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_quick_demo_spec_is_valid() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("sweeps/quick.toml");
+    let plan = Plan::from_file(&path).unwrap();
+    assert!(plan.cells.len() >= 8);
+}
