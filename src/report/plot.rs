@@ -29,8 +29,22 @@ pub fn plot_file(p: &PlotSpec) -> String {
     }
 }
 
+/// Readable tick labels: whole numbers for large values, three significant digits else.
+fn tick(v: f64) -> String {
+    if v == 0.0 {
+        "0".into()
+    } else if v.abs() >= 1000.0 {
+        format!("{v:.0}")
+    } else {
+        let digits = (2 - v.abs().log10().floor() as i32).clamp(0, 6) as usize;
+        format!("{v:.digits$}")
+    }
+}
+
 /// Draws one plot. Numeric x values are placed to scale; others evenly, in axis order.
 /// Points whose mean is not finite (saturated cells) are left out and named in the title.
+/// With `log_y`, values are drawn as log10 (non-positive ones left out) and labelled in
+/// the metric's own units.
 pub fn write_plot(dir: &Path, plan: &Plan, p: &PlotSpec, estimates: &[CellEstimates]) -> Result<()> {
     let x_axis = plan.axes.iter().position(|a| a.name == p.x).expect("validated");
     let series_axis = p
@@ -74,7 +88,17 @@ pub fn write_plot(dir: &Path, plan: &Plan, p: &PlotSpec, estimates: &[CellEstima
         } else {
             (e.mean, e.mean)
         };
-        series[s].push((x_of(*c), e.mean, lo, hi));
+        if p.log_y {
+            if e.mean <= 0.0 {
+                left_out += 1;
+                continue;
+            }
+            // An interval reaching below zero is cut at a tenth of the mean.
+            let lo = if lo > 0.0 { lo } else { e.mean / 10.0 };
+            series[s].push((x_of(*c), e.mean.log10(), lo.log10(), hi.log10()));
+        } else {
+            series[s].push((x_of(*c), e.mean, lo, hi));
+        }
     }
     for s in &mut series {
         s.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -91,10 +115,10 @@ pub fn write_plot(dir: &Path, plan: &Plan, p: &PlotSpec, estimates: &[CellEstima
     } else {
         (x_min, x_max)
     };
-    let (y_min, y_max) = if all.is_empty() {
-        (0.0, 1.0)
-    } else {
-        (y_min.min(0.0), y_max)
+    let (y_min, y_max) = match (all.is_empty(), p.log_y) {
+        (true, _) => (0.0, 1.0),
+        (false, true) => (y_min.floor(), y_max.ceil()),
+        (false, false) => (y_min.min(0.0), y_max),
     };
     let pad_x = ((x_max - x_min) * 0.05)
         .max(0.5 * (!numeric) as u8 as f64)
@@ -107,7 +131,7 @@ pub fn write_plot(dir: &Path, plan: &Plan, p: &PlotSpec, estimates: &[CellEstima
         root.fill(&WHITE)?;
         let mut title = format!("{} vs {} ({}% CI)", p.metric, p.x, plan.confidence * 100.0);
         if left_out > 0 {
-            title.push_str(&format!("; {left_out} saturated cells left out"));
+            title.push_str(&format!("; {left_out} cells left out (saturated or not positive)"));
         }
         let mut chart = ChartBuilder::on(&root)
             .caption(title, ("sans-serif", 20))
@@ -128,12 +152,19 @@ pub fn write_plot(dir: &Path, plan: &Plan, p: &PlotSpec, estimates: &[CellEstima
                 }
             }
         };
+        let y_formatter = |y: &f64| if p.log_y { tick(10f64.powf(*y)) } else { tick(*y) };
+        let y_desc = if p.log_y { format!("{} (log scale)", p.metric) } else { p.metric.clone() };
         let mut mesh = chart.configure_mesh();
         mesh.x_desc(p.x.as_str())
-            .y_desc(p.metric.as_str())
-            .x_label_formatter(&formatter);
+            .y_desc(y_desc)
+            .x_label_formatter(&formatter)
+            .y_label_formatter(&y_formatter);
         if !numeric {
             mesh.x_labels(labels.len().max(2));
+        }
+        if p.log_y {
+            // One label per decade.
+            mesh.y_labels((y_max - y_min) as usize + 1);
         }
         mesh.draw()?;
         for (i, points) in series.iter().enumerate() {

@@ -37,6 +37,7 @@
 //! metric = "mean_wait"
 //! x = "load"
 //! series = "scheduler"
+//! log_y = true                   # optional
 //! ```
 //!
 //! Run parameters: `model`, `trace`, `scheduler`, `procs`, `load`, `load_scale` (traces:
@@ -110,6 +111,8 @@ struct RawPlot {
     metric: String,
     x: String,
     series: Option<String>,
+    #[serde(default)]
+    log_y: bool,
 }
 
 /// How many replications each cell gets.
@@ -170,6 +173,8 @@ pub struct PlotSpec {
     pub metric: String,
     pub x: String,
     pub series: Option<String>,
+    /// Logarithmic y axis (for metrics spanning orders of magnitude).
+    pub log_y: bool,
 }
 
 /// A validated sweep.
@@ -480,6 +485,7 @@ impl Plan {
                     metric: p.metric,
                     x: p.x,
                     series: p.series,
+                    log_y: p.log_y,
                 })
                 .collect(),
             max_cells: raw.max_cells.unwrap_or(DEFAULT_MAX_CELLS),
