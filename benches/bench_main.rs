@@ -4,4 +4,4 @@ use criterion::criterion_main;
 
 mod benchmarks;
 
-criterion_main!(benchmarks::engine::benches);
+criterion_main!(benchmarks::engine::benches, benchmarks::sweep::benches);

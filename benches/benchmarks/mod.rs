@@ -1,2 +1,3 @@
 //! One module per bench group.
 pub mod engine;
+pub mod sweep;

@@ -131,7 +131,9 @@ pub fn write_plot(dir: &Path, plan: &Plan, p: &PlotSpec, estimates: &[CellEstima
         root.fill(&WHITE)?;
         let mut title = format!("{} vs {} ({}% CI)", p.metric, p.x, plan.confidence * 100.0);
         if left_out > 0 {
-            title.push_str(&format!("; {left_out} cells left out (saturated or not positive)"));
+            title.push_str(&format!(
+                "; {left_out} cells left out (saturated or not positive)"
+            ));
         }
         let mut chart = ChartBuilder::on(&root)
             .caption(title, ("sans-serif", 20))
@@ -153,7 +155,11 @@ pub fn write_plot(dir: &Path, plan: &Plan, p: &PlotSpec, estimates: &[CellEstima
             }
         };
         let y_formatter = |y: &f64| if p.log_y { tick(10f64.powf(*y)) } else { tick(*y) };
-        let y_desc = if p.log_y { format!("{} (log scale)", p.metric) } else { p.metric.clone() };
+        let y_desc = if p.log_y {
+            format!("{} (log scale)", p.metric)
+        } else {
+            p.metric.clone()
+        };
         let mut mesh = chart.configure_mesh();
         mesh.x_desc(p.x.as_str())
             .y_desc(y_desc)
