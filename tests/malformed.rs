@@ -54,11 +54,14 @@ fn every_kind_of_malformed_line_names_file_line_and_field() {
 }
 
 #[test]
-fn fractional_cpu_time_and_memory_are_accepted() {
-    let text = format!("{HEADER}1 0 -1 10 2 3.75 1024.5 2 20 512.25 1 1 1 1 1 -1 -1 -1\n");
+fn only_cpu_time_may_be_fractional() {
+    let text = format!("{HEADER}1 0 -1 10 2 3.75 1024 2 20 512 1 1 1 1 1 -1 -1 -1\n");
     let w = parse_swf_str(&text, "ok.swf", &SwfOptions::default()).unwrap();
     assert_eq!(w.jobs.len(), 1);
     assert_eq!(w.jobs.avg_cpu[0], 3.75);
+    assert_eq!(w.jobs.used_memory[0], 1024);
+    let e = error_of("2 0 -1 10 2 3.75 1024.5 2 20 512 1 1 1 1 1 -1 -1 -1\n");
+    assert!(e.contains("field 7 (used memory): expected an integer"), "{e}");
 }
 
 #[test]

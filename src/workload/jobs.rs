@@ -47,14 +47,15 @@ pub struct Jobs {
     pub queue: Vec<i32>,
     pub partition: Vec<i32>,
     pub status: Vec<i8>,
-    /// Raw SWF fields kept for round trips: 6, 7, 8, 9, 10, 17, 18.
+    /// Raw SWF fields kept for round trips: 6, 7, 8, 9, 10, 17, 18. Narrow types keep a
+    /// 250k-job log well under 64 MiB; values that do not fit are stored as -1 (unknown).
     pub avg_cpu: Vec<f32>,
-    pub used_memory: Vec<f64>,
-    pub requested_procs: Vec<i64>,
+    pub used_memory: Vec<i64>,
+    pub requested_procs: Vec<i32>,
     pub requested_time: Vec<i64>,
-    pub requested_memory: Vec<f64>,
-    pub preceding_job: Vec<i64>,
-    pub think_time: Vec<i64>,
+    pub requested_memory: Vec<i64>,
+    pub preceding_job: Vec<i32>,
+    pub think_time: Vec<i32>,
     /// Model fields; empty for traces.
     pub malleable: Option<MalleableColumns>,
 }
@@ -74,12 +75,12 @@ pub struct JobRecord {
     pub partition: i32,
     pub status: i8,
     pub avg_cpu: f32,
-    pub used_memory: f64,
-    pub requested_procs: i64,
+    pub used_memory: i64,
+    pub requested_procs: i32,
     pub requested_time: i64,
-    pub requested_memory: f64,
-    pub preceding_job: i64,
-    pub think_time: i64,
+    pub requested_memory: i64,
+    pub preceding_job: i32,
+    pub think_time: i32,
 }
 
 impl JobRecord {
@@ -98,10 +99,10 @@ impl JobRecord {
             partition: -1,
             status: -1,
             avg_cpu: -1.0,
-            used_memory: -1.0,
+            used_memory: -1,
             requested_procs: -1,
             requested_time: -1,
-            requested_memory: -1.0,
+            requested_memory: -1,
             preceding_job: -1,
             think_time: -1,
         }
@@ -145,6 +146,28 @@ impl Jobs {
 
     pub fn ids(&self) -> impl ExactSizeIterator<Item = JobId> + use<> {
         (0..self.len() as u32).map(JobId)
+    }
+
+    /// Reserves room for `additional` more jobs in every column.
+    pub fn reserve(&mut self, additional: usize) {
+        self.swf_id.reserve_exact(additional);
+        self.submit.reserve_exact(additional);
+        self.runtime.reserve_exact(additional);
+        self.procs.reserve_exact(additional);
+        self.estimate.reserve_exact(additional);
+        self.user.reserve_exact(additional);
+        self.group.reserve_exact(additional);
+        self.executable.reserve_exact(additional);
+        self.queue.reserve_exact(additional);
+        self.partition.reserve_exact(additional);
+        self.status.reserve_exact(additional);
+        self.avg_cpu.reserve_exact(additional);
+        self.used_memory.reserve_exact(additional);
+        self.requested_procs.reserve_exact(additional);
+        self.requested_time.reserve_exact(additional);
+        self.requested_memory.reserve_exact(additional);
+        self.preceding_job.reserve_exact(additional);
+        self.think_time.reserve_exact(additional);
     }
 
     pub fn push(&mut self, r: &JobRecord) {

@@ -7,8 +7,8 @@
 //!
 //! Skip rules, checked in this order and each counted in [`SkipCounts`]: procs <= 0,
 //! runtime < 0, submit < 0, procs > machine size. Machine size = `--procs` if given, else the
-//! header's MaxProcs, else MaxNodes. Fields 6, 7 and 10 (CPU time, memory) may be
-//! fractional; every other field must be an integer.
+//! header's MaxProcs, else MaxNodes. Field 6 (average CPU time) may be fractional; every
+//! other field must be an integer.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -40,8 +40,9 @@ pub const FIELD_NAMES: [&str; 18] = [
     "think time",
 ];
 
-/// Fields (1-based) that may hold a fraction.
-const FRACTIONAL_FIELDS: [usize; 3] = [6, 7, 10];
+/// Field (1-based) that may hold a fraction: average CPU time. Every other field is an
+/// integer in every archive log.
+const FRACTIONAL_FIELD: usize = 6;
 
 /// What the header comments say. Unknown keys are kept verbatim in `comments`.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -50,6 +51,8 @@ pub struct SwfHeader {
     pub max_nodes: Option<u32>,
     pub unix_start_time: Option<i64>,
     pub time_zone_string: Option<String>,
+    /// `MaxRecords` (else `MaxJobs`): how many job lines the file holds.
+    pub max_records: Option<usize>,
     /// Every comment line, without its leading `;`, in file order.
     pub comments: Vec<String>,
 }
@@ -66,6 +69,8 @@ impl SwfHeader {
             "MaxNodes" => self.max_nodes = value.parse().ok().filter(|&p| p > 0),
             "UnixStartTime" => self.unix_start_time = value.parse().ok(),
             "TimeZoneString" => self.time_zone_string = Some(value.to_string()),
+            "MaxRecords" => self.max_records = value.parse().ok(),
+            "MaxJobs" => self.max_records = self.max_records.or(value.parse().ok()),
             _ => {}
         }
     }
@@ -101,7 +106,7 @@ pub fn parse_swf<R: BufRead>(mut reader: R, path: &Path, options: &SwfOptions) -
     let mut header = SwfHeader::default();
     let mut skipped = SkipCounts::default();
     let mut not_selected = 0u64;
-    let mut jobs = Jobs::with_capacity(1024);
+    let mut jobs = Jobs::default();
     let mut machine: Option<u32> = None;
     let mut line = String::with_capacity(256);
     let mut line_no = 0usize;
@@ -153,6 +158,10 @@ pub fn parse_swf<R: BufRead>(mut reader: R, path: &Path, options: &SwfOptions) -
                         )
                     })?;
                 machine = Some(m);
+                // The header's record count sizes the table once, instead of doubling.
+                if let Some(records) = header.max_records {
+                    jobs.reserve(records.min(50_000_000));
+                }
                 m
             }
         };
@@ -207,9 +216,9 @@ pub fn parse_swf<R: BufRead>(mut reader: R, path: &Path, options: &SwfOptions) -
 /// exact values travel beside them).
 type Fields = [i64; 18];
 
-fn parse_fields(text: &str) -> Result<(Fields, [f64; 3]), String> {
+fn parse_fields(text: &str) -> Result<(Fields, f64), String> {
     let mut fields = [0i64; 18];
-    let mut fractional = [0f64; 3];
+    let mut fractional = 0f64;
     let mut count = 0usize;
     for token in text.split_ascii_whitespace() {
         count += 1;
@@ -217,7 +226,7 @@ fn parse_fields(text: &str) -> Result<(Fields, [f64; 3]), String> {
             continue;
         }
         let field = count;
-        if let Some(k) = FRACTIONAL_FIELDS.iter().position(|&f| f == field) {
+        if field == FRACTIONAL_FIELD {
             let v: f64 = token
                 .parse()
                 .ok()
@@ -228,7 +237,7 @@ fn parse_fields(text: &str) -> Result<(Fields, [f64; 3]), String> {
                         FIELD_NAMES[field - 1]
                     )
                 })?;
-            fractional[k] = v;
+            fractional = v;
             fields[field - 1] = v as i64;
         } else {
             fields[field - 1] = token.parse().map_err(|_| {
@@ -252,7 +261,7 @@ enum Skip {
     ProcsExceedMachine,
 }
 
-fn job_from_fields((f, frac): &(Fields, [f64; 3]), machine: u32) -> Result<JobRecord, Skip> {
+fn job_from_fields((f, cpu): &(Fields, f64), machine: u32) -> Result<JobRecord, Skip> {
     let procs = if f[7] > 0 { f[7] } else { f[4] };
     if procs <= 0 {
         return Err(Skip::ProcsNotPositive);
@@ -281,13 +290,13 @@ fn job_from_fields((f, frac): &(Fields, [f64; 3]), machine: u32) -> Result<JobRe
         queue: narrow(f[14]),
         partition: narrow(f[15]),
         status: f[10].clamp(-1, i8::MAX as i64) as i8,
-        avg_cpu: frac[0] as f32,
-        used_memory: frac[1],
-        requested_procs: f[7],
+        avg_cpu: *cpu as f32,
+        used_memory: f[6],
+        requested_procs: narrow(f[7]),
         requested_time: f[8],
-        requested_memory: frac[2],
-        preceding_job: f[16],
-        think_time: f[17],
+        requested_memory: f[9],
+        preceding_job: narrow(f[16]),
+        think_time: narrow(f[17]),
     })
 }
 

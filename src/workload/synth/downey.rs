@@ -195,7 +195,7 @@ impl DowneyParams {
                 let n = (a.round() as u32).clamp(1, self.procs);
                 let runtime = (lifetime / downey_speedup(a, sigma, n as f64)).round().max(1.0) as i64;
                 let mut record = JobRecord::new(id, (day_start + t).floor() as i64, runtime, n, runtime);
-                record.requested_procs = n as i64;
+                record.requested_procs = n as i32;
                 record.requested_time = runtime;
                 record.status = 1;
                 jobs.push(&record);
