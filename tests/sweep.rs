@@ -413,3 +413,54 @@ fn the_quick_demo_spec_is_valid() {
     let plan = Plan::from_file(&path).unwrap();
     assert!(plan.cells.len() >= 8);
 }
+
+#[test]
+fn a_trace_sweep_scales_the_load_and_selects_jobs() {
+    let Some(_) = std::fs::metadata(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz"
+    ))
+    .ok() else {
+        eprintln!("SKIPPED: ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz is absent");
+        return;
+    };
+    let dir = temp("trace");
+    let trace = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz"
+    );
+    let spec = format!(
+        r#"
+metrics = ["jobs", "mean_wait", "utilization"]
+[run]
+trace = "{trace}"
+jobs = "1..=4000"
+scheduler = "easy"
+[axes]
+load = [0.5, 0.9]
+[replications]
+count = 2
+"#
+    );
+    let plan = plan_from(&spec, &dir);
+    run_sweep(&plan, &options(&dir.join("out"), 2)).unwrap();
+    let runs = read_runs(&dir.join("out/runs.csv"), &plan).unwrap();
+    assert_eq!(runs.len(), 4);
+    // A trace is deterministic: both replications agree.
+    assert_eq!(runs[0].metrics, runs[1].metrics);
+    let (low, high) = (&runs[0].metrics, &runs[2].metrics);
+    assert!(low[0] > 3900.0 && low[0] == high[0], "jobs {low:?} {high:?}");
+    assert!(
+        high[1] > low[1],
+        "mean wait should grow with load: {} vs {}",
+        low[1],
+        high[1]
+    );
+    assert!(
+        high[2] > low[2],
+        "utilization should grow with load: {} vs {}",
+        low[2],
+        high[2]
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}

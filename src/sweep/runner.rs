@@ -161,6 +161,7 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
         .num_threads(options.threads.unwrap_or(0))
         .build()
         .map_err(|e| Error::Invalid(format!("cannot start worker threads: {e}")))?;
+    let jobs_done = std::sync::atomic::AtomicU64::new(0);
     let progress = if options.quiet || !std::io::stderr().is_terminal() {
         ProgressBar::hidden()
     } else {
@@ -200,6 +201,9 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
                             error: e,
                         })?;
                     drop(j);
+                    let total = jobs_done.fetch_add(jobs, std::sync::atomic::Ordering::Relaxed) + jobs;
+                    let secs = started.elapsed().as_secs_f64().max(1e-9);
+                    progress.set_message(format!("{:.2e} simulated jobs/s", total as f64 / secs));
                     progress.inc(1);
                     Ok((record, jobs))
                 })
@@ -211,8 +215,6 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
             report.jobs_simulated += jobs;
             recorded[record.cell].insert(record.rep, record);
         }
-        let secs = started.elapsed().as_secs_f64().max(1e-9);
-        progress.set_message(format!("{:.0} jobs/s", report.jobs_simulated as f64 / secs));
         open.retain(|&c| {
             let runs: Vec<RunRecord> = recorded[c].range(..target[c]).map(|(_, r)| r.clone()).collect();
             let (done, _) = cell_status(plan, &runs);
