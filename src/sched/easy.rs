@@ -61,10 +61,16 @@ struct Reservation {
 #[derive(Debug)]
 pub struct Easy {
     order: BackfillOrder,
-    /// Waiting jobs in arrival order.
+    /// Waiting jobs in arrival order from `front` on. Started jobs stay, marked `STARTED`
+    /// (for SJBF, found by their start time), until they are half of it: removal is then
+    /// one compaction, O(1) amortised per job.
     queue: Vec<Waiting>,
-    /// SJBF only: waiting jobs sorted by (prediction, arrival).
+    front: usize,
+    /// Started entries in `queue[front..]`.
+    dead: usize,
+    /// SJBF only: waiting jobs sorted by (prediction, arrival), started ones marked.
     by_prediction: Vec<Waiting>,
+    sorted_dead: usize,
     /// Per job: shadow time when it first was a blocked head, or `NO_SHADOW`.
     head_shadow: Vec<Time>,
     /// The head's reservation after the last pass, valid while no job has ended since.
@@ -80,7 +86,10 @@ impl Easy {
         Easy {
             order,
             queue: Vec::new(),
+            front: 0,
+            dead: 0,
             by_prediction: Vec::new(),
+            sorted_dead: 0,
             head_shadow: Vec::new(),
             reservation: None,
             tested: 0,
@@ -117,14 +126,14 @@ impl Easy {
     }
 
     /// Tries `candidates` in order against the reservation, marking those it starts with
-    /// `STARTED`; returns whether any started.
+    /// `STARTED`; returns how many started.
     fn backfill<'a>(
         ctx: &mut SchedCtx,
         candidates: impl Iterator<Item = &'a mut Waiting>,
         r: &mut Reservation,
-    ) -> bool {
+    ) -> usize {
         let now = ctx.now();
-        let mut started = false;
+        let mut started = 0;
         for w in candidates {
             let free = ctx.free();
             if free == 0 {
@@ -142,16 +151,30 @@ impl Easy {
                 continue;
             }
             w.procs = STARTED;
-            started = true;
+            started += 1;
         }
         started
+    }
+
+    /// Marks `w`'s entry in `by_prediction` as started. O(log waiting).
+    fn mark_sorted(&mut self, w: &Waiting) {
+        let key = (w.prediction, w.job);
+        if let Ok(i) = self
+            .by_prediction
+            .binary_search_by_key(&key, |v| (v.prediction, v.job))
+        {
+            self.by_prediction[i].procs = STARTED;
+        }
     }
 }
 
 impl Scheduler for Easy {
     fn reset(&mut self, jobs: &Jobs, _procs: u32) {
         self.queue.clear();
+        self.front = 0;
+        self.dead = 0;
         self.by_prediction.clear();
+        self.sorted_dead = 0;
         self.head_shadow.clear();
         self.head_shadow.resize(jobs.len(), NO_SHADOW);
         self.reservation = None;
@@ -180,26 +203,36 @@ impl Scheduler for Easy {
     }
 
     fn schedule(&mut self, ctx: &mut SchedCtx) {
-        // FCFS part: start heads while they fit.
+        let sjbf = self.order == BackfillOrder::ShortestPrediction;
+        // SJBF starts jobs from `by_prediction`, so its queue entries are not marked.
+        let dead =
+            |w: &Waiting, ctx: &SchedCtx| w.procs == STARTED || (sjbf && ctx.start_time(w.job).is_some());
+        // FCFS part: start heads while they fit, passing over entries started earlier.
         let mut heads = 0;
-        while let Some(w) = self.queue.get(heads) {
-            if w.procs > ctx.free() {
+        let mut i = self.front;
+        while let Some(&w) = self.queue.get(i) {
+            if dead(&w, ctx) {
+                self.dead -= 1;
+            } else if w.procs <= ctx.free() {
+                debug_assert!(
+                    ctx.now() <= self.head_shadow[w.job.index()],
+                    "head {:?} started after its reservation",
+                    w.job
+                );
+                ctx.start(w.job);
+                if sjbf {
+                    self.mark_sorted(&w);
+                }
+                heads += 1;
+            } else {
                 break;
             }
-            debug_assert!(
-                ctx.now() <= self.head_shadow[w.job.index()],
-                "head {:?} started after its reservation",
-                w.job
-            );
-            ctx.start(w.job);
-            heads += 1;
+            i += 1;
         }
-        if heads > 0 && self.order == BackfillOrder::ShortestPrediction {
-            self.by_prediction.retain(|w| ctx.start_time(w.job).is_none());
-        }
-        let mut backfilled = false;
+        self.front = i;
+        let mut backfilled = 0;
         let mut reservation = None;
-        if let Some(head) = self.queue.get(heads).map(|w| w.job) {
+        if let Some(head) = self.queue.get(self.front).map(|w| w.job) {
             // Incremental pass: with no termination since the last pass and the same head,
             // the reservation is unchanged (jobs backfilled then are already counted in it)
             // and every job tested then fails again, since `now` only grew while the free
@@ -208,14 +241,24 @@ impl Scheduler for Easy {
             let mut r = cached.unwrap_or_else(|| Self::compute_reservation(ctx, head));
             let recorded = &mut self.head_shadow[head.index()];
             *recorded = (*recorded).min(r.shadow);
-            let from = if cached.is_some() { self.tested } else { heads + 1 };
+            let from = if cached.is_some() {
+                self.tested
+            } else {
+                self.front + 1
+            };
             backfilled = match self.order {
                 BackfillOrder::Arrival => Self::backfill(ctx, self.queue[from..].iter_mut(), &mut r),
                 BackfillOrder::ShortestPrediction if cached.is_some() => {
-                    self.fresh.clear();
-                    self.fresh.extend_from_slice(&self.queue[from..]);
-                    self.fresh.sort_unstable_by_key(|w| (w.prediction, w.job));
-                    Self::backfill(ctx, self.fresh.iter_mut(), &mut r)
+                    let mut fresh = std::mem::take(&mut self.fresh);
+                    fresh.clear();
+                    fresh.extend_from_slice(&self.queue[from..]);
+                    fresh.sort_unstable_by_key(|w| (w.prediction, w.job));
+                    let n = Self::backfill(ctx, fresh.iter_mut(), &mut r);
+                    for w in fresh.iter().filter(|w| w.procs == STARTED) {
+                        self.mark_sorted(w);
+                    }
+                    self.fresh = fresh;
+                    n
                 }
                 BackfillOrder::ShortestPrediction => {
                     Self::backfill(ctx, self.by_prediction.iter_mut(), &mut r)
@@ -223,19 +266,21 @@ impl Scheduler for Easy {
             };
             reservation = Some(r);
         }
-        match (backfilled, self.order) {
-            (true, BackfillOrder::Arrival) => {
-                self.queue.drain(..heads);
-                self.queue.retain(|w| w.procs != STARTED);
-            }
-            (true, BackfillOrder::ShortestPrediction) => {
-                // Marks were made in `by_prediction` or `fresh`, not in the queue.
-                self.by_prediction
-                    .retain(|w| w.procs != STARTED && ctx.start_time(w.job).is_none());
-                self.queue.retain(|w| ctx.start_time(w.job).is_none());
-            }
-            (false, _) => {
-                self.queue.drain(..heads);
+        self.dead += backfilled;
+        let live = self.queue.len() - self.front - self.dead;
+        if live == 0 {
+            self.queue.clear();
+            (self.front, self.dead) = (0, 0);
+        } else if self.front + self.dead > live + 16 {
+            self.queue.drain(..self.front);
+            self.queue.retain(|w| !dead(w, ctx));
+            (self.front, self.dead) = (0, 0);
+        }
+        if sjbf {
+            self.sorted_dead += heads + backfilled;
+            if self.sorted_dead * 2 > self.by_prediction.len() + 32 {
+                self.by_prediction.retain(|w| w.procs != STARTED);
+                self.sorted_dead = 0;
             }
         }
         self.reservation = reservation;
@@ -243,6 +288,6 @@ impl Scheduler for Easy {
     }
 
     fn waiting(&self) -> usize {
-        self.queue.len()
+        self.queue.len() - self.front - self.dead
     }
 }

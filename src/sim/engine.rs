@@ -120,11 +120,12 @@ impl Engine {
             let next_arrival = jobs.submit.get(cursor).copied();
             let next_completion = self.state.next_completion();
             // Three lanes: presorted arrivals (cursor), completions (heap), one wake-up.
-            let Some(now) = [next_arrival, next_completion, self.state.wake]
-                .into_iter()
-                .flatten()
-                .min()
-            else {
+            let earliest = |a: Option<Time>, b: Option<Time>| match (a, b) {
+                (Some(x), Some(y)) => Some(x.min(y)),
+                (x, None) => x,
+                (None, y) => y,
+            };
+            let Some(now) = earliest(earliest(next_arrival, next_completion), self.state.wake) else {
                 break;
             };
             self.state.now = now;
