@@ -55,6 +55,23 @@ impl Room {
     }
 }
 
+/// Adds `room` to `rooms`, merging it with the rooms it overlaps: the union covers their
+/// intervals with the largest `max_free`, a bound that stays safe, and the list stays short.
+fn merge_room(rooms: &mut Vec<Room>, mut room: Room) {
+    rooms.retain(|r| {
+        let overlaps = r.from <= room.to && room.from <= r.to;
+        if overlaps {
+            room = Room {
+                from: room.from.min(r.from),
+                to: room.to.max(r.to),
+                max_free: room.max_free.max(r.max_free),
+            };
+        }
+        !overlaps
+    });
+    rooms.push(room);
+}
+
 #[derive(Debug, Default)]
 pub struct Conservative {
     /// Waiting jobs with reservations, in arrival order.
@@ -79,9 +96,18 @@ impl Conservative {
         &self.first_reservation
     }
 
-    fn add_room(&mut self, from: Time, to: Time) {
-        let max_free = self.profile.max_free(from, to);
-        self.next_rooms.push(Room { from, to, max_free });
+    /// Records room that appeared over `[from, to)`, for this re-fit if `now_too`, and for
+    /// the next one.
+    fn add_room(&mut self, from: Time, to: Time, now_too: bool) {
+        let room = Room {
+            from,
+            to,
+            max_free: self.profile.max_free(from, to),
+        };
+        merge_room(&mut self.next_rooms, room);
+        if now_too {
+            merge_room(&mut self.rooms, room);
+        }
     }
 
     fn reserve(&mut self, ctx: &SchedCtx, job: JobId) -> Time {
@@ -119,7 +145,7 @@ impl Scheduler for Conservative {
         let reserved_until = ctx.start_time(job).expect("a terminated job started") + ctx.jobs().estimate[j];
         if ctx.now() < reserved_until {
             self.profile.add(ctx.now(), reserved_until, ctx.procs(job) as i64);
-            self.add_room(ctx.now(), reserved_until);
+            self.add_room(ctx.now(), reserved_until, false);
         }
     }
 
@@ -168,9 +194,7 @@ impl Scheduler for Conservative {
                     self.profile.add(new, new + duration, -(procs as i64));
                     self.reservation[j] = new;
                     // Its old slot is room for the jobs after it now and before it next pass.
-                    self.add_room(old, old + duration);
-                    let room = *self.next_rooms.last().expect("just added");
-                    self.rooms.push(room);
+                    self.add_room(old, old + duration, true);
                 }
             }
         }

@@ -118,44 +118,47 @@ impl Profile {
     ) -> Option<Time> {
         let need = procs as i64;
         let (credit_from, credit_to, credit_procs) = credit.unwrap_or((Time::MAX, Time::MAX, 0));
-        let mut i = self.steps.partition_point(|&(s, _)| s <= now).max(1) - 1;
-        let mut pos = now.max(self.steps[i].0);
-        let mut candidate: Option<Time> = None;
+        // Starts are sought before the credit, so only a window's tail can use it.
+        debug_assert!(credit.is_none() || limit <= credit_from);
+        let steps = &self.steps;
+        let mut i = steps.partition_point(|&(s, _)| s <= now).max(1) - 1;
         loop {
-            let step_end = self.steps.get(i + 1).map_or(Time::MAX, |s| s.0);
-            // Segments end at step boundaries and at the edges of the credit.
-            let mut end = step_end;
-            if pos < credit_from {
-                end = end.min(credit_from);
-            } else if pos < credit_to {
-                end = end.min(credit_to);
-            }
-            let credited = if (credit_from..credit_to).contains(&pos) {
-                credit_procs
-            } else {
-                0
-            };
-            if self.steps[i].1 + credited >= need {
-                let c = *candidate.get_or_insert(pos);
-                if c >= limit {
-                    return None;
-                }
-                if duration == 0 || end >= c.saturating_add(duration) {
-                    return Some(c);
-                }
-            } else {
-                candidate = None;
-                if end >= limit {
-                    return None;
-                }
-            }
-            if end == Time::MAX {
-                return None;
-            }
-            pos = end;
-            if pos == step_end {
+            // The next step where the job could start.
+            while i < steps.len() && steps[i].1 < need {
                 i += 1;
             }
+            let candidate = steps.get(i)?.0.max(now);
+            if candidate >= limit {
+                return None;
+            }
+            if duration == 0 {
+                return Some(candidate);
+            }
+            // Does the window fit? Each step's part of it needs `need` free, credit
+            // included only where that part lies wholly inside the credited interval.
+            let end = candidate.saturating_add(duration);
+            let mut j = i;
+            let fits = loop {
+                let from = steps[j].0.max(candidate);
+                let to = steps.get(j + 1).map_or(Time::MAX, |s| s.0).min(end);
+                let credited = if from >= credit_from && to <= credit_to {
+                    credit_procs
+                } else {
+                    0
+                };
+                if steps[j].1 + credited < need {
+                    break false;
+                }
+                if to >= end {
+                    break true;
+                }
+                j += 1;
+            };
+            if fits {
+                return Some(candidate);
+            }
+            // Every window that starts before step j ends overlaps its failing part.
+            i = j + 1;
         }
     }
 }
@@ -213,9 +216,10 @@ mod tests {
             };
             prop_assert!(ok(fit));
             prop_assert!((3..fit).all(|t| !ok(t)));
-            // Crediting a held reservation equals taking it out of the profile.
-            if let Some(&(s, e, p)) = held.first() {
-                let limit = s.max(3) + 5;
+            // Crediting a held reservation equals taking it out of the profile, for starts
+            // before the reservation (how re-fitting asks).
+            if let Some(&(s, e, p)) = held.iter().find(|r| r.0 > 3) {
+                let limit = s;
                 let with_credit = profile.earliest_fit_with(3, query_procs, query_len, Some((s, e, p)), limit);
                 let mut without = profile.clone();
                 without.add(s, e, p);
