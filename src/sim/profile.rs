@@ -120,45 +120,43 @@ impl Profile {
         let (credit_from, credit_to, credit_procs) = credit.unwrap_or((Time::MAX, Time::MAX, 0));
         // Starts are sought before the credit, so only a window's tail can use it.
         debug_assert!(credit.is_none() || limit <= credit_from);
-        let steps = &self.steps;
+        let steps = &self.steps[..];
+        let n = steps.len();
         let mut i = steps.partition_point(|&(s, _)| s <= now).max(1) - 1;
-        loop {
+        'candidates: loop {
             // The next step where the job could start.
-            while i < steps.len() && steps[i].1 < need {
+            while i < n && steps[i].1 < need {
                 i += 1;
             }
-            let candidate = steps.get(i)?.0.max(now);
+            if i == n {
+                return None;
+            }
+            let candidate = steps[i].0.max(now);
             if candidate >= limit {
                 return None;
             }
             if duration == 0 {
                 return Some(candidate);
             }
-            // Does the window fit? Each step's part of it needs `need` free, credit
-            // included only where that part lies wholly inside the credited interval.
+            // Does the window fit? Step i does; each later step it reaches needs `need`
+            // free, the credit counting only where the step's part of the window lies
+            // wholly inside the credited interval.
             let end = candidate.saturating_add(duration);
-            let mut j = i;
-            let fits = loop {
-                let from = steps[j].0.max(candidate);
-                let to = steps.get(j + 1).map_or(Time::MAX, |s| s.0).min(end);
-                let credited = if from >= credit_from && to <= credit_to {
-                    credit_procs
-                } else {
-                    0
-                };
-                if steps[j].1 + credited < need {
-                    break false;
-                }
-                if to >= end {
-                    break true;
+            let mut j = i + 1;
+            while j < n && steps[j].0 < end {
+                let free = steps[j].1;
+                if free < need {
+                    let to = if j + 1 < n { steps[j + 1].0.min(end) } else { end };
+                    let credited = steps[j].0 >= credit_from && to <= credit_to;
+                    if !credited || free + credit_procs < need {
+                        // Every window that starts before step j ends overlaps it.
+                        i = j + 1;
+                        continue 'candidates;
+                    }
                 }
                 j += 1;
-            };
-            if fits {
-                return Some(candidate);
             }
-            // Every window that starts before step j ends overlaps its failing part.
-            i = j + 1;
+            return Some(candidate);
         }
     }
 }
