@@ -11,7 +11,6 @@ use schedlab::atomic::write_atomically;
 use schedlab::metrics::{Summary, write_jobs_csv};
 use schedlab::sched::SchedulerKind;
 use schedlab::sim::Engine;
-use schedlab::sweep::spec::Replications;
 use schedlab::sweep::{Plan, RunOptions, Shard, run_sweep};
 use schedlab::workload::info::TraceInfo;
 use schedlab::workload::selection::JobRange;
@@ -363,21 +362,7 @@ fn sweep(args: SweepArgs) -> Result<()> {
         }
         return Ok(());
     }
-    let reps = match &plan.replications {
-        Replications::Fixed(n) => format!("{n} replications each"),
-        Replications::Sequential {
-            min,
-            max,
-            target,
-            metric,
-            ..
-        } => {
-            format!(
-                "{min} to {max} replications each, until {metric} is within ±{}%",
-                target * 100.0
-            )
-        }
-    };
+    let reps = plan.replications.describe();
     let summary = format!(
         "sweep '{}': {} cells ({} in the full grid), {reps}",
         plan.name,

@@ -1,36 +1,16 @@
 //! Property tests of the scheduling invariants on random small workloads.
 
+mod common;
+
 use proptest::prelude::*;
 
 use schedlab::Time;
 use schedlab::sched::{BackfillOrder, Conservative, Easy, Fcfs, SchedulerKind};
 use schedlab::sim::{Engine, Scheduler};
-use schedlab::workload::{JobRecord, Jobs};
+use schedlab::workload::Jobs;
 
-/// A random workload: ties at one instant, zero runtimes, estimates below the runtime
-/// (killed jobs), exact estimates and generous ones.
 fn workload() -> impl Strategy<Value = (u32, Jobs)> {
-    (1u32..=16).prop_flat_map(|procs| {
-        let job = (0i64..15, 0i64..60, 1u32..=procs, 0u8..4, 0i64..80);
-        prop::collection::vec(job, 1..40).prop_map(move |specs| {
-            let mut t = 0;
-            let records: Vec<JobRecord> = specs
-                .into_iter()
-                .enumerate()
-                .map(|(i, (gap, runtime, p, kind, slack))| {
-                    t += if gap < 5 { 0 } else { gap };
-                    let estimate = match kind {
-                        0 => runtime,
-                        1 => runtime + slack,
-                        2 => (runtime - slack).max(0),
-                        _ => slack,
-                    };
-                    JobRecord::new(i as u64 + 1, t, runtime, p, estimate)
-                })
-                .collect();
-            (procs, Jobs::from_records(&records))
-        })
-    })
+    common::random_workload(16, 40)
 }
 
 /// Checks what holds for every scheduler: every job ran its whole runtime, none started

@@ -2,12 +2,14 @@
 //! reference semantics (docs/semantics.md), written with none of the engine's shortcuts
 //! (no incremental backfill scan, no skipped re-fits, no availability profile).
 
+mod common;
+
 use proptest::prelude::*;
 
 use schedlab::Time;
 use schedlab::sched::SchedulerKind;
 use schedlab::sim::Engine;
-use schedlab::workload::{JobRecord, Jobs};
+use schedlab::workload::Jobs;
 
 fn prediction(jobs: &Jobs, j: usize) -> Time {
     jobs.estimate[j].max(1)
@@ -181,27 +183,7 @@ fn naive(jobs: &Jobs, procs: u32, kind: SchedulerKind) -> Vec<Time> {
 }
 
 fn workload() -> impl Strategy<Value = (u32, Jobs)> {
-    (1u32..=12).prop_flat_map(|procs| {
-        let job = (0i64..12, 0i64..40, 1u32..=procs, 0u8..4, 0i64..40);
-        prop::collection::vec(job, 1..60).prop_map(move |specs| {
-            let mut t = 0;
-            let records: Vec<JobRecord> = specs
-                .into_iter()
-                .enumerate()
-                .map(|(i, (gap, runtime, p, kind, slack))| {
-                    t += if gap < 4 { 0 } else { gap };
-                    let estimate = match kind {
-                        0 => runtime,
-                        1 => runtime + slack,
-                        2 => (runtime - slack).max(0),
-                        _ => slack,
-                    };
-                    JobRecord::new(i as u64 + 1, t, runtime, p, estimate)
-                })
-                .collect();
-            (procs, Jobs::from_records(&records))
-        })
-    })
+    common::random_workload(12, 60)
 }
 
 proptest! {

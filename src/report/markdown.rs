@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::atomic::write_atomically;
 use crate::error::Result;
 use crate::sweep::output::{CellEstimates, Results};
-use crate::sweep::spec::{Plan, Replications};
+use crate::sweep::spec::Plan;
 
 /// Significant digits that keep a table readable without hiding differences.
 fn short(x: f64) -> String {
@@ -34,19 +34,7 @@ pub fn write_summary_md(
         if !plan.description.is_empty() {
             writeln!(w, "\n{}", plan.description.trim())?;
         }
-        let rule = match &plan.replications {
-            Replications::Fixed(n) => format!("{n} replications per cell"),
-            Replications::Sequential {
-                min,
-                max,
-                target,
-                metric,
-                ..
-            } => format!(
-                "replications until the interval of {metric} is within ±{}% of the mean ({min} to {max})",
-                target * 100.0
-            ),
-        };
+        let rule = plan.replications.describe();
         writeln!(
             w,
             "\nMean ± half-width of the {}% Student-t confidence interval; {rule}. Spec hash {}.\n",

@@ -130,6 +130,25 @@ pub enum Replications {
     },
 }
 
+impl Replications {
+    /// The rule in words, for summaries and the command line.
+    pub fn describe(&self) -> String {
+        match self {
+            Replications::Fixed(n) => format!("{n} replications per cell"),
+            Replications::Sequential {
+                min,
+                max,
+                target,
+                metric,
+                ..
+            } => format!(
+                "replications until the interval of {metric} is within ±{}% of the mean ({min} to {max})",
+                target * 100.0
+            ),
+        }
+    }
+}
+
 /// One axis of the grid.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Axis {

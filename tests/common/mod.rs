@@ -3,10 +3,11 @@
 
 use std::path::PathBuf;
 
+use proptest::prelude::*;
 use schedlab::Time;
 use schedlab::sched::{AnyScheduler, SchedulerKind};
 use schedlab::sim::Engine;
-use schedlab::workload::Workload;
+use schedlab::workload::{JobRecord, Jobs, Workload};
 
 /// `../shared/traces/NAME` if the folder is present; otherwise prints why the test is skipped.
 pub fn trace(name: &str) -> Option<PathBuf> {
@@ -29,4 +30,31 @@ pub fn simulate(workload: &Workload, kind: SchedulerKind) -> (Vec<Time>, Vec<Tim
     let mut scheduler: AnyScheduler = kind.build();
     let outcome = scheduler.run(&mut engine, &workload.jobs, workload.procs);
     (outcome.start.to_vec(), outcome.end.to_vec())
+}
+
+/// A random workload of up to `max_jobs` jobs on 1 to `max_procs` processors: ties at one
+/// instant, zero runtimes, estimates below the runtime (killed jobs), exact and generous
+/// estimates, and estimates of 0.
+pub fn random_workload(max_procs: u32, max_jobs: usize) -> impl Strategy<Value = (u32, Jobs)> {
+    (1u32..=max_procs).prop_flat_map(move |procs| {
+        let job = (0i64..15, 0i64..60, 1u32..=procs, 0u8..4, 0i64..60);
+        prop::collection::vec(job, 1..max_jobs).prop_map(move |specs| {
+            let mut t = 0;
+            let records: Vec<JobRecord> = specs
+                .into_iter()
+                .enumerate()
+                .map(|(i, (gap, runtime, p, kind, slack))| {
+                    t += if gap < 5 { 0 } else { gap };
+                    let estimate = match kind {
+                        0 => runtime,
+                        1 => runtime + slack,
+                        2 => (runtime - slack).max(0),
+                        _ => slack,
+                    };
+                    JobRecord::new(i as u64 + 1, t, runtime, p, estimate)
+                })
+                .collect();
+            (procs, Jobs::from_records(&records))
+        })
+    })
 }
