@@ -72,6 +72,7 @@ fn merge_room(rooms: &mut Vec<Room>, mut room: Room) {
     rooms.push(room);
 }
 
+/// Conservative backfilling with compression (see the module docs).
 #[derive(Debug, Default)]
 pub struct Conservative {
     /// Waiting jobs with reservations, in arrival order.

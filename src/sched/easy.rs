@@ -46,8 +46,8 @@ struct Waiting {
     procs: u32,
 }
 
-/// `Waiting::procs` of a job started during this pass: no free count is that large, so the
-/// marked entry is never tried again, and compaction needs no lookup.
+/// `Waiting::procs` of a job that has started: no free count is that large, so a marked
+/// entry is never tried again, and compaction needs no lookup.
 const STARTED: u32 = u32::MAX;
 
 /// The head's reservation as computed at the end of the previous pass.
@@ -58,6 +58,7 @@ struct Reservation {
     extra: u32,
 }
 
+/// EASY backfilling, or SJBF with [`BackfillOrder::ShortestPrediction`] (see the module docs).
 #[derive(Debug)]
 pub struct Easy {
     order: BackfillOrder,

@@ -5,6 +5,7 @@ use std::collections::VecDeque;
 use crate::sim::{SchedCtx, Scheduler};
 use crate::workload::{JobId, Jobs};
 
+/// First come, first served, without backfilling.
 #[derive(Debug, Default)]
 pub struct Fcfs {
     queue: VecDeque<JobId>,
