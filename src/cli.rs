@@ -9,6 +9,7 @@ use clap::{Args, Parser, Subcommand};
 
 use schedlab::atomic::write_atomically;
 use schedlab::metrics::{Summary, write_jobs_csv};
+use schedlab::predict::PredictorKind;
 use schedlab::sched::SchedulerKind;
 use schedlab::sim::Engine;
 use schedlab::sweep::{Plan, RunOptions, Shard, run_sweep};
@@ -126,6 +127,9 @@ struct RunArgs {
     /// Scheduling policy.
     #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(SchedulerKind::NAMES))]
     scheduler: String,
+    /// Runtime predictor for sjbf and easy-pred: perfect, estimate (default), constant(c=SECONDS).
+    #[arg(long, value_name = "SPEC")]
+    predictor: Option<String>,
     /// Seed of the synthetic model.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -204,25 +208,31 @@ fn workload_spec(args: &RunArgs) -> Result<WorkloadSpec> {
 
 fn run_one(args: RunArgs) -> Result<()> {
     let kind: SchedulerKind = args.scheduler.parse().map_err(anyhow::Error::msg)?;
+    let predictor: Option<PredictorKind> = match &args.predictor {
+        None => None,
+        Some(spec) => {
+            let p: PredictorKind = spec.parse().map_err(|e: String| schedlab::Error::Invalid(e))?;
+            if !kind.uses_predictor() {
+                return Err(schedlab::Error::Invalid(format!(
+                    "--predictor applies to sjbf and easy-pred; {kind} does not use predictions"
+                ))
+                .into());
+            }
+            Some(p)
+        }
+    };
     let t0 = Instant::now();
     let workload = workload_spec(&args)?.load(args.seed)?;
     let loaded = t0.elapsed();
     let mut engine = Engine::new().with_validation(args.validate || cfg!(debug_assertions));
     let mut scheduler = kind.build();
     let t1 = Instant::now();
-    let outcome = scheduler.run(&mut engine, &workload.jobs, workload.procs);
+    let outcome = scheduler.run_window(&mut engine, &workload.jobs, workload.procs, predictor, None);
     let simulated = t1.elapsed();
-    let summary = Summary::from_schedule(
-        &workload.jobs,
-        workload.procs,
-        outcome.start,
-        outcome.end,
-        &workload.skipped,
-    );
+    let all = 0..workload.jobs.len();
+    let summary = Summary::of_outcome(&workload.jobs, workload.procs, &outcome, all, &workload.skipped);
     if let Some(path) = &args.jobs_out {
-        write_atomically(path, |w| {
-            write_jobs_csv(w, &workload.jobs, outcome.start, outcome.end)
-        })?;
+        write_atomically(path, |w| write_jobs_csv(w, &workload.jobs, &outcome))?;
     }
     if let Some(path) = &args.swf_out {
         let note = format!("scheduler {kind}");
@@ -233,6 +243,7 @@ fn run_one(args: RunArgs) -> Result<()> {
         let value = serde_json::json!({
             "workload": workload.name,
             "scheduler": kind.name(),
+            "predictor": predictor.map_or("estimate".to_string(), |p| p.to_string()),
             "seed": args.seed,
             "not_selected": workload.not_selected,
             "summary": &summary,
@@ -246,6 +257,16 @@ fn run_one(args: RunArgs) -> Result<()> {
         writeln!(out)?;
     } else {
         print_summary(&mut out, &workload, kind, &summary)?;
+        if let Some(p) = predictor {
+            writeln!(
+                out,
+                "predictor    {p}: absolute inaccuracy {:.1} s, relative accuracy {:.4}, {} deadline misses, {} backfilled",
+                summary.absolute_inaccuracy,
+                summary.relative_accuracy,
+                summary.deadline_misses,
+                summary.backfilled
+            )?;
+        }
         let secs = simulated.as_secs_f64();
         writeln!(
             out,

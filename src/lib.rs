@@ -12,6 +12,7 @@
 pub mod atomic;
 pub mod error;
 pub mod metrics;
+pub mod predict;
 pub mod report;
 pub mod sched;
 pub mod sim;

@@ -92,7 +92,8 @@ fn jobs_csv_and_swf_outputs_round_trip() {
     let mut lines = text.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "job_id,submit,start,end,wait,response,bsld,procs,runtime,estimate"
+        "job_id,submit,start,end,wait,response,bsld,procs,runtime,estimate,\
+         prediction,deadline_misses,absolute_inaccuracy,relative_accuracy"
     );
     let starts: Vec<&str> = lines.map(|l| l.split(',').nth(2).unwrap()).collect();
     assert_eq!(starts, ["0", "100", "303", "3"]);
@@ -317,4 +318,58 @@ fn a_killed_sweep_resumes_to_the_uninterrupted_bytes() {
         );
     }
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn predictor_flag_reports_accuracy_and_is_refused_where_unused() {
+    let trace = golden("sjbf_order.swf");
+    let out = schedlab(&[
+        "run",
+        "--trace",
+        &trace,
+        "--scheduler",
+        "sjbf",
+        "--predictor",
+        "constant(c=1)",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["predictor"], "constant(c=1)");
+    assert!(v["deadline_misses"].as_u64().unwrap() > 0);
+    assert!(v["relative_accuracy"].as_f64().unwrap() < 1.0);
+    let out = schedlab(&[
+        "run",
+        "--trace",
+        &trace,
+        "--scheduler",
+        "sjbf",
+        "--predictor",
+        "perfect",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["deadline_misses"], 0);
+    assert_eq!(v["relative_accuracy"], 1.0);
+    let out = schedlab(&[
+        "run",
+        "--trace",
+        &trace,
+        "--scheduler",
+        "easy",
+        "--predictor",
+        "perfect",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("does not use predictions"));
+    let out = schedlab(&[
+        "run",
+        "--trace",
+        &trace,
+        "--scheduler",
+        "sjbf",
+        "--predictor",
+        "oracle",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
 }

@@ -71,7 +71,7 @@ fn naive(jobs: &Jobs, procs: u32, kind: SchedulerKind) -> Vec<Time> {
             arrived += 1;
         }
         match kind {
-            SchedulerKind::Fcfs | SchedulerKind::Easy | SchedulerKind::Sjbf => {
+            SchedulerKind::Fcfs | SchedulerKind::Easy | SchedulerKind::EasyPred | SchedulerKind::Sjbf => {
                 while let Some(&h) = queue.first() {
                     if jobs.procs[h] as i64 > free {
                         break;

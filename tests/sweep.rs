@@ -464,3 +464,56 @@ count = 2
     );
     fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn predictor_is_an_axis_and_shares_workloads() {
+    let dir = temp("predictor");
+    let spec = r#"
+metrics = ["mean_wait", "absolute_inaccuracy", "relative_accuracy", "deadline_misses"]
+[run]
+model = "downey"
+procs = 64
+days = 3
+[axes]
+scheduler = ["easy", "sjbf"]
+predictor = ["perfect", "constant(c=1)"]
+[[exclude]]
+scheduler = "easy"
+predictor = "constant(c=1)"
+[replications]
+count = 2
+"#;
+    // easy x perfect is refused: EASY does not use predictions.
+    let path = dir.join("bad.toml");
+    fs::write(&path, spec).unwrap();
+    let err = Plan::from_file(&path).unwrap_err().to_string();
+    assert!(
+        err.contains("does not use predictions") && err.contains("scheduler=easy"),
+        "{err}"
+    );
+    let spec = spec.replace(
+        "scheduler = \"easy\"\npredictor = \"constant(c=1)\"",
+        "scheduler = \"easy\"",
+    );
+    let spec = spec.replace(
+        "scheduler = [\"easy\", \"sjbf\"]",
+        "scheduler = [\"sjbf\", \"easy-pred\"]",
+    );
+    let spec = spec.replace("[[exclude]]\nscheduler = \"easy\"\n", "");
+    let plan = plan_from(&spec, &dir);
+    assert_eq!(plan.cells.len(), 4);
+    run_sweep(&plan, &options(&dir.join("out"), 2)).unwrap();
+    let runs = read_runs(&dir.join("out/runs.csv"), &plan).unwrap();
+    // Perfect predictions: no misses, relative accuracy 1; constant(c=1): many misses.
+    for r in &runs {
+        let perfect = plan.cells[r.cell].predictor == Some(schedlab::predict::PredictorKind::Perfect);
+        assert_eq!(r.metrics[3] == 0.0, perfect, "{r:?}");
+        if perfect {
+            assert!((r.metrics[2] - 1.0).abs() < 1e-9);
+        }
+    }
+    // The predictor does not change the workload: same seeds across predictors.
+    let seeds: std::collections::BTreeSet<u64> = runs.iter().map(|r| r.seed).collect();
+    assert_eq!(seeds.len(), 2);
+    fs::remove_dir_all(&dir).unwrap();
+}

@@ -7,6 +7,9 @@
 //! - `utilization` = busy processor-seconds / (procs x (last end - first submit));
 //! - `makespan = last end - first submit`.
 //!
+//! - `absolute_inaccuracy`, `relative_accuracy`: Talby et al.'s equations 1 and 2, each
+//!   job's predictions weighted by how long they held from submit to end, averaged over jobs.
+//!
 //! Every simulated job counts: skipped jobs (see `SkipCounts`) never ran and are reported
 //! apart. Percentiles 25/50/75/98 come from an HDR histogram with 3 significant digits
 //! (relative error at most 0.1%); the 100th percentile is the exact maximum.
@@ -19,6 +22,7 @@ use hdrhistogram::Histogram;
 use serde::Serialize;
 
 use crate::Time;
+use crate::sim::Outcome;
 use crate::workload::{Jobs, SkipCounts};
 
 /// Bounded-slowdown threshold in seconds.
@@ -61,6 +65,14 @@ pub struct Summary {
     pub makespan: Time,
     pub percentile_method: &'static str,
     pub bsld_threshold: Time,
+    /// Mean over jobs of the time-weighted |runtime - prediction| (Talby et al., eq. 1-2).
+    pub absolute_inaccuracy: f64,
+    /// Mean over jobs of the time-weighted min(runtime, prediction) / max(...), in [0, 1].
+    pub relative_accuracy: f64,
+    /// Times a job outlived its prediction.
+    pub deadline_misses: u64,
+    /// Jobs started ahead of the queue head (EASY, SJBF; 0 for other schedulers).
+    pub backfilled: u64,
 }
 
 /// Highest value the histograms track exactly: 2^45 (a million years in seconds, or a
@@ -186,7 +198,29 @@ impl Summary {
             makespan,
             percentile_method: "HDR histogram, 3 significant digits; p100 exact",
             bsld_threshold: BSLD_THRESHOLD,
+            absolute_inaccuracy: 0.0,
+            relative_accuracy: 0.0,
+            deadline_misses: 0,
+            backfilled: 0,
         }
+    }
+
+    /// Summarises a run: [`Summary::of_window`] plus the accuracy of the predictions the
+    /// scheduler saw and the count of backfilled jobs.
+    pub fn of_outcome(
+        jobs: &Jobs,
+        procs: u32,
+        outcome: &Outcome,
+        measured: std::ops::Range<usize>,
+        skipped: &SkipCounts,
+    ) -> Self {
+        let mut s = Self::of_window(jobs, procs, outcome.start, outcome.end, measured.clone(), skipped);
+        let n = measured.len().max(1) as f64;
+        s.absolute_inaccuracy = outcome.absolute_inaccuracy[measured.clone()].iter().sum::<f64>() / n;
+        s.relative_accuracy = outcome.relative_accuracy[measured.clone()].iter().sum::<f64>() / n;
+        s.deadline_misses = outcome.misses[measured].iter().map(|&m| m as u64).sum();
+        s.backfilled = outcome.backfilled;
+        s
     }
 
     /// The value of a metric by its output name (see [`METRIC_NAMES`]).
@@ -206,13 +240,17 @@ impl Summary {
             "p98_response" => self.response.p98,
             "p50_bsld" => self.bsld.p50,
             "p98_bsld" => self.bsld.p98,
+            "absolute_inaccuracy" => self.absolute_inaccuracy,
+            "relative_accuracy" => self.relative_accuracy,
+            "deadline_misses" => self.deadline_misses as f64,
+            "backfilled" => self.backfilled as f64,
             _ => return None,
         })
     }
 }
 
 /// Metrics a sweep can summarise, by output name.
-pub const METRIC_NAMES: [&str; 14] = [
+pub const METRIC_NAMES: [&str; 18] = [
     "jobs",
     "mean_wait",
     "mean_response",
@@ -227,11 +265,23 @@ pub const METRIC_NAMES: [&str; 14] = [
     "p98_response",
     "p50_bsld",
     "p98_bsld",
+    "absolute_inaccuracy",
+    "relative_accuracy",
+    "deadline_misses",
+    "backfilled",
 ];
 
 /// Whether a metric grows without bound when a run saturates (recorded as infinity then).
 pub fn diverges_when_saturated(name: &str) -> bool {
-    !matches!(name, "jobs" | "utilization")
+    !matches!(
+        name,
+        "jobs"
+            | "utilization"
+            | "absolute_inaccuracy"
+            | "relative_accuracy"
+            | "deadline_misses"
+            | "backfilled"
+    )
 }
 
 #[cfg(test)]

@@ -12,8 +12,10 @@
 //! by arrival. Predictions are the engine's (the estimate, at least 1 s, until a runtime
 //! predictor replaces it).
 //!
-//! Invariant (checked in debug builds, exposed by [`Easy::head_shadows`] for tests): a job
-//! never starts later than the shadow time computed when it first became a blocked head.
+//! Invariant (checked in debug builds, exposed by [`Easy::head_shadows`] for tests): while
+//! no running job outlives its prediction (always, with estimates or perfect predictions),
+//! a job never starts later than the shadow time computed when it first became a blocked
+//! head.
 //!
 //! Cost per pass: O(running) for the shadow time plus O(waiting) for the backfill scan,
 //! which stops as soon as no processor is free. A pass with no termination since the last
@@ -78,6 +80,11 @@ pub struct Easy {
     reservation: Option<Reservation>,
     /// `queue[..tested]` failed the backfill test against `reservation` in earlier passes.
     tested: usize,
+    /// Jobs started ahead of the head.
+    backfilled: u64,
+    /// A running job outlived its prediction in this run: from then on the head may start
+    /// after its first shadow time, as the shadow rested on a prediction that proved low.
+    missed: bool,
     /// SJBF scratch: the arrivals since the last pass, in prediction order.
     fresh: Vec<Waiting>,
 }
@@ -94,6 +101,8 @@ impl Easy {
             head_shadow: Vec::new(),
             reservation: None,
             tested: 0,
+            backfilled: 0,
+            missed: false,
             fresh: Vec::new(),
         }
     }
@@ -185,6 +194,8 @@ impl Scheduler for Easy {
         self.head_shadow.resize(jobs.len(), NO_SHADOW);
         self.reservation = None;
         self.tested = 0;
+        self.backfilled = 0;
+        self.missed = false;
     }
 
     fn on_arrival(&mut self, job: JobId, ctx: &SchedCtx) {
@@ -208,6 +219,16 @@ impl Scheduler for Easy {
         self.reservation = None;
     }
 
+    fn on_prediction_changed(&mut self, _job: JobId, _ctx: &SchedCtx) {
+        // A running job's later predicted end moves the shadow time: retry everything.
+        self.reservation = None;
+        self.missed = true;
+    }
+
+    fn backfilled(&self) -> u64 {
+        self.backfilled
+    }
+
     fn schedule(&mut self, ctx: &mut SchedCtx) {
         let sjbf = self.order == BackfillOrder::ShortestPrediction;
         // SJBF starts jobs from `by_prediction`, so its queue entries are not marked.
@@ -221,7 +242,7 @@ impl Scheduler for Easy {
                 self.dead -= 1;
             } else if w.procs <= ctx.free() {
                 debug_assert!(
-                    ctx.now() <= self.head_shadow[w.job.index()],
+                    self.missed || ctx.now() <= self.head_shadow[w.job.index()],
                     "head {:?} started after its reservation",
                     w.job
                 );
@@ -273,6 +294,7 @@ impl Scheduler for Easy {
             reservation = Some(r);
         }
         self.dead += backfilled;
+        self.backfilled += backfilled as u64;
         let live = self.queue.len() - self.front - self.dead;
         if live == 0 {
             self.queue.clear();

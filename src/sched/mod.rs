@@ -14,27 +14,33 @@ pub use fcfs::Fcfs;
 use std::fmt;
 use std::str::FromStr;
 
-use crate::sim::{Engine, Outcome, Window};
+use crate::predict::{AnyPredictor, PredictorKind};
+use crate::sim::{Engine, Outcome, UserEstimates, Window};
 use crate::workload::Jobs;
 
-/// The schedulers `--scheduler` accepts.
+/// The schedulers `--scheduler` accepts. `easy` is the classic baseline and always uses
+/// the user estimates; `sjbf` and `easy-pred` (EASY's arrival order with predictions for
+/// the shadow time and the backfill test) use the chosen runtime predictor. `fcfs` and
+/// `conservative` ignore predictions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum SchedulerKind {
     Fcfs,
     Easy,
     Sjbf,
     Conservative,
+    EasyPred,
 }
 
 impl SchedulerKind {
-    pub const ALL: [SchedulerKind; 4] = [
+    pub const ALL: [SchedulerKind; 5] = [
         SchedulerKind::Fcfs,
         SchedulerKind::Easy,
         SchedulerKind::Sjbf,
         SchedulerKind::Conservative,
+        SchedulerKind::EasyPred,
     ];
 
-    pub const NAMES: [&'static str; 4] = ["fcfs", "easy", "sjbf", "conservative"];
+    pub const NAMES: [&'static str; 5] = ["fcfs", "easy", "sjbf", "conservative", "easy-pred"];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -42,13 +48,21 @@ impl SchedulerKind {
             SchedulerKind::Easy => "easy",
             SchedulerKind::Sjbf => "sjbf",
             SchedulerKind::Conservative => "conservative",
+            SchedulerKind::EasyPred => "easy-pred",
         }
+    }
+
+    /// Whether the scheduler reads runtime predictions (and so takes `--predictor`).
+    pub fn uses_predictor(self) -> bool {
+        matches!(self, SchedulerKind::Sjbf | SchedulerKind::EasyPred)
     }
 
     pub fn build(self) -> AnyScheduler {
         match self {
             SchedulerKind::Fcfs => AnyScheduler::Fcfs(Fcfs::default()),
-            SchedulerKind::Easy => AnyScheduler::Easy(Easy::new(BackfillOrder::Arrival)),
+            SchedulerKind::Easy | SchedulerKind::EasyPred => {
+                AnyScheduler::Easy(Easy::new(BackfillOrder::Arrival))
+            }
             SchedulerKind::Sjbf => AnyScheduler::Easy(Easy::new(BackfillOrder::ShortestPrediction)),
             SchedulerKind::Conservative => AnyScheduler::Conservative(Conservative::default()),
         }
@@ -86,22 +100,31 @@ pub enum AnyScheduler {
 
 impl AnyScheduler {
     /// Runs one simulation with the engine specialised for this scheduler's type.
+    /// Predictions come from the user estimates.
     pub fn run<'e>(&mut self, engine: &'e mut Engine, jobs: &Jobs, procs: u32) -> Outcome<'e> {
-        self.run_window(engine, jobs, procs, None)
+        self.run_window(engine, jobs, procs, None, None)
     }
 
-    /// [`AnyScheduler::run`] measuring only a window of jobs (see [`Engine::run_window`]).
+    /// [`AnyScheduler::run`] with a runtime predictor (`None`: the user estimates),
+    /// measuring only a window of jobs (see [`Engine::run_window`]). The caller passes a
+    /// predictor only to schedulers that use one ([`SchedulerKind::uses_predictor`]).
     pub fn run_window<'e>(
         &mut self,
         engine: &'e mut Engine,
         jobs: &Jobs,
         procs: u32,
+        predictor: Option<PredictorKind>,
         window: Option<&Window>,
     ) -> Outcome<'e> {
-        match self {
-            AnyScheduler::Fcfs(s) => engine.run_window(jobs, procs, s, window),
-            AnyScheduler::Easy(s) => engine.run_window(jobs, procs, s, window),
-            AnyScheduler::Conservative(s) => engine.run_window(jobs, procs, s, window),
+        match (self, predictor) {
+            (AnyScheduler::Fcfs(s), _) => engine.run_window(jobs, procs, s, &mut UserEstimates, window),
+            (AnyScheduler::Easy(s), None) => engine.run_window(jobs, procs, s, &mut UserEstimates, window),
+            (AnyScheduler::Easy(s), Some(p)) => {
+                engine.run_window(jobs, procs, s, &mut AnyPredictor(p), window)
+            }
+            (AnyScheduler::Conservative(s), _) => {
+                engine.run_window(jobs, procs, s, &mut UserEstimates, window)
+            }
         }
     }
 }

@@ -2,6 +2,7 @@
 //! scheduling pass per instant.
 
 use super::Scheduler;
+use super::predictor::{RuntimePredictor, UserEstimates};
 use super::state::{SchedCtx, SimState};
 use super::validator;
 use crate::Time;
@@ -36,6 +37,16 @@ pub struct Outcome<'a> {
     pub saturated: bool,
     /// Time of the last instant simulated.
     pub stopped_at: Time,
+    /// Each job's last runtime prediction.
+    pub prediction: &'a [Time],
+    /// Per finished job, the time-weighted absolute inaccuracy and relative accuracy of its
+    /// predictions (Talby et al., equations 1 and 2).
+    pub absolute_inaccuracy: &'a [f64],
+    pub relative_accuracy: &'a [f64],
+    /// Per job, how often it outlived its prediction.
+    pub misses: &'a [u32],
+    /// Jobs the scheduler started ahead of the queue head.
+    pub backfilled: u64,
 }
 
 impl Outcome<'_> {
@@ -81,19 +92,21 @@ impl Engine {
     /// If a job needs more processors than the machine has (the readers skip those), or if
     /// the scheduler breaks an invariant: both are bugs, not input errors.
     pub fn run<S: Scheduler>(&mut self, jobs: &Jobs, procs: u32, scheduler: &mut S) -> Outcome<'_> {
-        self.run_window(jobs, procs, scheduler, None)
+        self.run_window(jobs, procs, scheduler, &mut UserEstimates, None)
     }
 
     /// Like [`Engine::run`], measuring only the jobs of `window`: the run stops at the end of
     /// the instant at which the last measured job ends, or as saturated when
     /// `window.saturation` further jobs have arrived after the window while measured jobs are
     /// still unfinished (Anastasiadis & Sevcik's rule). Jobs still running or waiting at the
-    /// stop keep their start and end unset ([`Outcome::finished`]).
-    pub fn run_window<S: Scheduler>(
+    /// stop keep their start and end unset ([`Outcome::finished`]). `predictor` supplies the
+    /// runtime predictions the scheduler sees.
+    pub fn run_window<S: Scheduler, P: RuntimePredictor>(
         &mut self,
         jobs: &Jobs,
         procs: u32,
         scheduler: &mut S,
+        predictor: &mut P,
         window: Option<&Window>,
     ) -> Outcome<'_> {
         assert!(
@@ -106,6 +119,7 @@ impl Engine {
         );
         self.state.reset(jobs, procs, S::USES_RUNNING_SET);
         scheduler.reset(jobs, procs);
+        predictor.reset(jobs);
         self.passes = 0;
         self.events = 0;
         let n = jobs.len();
@@ -119,6 +133,11 @@ impl Engine {
         loop {
             let next_arrival = jobs.submit.get(cursor).copied();
             let next_completion = self.state.next_completion();
+            let next_completion = match (next_completion, self.state.next_deadline()) {
+                (Some(c), Some(d)) => Some(c.min(d)),
+                (c, None) => c,
+                (None, d) => d,
+            };
             // Three lanes: presorted arrivals (cursor), completions (heap), one wake-up.
             let earliest = |a: Option<Time>, b: Option<Time>| match (a, b) {
                 (Some(x), Some(y)) => Some(x.min(y)),
@@ -136,10 +155,28 @@ impl Engine {
                     state: &mut self.state,
                 };
                 scheduler.on_termination(job, &ctx);
+                predictor.on_termination(job, &self.state.predictor_view(jobs));
                 unfinished -= usize::from(measured.contains(&job.index()));
+            }
+            // Jobs still running at their predicted end get a larger prediction.
+            while let Some(job) = self.state.pop_deadline_at(now) {
+                let j = job.index();
+                let misses = self.state.misses[j];
+                let answer = predictor.on_deadline_missed(job, misses, &self.state.predictor_view(jobs));
+                self.state.misses[j] += 1;
+                let runtime_so_far = now - self.state.start[j];
+                self.state
+                    .repredict_running(jobs, job, answer.max(runtime_so_far + 1));
+                let ctx = SchedCtx {
+                    jobs,
+                    state: &mut self.state,
+                };
+                scheduler.on_prediction_changed(job, &ctx);
             }
             while cursor < n && jobs.submit[cursor] == now {
                 self.events += 1;
+                let prediction = predictor.on_arrival(JobId(cursor as u32), &self.state.predictor_view(jobs));
+                self.state.predict_on_arrival(cursor, prediction);
                 let ctx = SchedCtx {
                     jobs,
                     state: &mut self.state,
@@ -154,6 +191,11 @@ impl Engine {
             };
             scheduler.schedule(&mut ctx);
             self.passes += 1;
+            for i in 0..self.state.started_now.len() {
+                let job = self.state.started_now[i];
+                predictor.on_start(job, &self.state.predictor_view(jobs));
+            }
+            self.state.started_now.clear();
             if self.validate {
                 validator::check_pass(jobs, &self.state);
             }
@@ -185,6 +227,11 @@ impl Engine {
             events: self.events,
             saturated,
             stopped_at: self.state.now,
+            prediction: &self.state.prediction,
+            absolute_inaccuracy: &self.state.inaccuracy,
+            relative_accuracy: &self.state.accuracy,
+            misses: &self.state.misses,
+            backfilled: scheduler.backfilled(),
         }
     }
 }

@@ -8,11 +8,13 @@
 //! next pass, whenever it comes, forgets the request.
 
 mod engine;
+mod predictor;
 pub mod profile;
 mod scheduler;
 pub(crate) mod state;
 mod validator;
 
 pub use engine::{Engine, Outcome, Window};
+pub use predictor::{PredictorView, RuntimePredictor, UserEstimates};
 pub use scheduler::Scheduler;
 pub use state::{RunningJob, SchedCtx, SimState};

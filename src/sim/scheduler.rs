@@ -22,6 +22,13 @@ pub trait Scheduler {
     fn on_arrival(&mut self, job: JobId, ctx: &SchedCtx);
     /// A running job ended at `ctx.now()`; its processors are already free.
     fn on_termination(&mut self, _job: JobId, _ctx: &SchedCtx) {}
+    /// A running job's prediction changed at `ctx.now()` (it outlived the old one); the
+    /// running set is already re-sorted.
+    fn on_prediction_changed(&mut self, _job: JobId, _ctx: &SchedCtx) {}
+    /// Jobs started ahead of the queue head so far in this run (0 if not tracked).
+    fn backfilled(&self) -> u64 {
+        0
+    }
     /// One scheduling pass at `ctx.now()`.
     fn schedule(&mut self, ctx: &mut SchedCtx);
     /// Jobs still waiting; the engine checks that none is left when the machine is idle.

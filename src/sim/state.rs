@@ -4,6 +4,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use super::predictor::PredictorView;
 use crate::Time;
 use crate::workload::{JobId, Jobs};
 
@@ -43,6 +44,27 @@ pub struct SimState {
     pub(crate) generation: Vec<u32>,
     /// Current runtime prediction of each job, never below 1 s.
     pub(crate) prediction: Vec<Time>,
+    /// Prediction-over events: (start + prediction, job, prediction generation), pushed only
+    /// for running jobs that will outlive their prediction.
+    pub(crate) deadlines: BinaryHeap<Completion>,
+    pub(crate) prediction_generation: Vec<u32>,
+    /// Deadline misses per job.
+    pub(crate) misses: Vec<u32>,
+    /// Accuracy of the predictions (Talby et al., equations 1 and 2), weighted by how long
+    /// each held: since when the current one holds, and the running weighted sums, which
+    /// become the job's absolute inaccuracy and relative accuracy when it ends.
+    pub(crate) since: Vec<Time>,
+    pub(crate) inaccuracy: Vec<f64>,
+    pub(crate) accuracy: Vec<f64>,
+    /// Jobs started in the current pass, for the predictor's start hook.
+    pub(crate) started_now: Vec<JobId>,
+}
+
+/// Relative accuracy of prediction `p` for runtime `r`: the smaller over the larger, in
+/// [0, 1] (1 when both are 0).
+fn ratio(r: Time, p: Time) -> f64 {
+    let (lo, hi) = (r.min(p), r.max(p));
+    if hi == 0 { 1.0 } else { lo as f64 / hi as f64 }
 }
 
 impl SimState {
@@ -66,6 +88,119 @@ impl SimState {
         self.generation.resize(n, 0);
         self.prediction.clear();
         self.prediction.extend(jobs.estimate.iter().map(|&e| e.max(1)));
+        self.deadlines.clear();
+        self.deadlines.reserve(procs as usize + 1);
+        self.prediction_generation.clear();
+        self.prediction_generation.resize(n, 0);
+        self.misses.clear();
+        self.misses.resize(n, 0);
+        self.since.clear();
+        self.since.extend_from_slice(&jobs.submit);
+        for v in [&mut self.inaccuracy, &mut self.accuracy] {
+            v.clear();
+            v.resize(n, 0.0);
+        }
+        self.started_now.clear();
+        self.started_now.reserve(procs as usize + 1);
+    }
+
+    /// What a predictor sees.
+    pub(crate) fn predictor_view<'a>(&'a self, jobs: &'a Jobs) -> PredictorView<'a> {
+        PredictorView {
+            now: self.now,
+            jobs,
+            start: &self.start,
+            prediction: &self.prediction,
+        }
+    }
+
+    /// Adds the current prediction's accuracy, weighted by how long it held, up to `t`.
+    fn weigh_prediction(&mut self, jobs: &Jobs, j: usize, t: Time) {
+        let (r, p) = (jobs.runtime[j], self.prediction[j]);
+        let held = (t - self.since[j]) as f64;
+        self.inaccuracy[j] += (r - p).abs() as f64 * held;
+        self.accuracy[j] += ratio(r, p) * held;
+        self.since[j] = t;
+    }
+
+    /// Turns the weighted sums of a job that ended into its averages (equation 2); a job
+    /// that ended at its submit instant had one prediction, weighted fully.
+    fn finish_accuracy(&mut self, jobs: &Jobs, j: usize) {
+        self.weigh_prediction(jobs, j, self.end[j]);
+        let life = (self.end[j] - jobs.submit[j]) as f64;
+        if life > 0.0 {
+            self.inaccuracy[j] /= life;
+            self.accuracy[j] /= life;
+        } else {
+            let (r, p) = (jobs.runtime[j], self.prediction[j]);
+            self.inaccuracy[j] = (r - p).abs() as f64;
+            self.accuracy[j] = ratio(r, p);
+        }
+    }
+
+    /// Sets a job's prediction at its arrival (never below 1 s).
+    pub(crate) fn predict_on_arrival(&mut self, j: usize, prediction: Time) {
+        self.prediction[j] = prediction.max(1);
+    }
+
+    /// Replaces the prediction of running job `j`, which must exceed its current runtime:
+    /// the running set and the prediction-over event follow.
+    pub(crate) fn repredict_running(&mut self, jobs: &Jobs, job: JobId, prediction: Time) {
+        let j = job.index();
+        let start = self.start[j];
+        debug_assert!(
+            start + prediction > self.now,
+            "a running job's prediction must exceed its runtime"
+        );
+        self.weigh_prediction(jobs, j, self.now);
+        if self.track_running {
+            let at = self
+                .running_position(job, start + self.prediction[j])
+                .expect("a running job is in the running set");
+            let mut entry = self.running.remove(at);
+            entry.predicted_end = start + prediction;
+            let at = self.running_position(job, entry.predicted_end).unwrap_err();
+            self.running.insert(at, entry);
+        }
+        self.prediction[j] = prediction;
+        self.prediction_generation[j] += 1;
+        self.push_deadline(jobs, j);
+    }
+
+    /// Schedules the prediction-over event of running job `j` if it will outlive its
+    /// prediction.
+    fn push_deadline(&mut self, jobs: &Jobs, j: usize) {
+        if self.prediction[j] < jobs.runtime[j] {
+            let at = self.start[j] + self.prediction[j];
+            self.deadlines
+                .push(Reverse((at, j as u32, self.prediction_generation[j])));
+        }
+    }
+
+    /// Time of the next valid prediction-over event, dropping stale ones.
+    pub(crate) fn next_deadline(&mut self) -> Option<Time> {
+        while let Some(&Reverse((t, job, generation))) = self.deadlines.peek() {
+            if generation == self.prediction_generation[job as usize] {
+                return Some(t);
+            }
+            self.deadlines.pop();
+        }
+        None
+    }
+
+    /// Pops the next valid prediction-over event at `now` of a job still running.
+    pub(crate) fn pop_deadline_at(&mut self, now: Time) -> Option<JobId> {
+        loop {
+            let &Reverse((t, job, generation)) = self.deadlines.peek()?;
+            if t != now {
+                return None;
+            }
+            self.deadlines.pop();
+            let j = job as usize;
+            if generation == self.prediction_generation[j] && self.end[j] == UNSET {
+                return Some(JobId(job));
+            }
+        }
     }
 
     fn running_position(&self, job: JobId, predicted_end: Time) -> Result<usize, usize> {
@@ -84,6 +219,8 @@ impl SimState {
         self.start[j] = self.now;
         self.completions
             .push(Reverse((self.now + jobs.runtime[j], job.0, self.generation[j])));
+        self.push_deadline(jobs, j);
+        self.started_now.push(job);
         if self.track_running {
             let predicted_end = self.now + self.prediction[j];
             let at = self.running_position(job, predicted_end).unwrap_err();
@@ -132,6 +269,7 @@ impl SimState {
             }
             self.end[j] = now;
             self.free += jobs.procs[j];
+            self.finish_accuracy(jobs, j);
             return Some(id);
         }
     }

@@ -5,8 +5,8 @@ use super::state::{SimState, UNSET};
 use crate::Time;
 use crate::workload::Jobs;
 
-/// After every pass: the free count matches the running set, and every running job
-/// started no earlier than it arrived. O(running).
+/// After every pass: the free count matches the running set, every running job started no
+/// earlier than it arrived, and its predicted end is still ahead. O(running).
 pub(crate) fn check_pass(jobs: &Jobs, state: &SimState) {
     assert!(
         state.free <= state.total,
@@ -33,6 +33,13 @@ pub(crate) fn check_pass(jobs: &Jobs, state: &SimState) {
     );
     for r in &state.running {
         let j = r.job.index();
+        assert!(
+            r.predicted_end > state.now,
+            "t={}: job {} runs past its prediction (ends {} by it)",
+            state.now,
+            jobs.swf_id[j],
+            r.predicted_end
+        );
         assert!(
             state.start[j] >= jobs.submit[j],
             "job {} started at {} before it arrived at {}",

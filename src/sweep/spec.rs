@@ -40,7 +40,8 @@
 //! log_y = true                   # optional
 //! ```
 //!
-//! Run parameters: `model`, `trace`, `scheduler`, `procs`, `load`, `load_scale` (traces:
+//! Run parameters: `model`, `trace`, `scheduler`, `predictor` (for `sjbf` and `easy-pred`,
+//! e.g. `"constant(c=1)"`), `procs`, `load`, `load_scale` (traces:
 //! multiply inter-arrival times), `jobs` (traces: SWF job-number range), `first` (traces),
 //! and every parameter of the chosen model.
 
@@ -52,6 +53,7 @@ use serde::Deserialize;
 use super::value::Value;
 use crate::error::{Error, Result};
 use crate::metrics::METRIC_NAMES;
+use crate::predict::PredictorKind;
 use crate::sched::SchedulerKind;
 use crate::sim::Window;
 use crate::workload::selection::JobRange;
@@ -181,6 +183,8 @@ pub struct Cell {
     pub values: Vec<Value>,
     pub workload: WorkloadConfig,
     pub scheduler: SchedulerKind,
+    /// Runtime predictor, for schedulers that use one.
+    pub predictor: Option<PredictorKind>,
     /// The workload-determining parameters as text: cells that differ only in the scheduler
     /// share it, and so share their replications' seeds (common random numbers).
     pub workload_key: String,
@@ -225,10 +229,11 @@ type Rule = Vec<(usize, Vec<Value>)>;
 /// Grids above this many cells ask for `--yes` unless the spec sets `max_cells`.
 pub const DEFAULT_MAX_CELLS: usize = 1000;
 
-const GENERAL_KEYS: [&str; 8] = [
+const GENERAL_KEYS: [&str; 9] = [
     "model",
     "trace",
     "scheduler",
+    "predictor",
     "procs",
     "load",
     "load_scale",
@@ -237,7 +242,7 @@ const GENERAL_KEYS: [&str; 8] = [
 ];
 
 /// Parameters that do not change the workload (excluded from the seed).
-const NON_WORKLOAD_KEYS: [&str; 1] = ["scheduler"];
+const NON_WORKLOAD_KEYS: [&str; 2] = ["scheduler", "predictor"];
 
 /// 64-bit FNV-1a: a stable hash for spec files and seeds (std's hashers are not stable).
 pub fn fnv1a(bytes: &[u8]) -> u64 {
@@ -446,18 +451,19 @@ impl Plan {
                 for (a, v) in axes.iter().zip(&values) {
                     params.insert(a.name.clone(), v.clone());
                 }
-                let (workload, scheduler) = resolve(&params, base_dir, window.as_ref()).map_err(|m| {
-                    let at: Vec<String> = axes
-                        .iter()
-                        .zip(&values)
-                        .map(|(a, v)| format!("{}={v}", a.name))
-                        .collect();
-                    err(if at.is_empty() {
-                        m
-                    } else {
-                        format!("{m} (in the cell {})", at.join(", "))
-                    })
-                })?;
+                let (workload, scheduler, predictor) =
+                    resolve(&params, base_dir, window.as_ref()).map_err(|m| {
+                        let at: Vec<String> = axes
+                            .iter()
+                            .zip(&values)
+                            .map(|(a, v)| format!("{}={v}", a.name))
+                            .collect();
+                        err(if at.is_empty() {
+                            m
+                        } else {
+                            format!("{m} (in the cell {})", at.join(", "))
+                        })
+                    })?;
                 let workload_key = params
                     .iter()
                     .filter(|(k, _)| !NON_WORKLOAD_KEYS.contains(&k.as_str()))
@@ -469,6 +475,7 @@ impl Plan {
                     values,
                     workload,
                     scheduler,
+                    predictor,
                     workload_key,
                 });
             }
@@ -570,7 +577,7 @@ fn resolve(
     params: &BTreeMap<String, Value>,
     base_dir: &Path,
     window: Option<&Window>,
-) -> std::result::Result<(WorkloadConfig, SchedulerKind), String> {
+) -> std::result::Result<(WorkloadConfig, SchedulerKind, Option<PredictorKind>), String> {
     let text = |k: &str| params.get(k).map(|v| v.to_string());
     let scheduler: SchedulerKind = match params.get("scheduler") {
         Some(Value::Str(s)) => s.parse()?,
@@ -585,6 +592,19 @@ fn resolve(
                 "scheduler: not set; set it in [run] or [axes] to one of {}",
                 SchedulerKind::NAMES.join(", ")
             ));
+        }
+    };
+    let predictor = match params.get("predictor") {
+        None => None,
+        Some(v) => {
+            let kind: PredictorKind = v.to_string().parse()?;
+            if !scheduler.uses_predictor() {
+                return Err(format!(
+                    "predictor = {v}: scheduler {scheduler} does not use predictions (sjbf and easy-pred do); \
+                     drop such cells with [[exclude]]"
+                ));
+            }
+            Some(kind)
         }
     };
     let positive = |k: &str| -> std::result::Result<Option<f64>, String> {
@@ -616,12 +636,12 @@ fn resolve(
             }
             let mut model_params: Vec<(String, String)> = Vec::new();
             for (k, v) in params {
-                if k == "model" || k == "scheduler" {
+                if k == "model" || k == "scheduler" || k == "predictor" {
                     continue;
                 }
                 if !DOWNEY_KEYS.contains(&k.as_str()) {
                     return Err(format!(
-                        "{k}: not a parameter of model {name}; allowed: scheduler, {}",
+                        "{k}: not a parameter of model {name}; allowed: scheduler, predictor, {}",
                         DOWNEY_KEYS.join(", ")
                     ));
                 }
@@ -640,7 +660,7 @@ fn resolve(
                 }
             }
             let model = Model::from_name(&name, &model_params).map_err(|e| e.to_string())?;
-            Ok((WorkloadConfig::Model(model), scheduler))
+            Ok((WorkloadConfig::Model(model), scheduler, predictor))
         }
         (None, Some(trace)) => {
             for k in params.keys() {
@@ -673,6 +693,7 @@ fn resolve(
                     load_scale,
                 },
                 scheduler,
+                predictor,
             ))
         }
     }

@@ -148,7 +148,13 @@ pub fn run_replication(
         .entry(cell.scheduler)
         .or_insert_with(|| cell.scheduler.build());
     let window = plan.window.as_ref();
-    let outcome = scheduler.run_window(&mut worker.engine, &workload.jobs, workload.procs, window);
+    let outcome = scheduler.run_window(
+        &mut worker.engine,
+        &workload.jobs,
+        workload.procs,
+        cell.predictor,
+        window,
+    );
     let n = workload.jobs.len();
     let measured = window.map_or(0..n, |w| w.measured.start.min(n)..w.measured.end.min(n));
     let simulated = outcome.events / 2;
@@ -162,11 +168,10 @@ pub fn run_replication(
             })
             .collect()
     } else {
-        let summary = Summary::of_window(
+        let summary = Summary::of_outcome(
             &workload.jobs,
             workload.procs,
-            outcome.start,
-            outcome.end,
+            &outcome,
             measured,
             &workload.skipped,
         );

@@ -1,0 +1,5 @@
+//! Predictors: runtime predictors for backfilling (Talby et al.).
+
+pub mod runtime;
+
+pub use runtime::{AnyPredictor, GRADUAL_INCREMENTS, PredictorKind, gradual_increment};

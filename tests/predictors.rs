@@ -1,0 +1,148 @@
+//! Runtime predictors inside backfilling: deadline misses, gradual increments, accuracy
+//! metrics (Talby et al., equations 1 and 2), and invariants on random workloads.
+
+mod common;
+
+use proptest::prelude::*;
+
+use schedlab::predict::PredictorKind;
+use schedlab::sched::SchedulerKind;
+use schedlab::sim::Engine;
+use schedlab::workload::{JobRecord, Jobs};
+
+#[test]
+fn constant_predictions_grow_by_the_gradual_increments() {
+    // One job of 400 s predicted at 1 s: it misses at 1, 61 and 361 s, getting predictions
+    // 61 (1 + 1 min), 361 (+ 5 min) and 1261 (+ 15 min), and ends at 400.
+    let jobs = Jobs::from_records(&[JobRecord::new(1, 0, 400, 1, 1000)]);
+    let mut engine = Engine::new().with_validation(true);
+    let mut sjbf = SchedulerKind::Sjbf.build();
+    let o = sjbf.run_window(
+        &mut engine,
+        &jobs,
+        4,
+        Some(PredictorKind::Constant { c: 1 }),
+        None,
+    );
+    assert_eq!(o.misses[0], 3);
+    assert_eq!(o.prediction[0], 1261);
+    assert_eq!(o.end[0], 400);
+    // Equation 2: each prediction weighted by how long it held, over the 400 s life.
+    let ai = (399.0 * 1.0 + 339.0 * 60.0 + 39.0 * 300.0 + 861.0 * 39.0) / 400.0;
+    let ra =
+        (1.0 / 400.0 * 1.0 + 61.0 / 400.0 * 60.0 + 361.0 / 400.0 * 300.0 + 400.0 / 1261.0 * 39.0) / 400.0;
+    assert!(
+        (o.absolute_inaccuracy[0] - ai).abs() < 1e-9,
+        "{} vs {ai}",
+        o.absolute_inaccuracy[0]
+    );
+    assert!(
+        (o.relative_accuracy[0] - ra).abs() < 1e-12,
+        "{} vs {ra}",
+        o.relative_accuracy[0]
+    );
+}
+
+#[test]
+fn a_job_ending_exactly_at_its_prediction_does_not_miss() {
+    let jobs = Jobs::from_records(&[JobRecord::new(1, 0, 60, 1, 100), JobRecord::new(2, 0, 61, 1, 100)]);
+    let mut engine = Engine::new().with_validation(true);
+    let o = SchedulerKind::Sjbf.build().run_window(
+        &mut engine,
+        &jobs,
+        4,
+        Some(PredictorKind::Constant { c: 60 }),
+        None,
+    );
+    assert_eq!(o.misses, &[0, 1]);
+    assert_eq!(o.relative_accuracy[0], 1.0);
+    assert_eq!(o.absolute_inaccuracy[0], 0.0);
+}
+
+#[test]
+fn a_late_running_job_moves_the_shadow_and_sjbf_follows_predictions() {
+    // 4 processors, every job predicted at 10 s by constant(c=10).
+    // t=0  job 1 (3 procs, runs 100 s) starts; its prediction ends at 10.
+    // t=1  job 2 (4 procs) is a blocked head: shadow 10, extra 0.
+    // t=2  job 3 (1 proc, runs 5 s): 2 + 10 > 10 and no extra processor: it waits.
+    // t=10 job 1 misses: predicted 10 + 1 min = 70, the shadow moves to 70, and job 3
+    //      (10 + 10 <= 70) is backfilled. t=70 job 1 misses again (+5 min).
+    // t=100 job 1 ends, job 2 starts; it misses once at 110 (+1 min) and ends at 150.
+    let jobs = Jobs::from_records(&[
+        JobRecord::new(1, 0, 100, 3, 1000),
+        JobRecord::new(2, 1, 50, 4, 1000),
+        JobRecord::new(3, 2, 5, 1, 1000),
+    ]);
+    let mut engine = Engine::new().with_validation(true);
+    let o = SchedulerKind::Sjbf.build().run_window(
+        &mut engine,
+        &jobs,
+        4,
+        Some(PredictorKind::Constant { c: 10 }),
+        None,
+    );
+    assert_eq!(o.start.to_vec(), vec![0, 100, 10]);
+    assert_eq!(o.misses.to_vec(), vec![2, 1, 0]);
+    assert_eq!(o.prediction.to_vec(), vec![370, 70, 10]);
+    assert_eq!(o.backfilled, 1);
+}
+
+#[test]
+fn perfect_predictions_never_miss_on_a_real_trace() {
+    let Some(path) = common::trace("KTH-SP2-1996-2.1-cln.swf.gz") else {
+        return;
+    };
+    let w = schedlab::workload::swf::read_swf(&path, &Default::default()).unwrap();
+    let mut engine = Engine::new().with_validation(true);
+    for (kind, predictor) in [
+        (SchedulerKind::Sjbf, PredictorKind::Perfect),
+        (SchedulerKind::EasyPred, PredictorKind::Perfect),
+        (SchedulerKind::Sjbf, PredictorKind::Estimate),
+    ] {
+        let o = kind
+            .build()
+            .run_window(&mut engine, &w.jobs, w.procs, Some(predictor), None);
+        assert_eq!(
+            o.misses.iter().map(|&m| m as u64).sum::<u64>(),
+            0,
+            "{kind} + {predictor}"
+        );
+    }
+    let o = SchedulerKind::Sjbf.build().run_window(
+        &mut engine,
+        &w.jobs,
+        w.procs,
+        Some(PredictorKind::Perfect),
+        None,
+    );
+    let ra: f64 = o.relative_accuracy.iter().sum::<f64>() / w.jobs.len() as f64;
+    assert!(
+        (ra - 1.0).abs() < 1e-9 || w.jobs.runtime.contains(&0),
+        "perfect accuracy {ra}"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// With any predictor, every job runs its runtime, none starts early, no processor is
+    /// over-allocated, and (checked by the validator at every pass) no running job is past
+    /// its prediction; perfect predictions never miss.
+    #[test]
+    fn predictions_keep_the_invariants((procs, jobs) in common::random_workload(12, 50), c in 1i64..120) {
+        let mut engine = Engine::new().with_validation(true);
+        for kind in [SchedulerKind::Sjbf, SchedulerKind::EasyPred] {
+            for p in [PredictorKind::Perfect, PredictorKind::Estimate, PredictorKind::Constant { c }] {
+                let o = kind.build().run_window(&mut engine, &jobs, procs, Some(p), None);
+                for j in 0..jobs.len() {
+                    prop_assert!(o.start[j] >= jobs.submit[j]);
+                    prop_assert_eq!(o.end[j] - o.start[j], jobs.runtime[j]);
+                    prop_assert!((0.0..=1.0).contains(&o.relative_accuracy[j]));
+                }
+                if p == PredictorKind::Perfect {
+                    prop_assert!(o.misses.iter().all(|&m| m == 0));
+                }
+            }
+        }
+    }
+}
