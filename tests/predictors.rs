@@ -132,7 +132,8 @@ proptest! {
     fn predictions_keep_the_invariants((procs, jobs) in common::random_workload(12, 50), c in 1i64..120) {
         let mut engine = Engine::new().with_validation(true);
         for kind in [SchedulerKind::Sjbf, SchedulerKind::EasyPred] {
-            for p in [PredictorKind::Perfect, PredictorKind::Estimate, PredictorKind::Constant { c }] {
+            let ruh = PredictorKind::Ruh { k: 2, stat: schedlab::predict::Statistic::Median };
+            for p in [PredictorKind::Perfect, PredictorKind::Estimate, PredictorKind::Constant { c }, ruh] {
                 let o = kind.build().run_window(&mut engine, &jobs, procs, Some(p), None);
                 for j in 0..jobs.len() {
                     prop_assert!(o.start[j] >= jobs.submit[j]);
@@ -145,4 +146,54 @@ proptest! {
             }
         }
     }
+}
+
+fn job(id: u64, user: i32, submit: i64, runtime: i64, estimate: i64) -> JobRecord {
+    let mut r = JobRecord::new(id, submit, runtime, 1, estimate);
+    r.user = user;
+    r
+}
+
+#[test]
+fn ruh_predicts_from_the_users_last_jobs_and_raises_misses_to_the_estimate() {
+    // 8 processors, so every job starts on arrival. User 7 finishes jobs of 10, 40 and 20 s;
+    // its 4th job (runs 50 s, estimate 100) is predicted at their median, 20 s, misses at
+    // 120 and is raised to its estimate. Its 5th job (estimate 15) is predicted at
+    // min(median, estimate) = 15. User 8 has no history: its job gets its estimate. With
+    // k = 2 and the mean, user 7's 4th job would see (40 + 20) / 2 = 30.
+    let records = [
+        job(1, 7, 0, 10, 100),
+        job(2, 7, 0, 40, 100),
+        job(3, 7, 0, 20, 100),
+        job(4, 7, 100, 50, 100),
+        job(5, 7, 100, 12, 15),
+        job(6, 8, 100, 5, 60),
+    ];
+    let jobs = Jobs::from_records(&records);
+    let mut engine = Engine::new().with_validation(true);
+    let ruh: PredictorKind = "ruh(k=3)".parse().unwrap();
+    let o = SchedulerKind::Sjbf
+        .build()
+        .run_window(&mut engine, &jobs, 8, Some(ruh), None);
+    assert_eq!(o.prediction.to_vec(), vec![100, 100, 100, 100, 15, 60]);
+    assert_eq!(o.misses.to_vec(), vec![0, 0, 0, 1, 0, 0]);
+    // Job 4: predicted 20 for its first 20 s of running (and its 0 s of waiting), then 100.
+    let ai = (30.0 * 20.0 + 50.0 * 30.0) / 50.0;
+    assert!(
+        (o.absolute_inaccuracy[3] - ai).abs() < 1e-9,
+        "{}",
+        o.absolute_inaccuracy[3]
+    );
+    let mean2: PredictorKind = "ruh(k=2,stat=mean)".parse().unwrap();
+    let o = SchedulerKind::Sjbf
+        .build()
+        .run_window(&mut engine, &jobs, 8, Some(mean2), None);
+    // The two most recent of user 7 by end time are 20 s (ends at 20) and 40 s (at 40).
+    assert_eq!(o.misses[3], 1);
+    let ai = (20.0 * 30.0 + 50.0 * 20.0) / 50.0;
+    assert!(
+        (o.absolute_inaccuracy[3] - ai).abs() < 1e-9,
+        "{}",
+        o.absolute_inaccuracy[3]
+    );
 }

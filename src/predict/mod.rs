@@ -2,4 +2,4 @@
 
 pub mod runtime;
 
-pub use runtime::{AnyPredictor, GRADUAL_INCREMENTS, PredictorKind, gradual_increment};
+pub use runtime::{AnyPredictor, GRADUAL_INCREMENTS, PredictorKind, Statistic, gradual_increment};

@@ -28,8 +28,18 @@ pub fn gradual_increment(k: u32) -> Time {
     }
 }
 
+/// How RUH summarises a user's recent runtimes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Statistic {
+    /// The median; of an even count, the mean of the two middle values rounded down.
+    Median,
+    /// The mean, rounded down.
+    Mean,
+}
+
 /// A predictor by name and parameters, as written on the command line and in sweeps:
-/// `perfect`, `estimate`, `constant(c=SECONDS)` (c defaults to 1).
+/// `perfect`, `estimate`, `constant(c=SECONDS)` (c defaults to 1),
+/// `ruh(k=3,stat=median)` (k defaults to 3, stat to median).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PredictorKind {
     /// The actual runtime (an upper bound on what any predictor can achieve).
@@ -39,9 +49,17 @@ pub enum PredictorKind {
     /// The information-less predictor: every job is predicted to run `c` seconds; misses
     /// are extended by the gradual increments.
     Constant { c: Time },
+    /// Recent User History: the median (or mean) runtime of the user's last `k` finished
+    /// jobs, never above the job's estimate; the estimate while the user has fewer.
+    Ruh { k: usize, stat: Statistic },
 }
 
-pub const PREDICTOR_NAMES: [&str; 3] = ["perfect", "estimate", "constant(c=SECONDS)"];
+pub const PREDICTOR_NAMES: [&str; 4] = [
+    "perfect",
+    "estimate",
+    "constant(c=SECONDS)",
+    "ruh(k=3,stat=median|mean)",
+];
 
 impl FromStr for PredictorKind {
     type Err = String;
@@ -90,6 +108,25 @@ impl FromStr for PredictorKind {
                 };
                 Ok(PredictorKind::Constant { c })
             }
+            "ruh" => {
+                allow(&["k", "stat"])?;
+                let mut k = 3;
+                let mut stat = Statistic::Median;
+                for (key, v) in &params {
+                    if *key == "k" {
+                        k = v.parse().ok().filter(|k| (1..=1000).contains(k)).ok_or_else(|| {
+                            format!("predictor '{s}': k must be a whole number from 1 to 1000")
+                        })?;
+                    } else {
+                        stat = match *v {
+                            "median" => Statistic::Median,
+                            "mean" => Statistic::Mean,
+                            _ => return Err(format!("predictor '{s}': stat must be median or mean")),
+                        };
+                    }
+                }
+                Ok(PredictorKind::Ruh { k, stat })
+            }
             _ => Err(format!(
                 "unknown predictor '{name}'; known: {}",
                 PREDICTOR_NAMES.join(", ")
@@ -104,30 +141,122 @@ impl fmt::Display for PredictorKind {
             PredictorKind::Perfect => f.write_str("perfect"),
             PredictorKind::Estimate => f.write_str("estimate"),
             PredictorKind::Constant { c } => write!(f, "constant(c={c})"),
+            PredictorKind::Ruh { k, stat } => {
+                let stat = match stat {
+                    Statistic::Median => "median",
+                    Statistic::Mean => "mean",
+                };
+                write!(f, "ruh(k={k},stat={stat})")
+            }
         }
     }
 }
 
-/// A predictor of any kind, resolved once per run.
-#[derive(Clone, Copy, Debug)]
-pub struct AnyPredictor(pub PredictorKind);
+/// A predictor of any kind, resolved once per run, with the state it keeps.
+#[derive(Clone, Debug)]
+pub struct AnyPredictor {
+    kind: PredictorKind,
+    /// RUH: each user's last `k` finished runtimes, a ring of `k` slots per user.
+    history: Vec<Time>,
+    /// RUH: finished jobs per user so far.
+    finished: Vec<u32>,
+    /// RUH scratch for the median.
+    scratch: Vec<Time>,
+}
+
+impl AnyPredictor {
+    pub fn new(kind: PredictorKind) -> Self {
+        AnyPredictor {
+            kind,
+            history: Vec::new(),
+            finished: Vec::new(),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// The deadline-miss rule of the predictors that see the user estimate: raise a
+    /// prediction below the estimate to it, else extend it by the gradual increments.
+    fn raise_to_estimate(&self, job: JobId, misses: u32, view: &PredictorView) -> Time {
+        let (p, estimate) = (view.prediction[job.index()], view.jobs.estimate[job.index()]);
+        if p < estimate {
+            estimate
+        } else {
+            p + gradual_increment(misses + 1)
+        }
+    }
+
+    /// RUH's prediction for a job of `user` with `estimate`.
+    fn recent_user_history(&mut self, k: usize, stat: Statistic, user: i32, estimate: Time) -> Time {
+        let Ok(u) = usize::try_from(user) else {
+            return estimate;
+        };
+        if u >= self.finished.len() || (self.finished[u] as usize) < k {
+            return estimate;
+        }
+        let recent = &self.history[u * k..(u + 1) * k];
+        let value = match stat {
+            Statistic::Mean => recent.iter().sum::<Time>() / k as Time,
+            Statistic::Median => {
+                self.scratch.clear();
+                self.scratch.extend_from_slice(recent);
+                self.scratch.sort_unstable();
+                if k % 2 == 1 {
+                    self.scratch[k / 2]
+                } else {
+                    (self.scratch[k / 2 - 1] + self.scratch[k / 2]) / 2
+                }
+            }
+        };
+        value.min(estimate)
+    }
+}
 
 impl RuntimePredictor for AnyPredictor {
-    fn reset(&mut self, _jobs: &Jobs) {}
+    fn reset(&mut self, jobs: &Jobs) {
+        if let PredictorKind::Ruh { k, .. } = self.kind {
+            // Users are dense small integers in archive logs: one ring per user id.
+            let users = jobs.user.iter().copied().max().unwrap_or(-1).max(-1) as usize + 1;
+            self.history.clear();
+            self.history.resize(users.min(10_000_000) * k, 0);
+            self.finished.clear();
+            self.finished.resize(users.min(10_000_000), 0);
+            self.scratch.reserve(k);
+        }
+    }
 
     fn on_arrival(&mut self, job: JobId, view: &PredictorView) -> Time {
         let j = job.index();
-        match self.0 {
+        match self.kind {
             PredictorKind::Perfect => view.jobs.runtime[j],
             PredictorKind::Estimate => view.jobs.estimate[j],
             PredictorKind::Constant { c } => c,
+            PredictorKind::Ruh { k, stat } => {
+                self.recent_user_history(k, stat, view.jobs.user[j], view.jobs.estimate[j])
+            }
+        }
+    }
+
+    fn on_termination(&mut self, job: JobId, view: &PredictorView) {
+        if let PredictorKind::Ruh { k, .. } = self.kind {
+            let j = job.index();
+            if let Ok(u) = usize::try_from(view.jobs.user[j])
+                && u < self.finished.len()
+            {
+                let slot = self.finished[u] as usize % k;
+                self.history[u * k + slot] = view.now - view.start[j];
+                self.finished[u] += 1;
+            }
         }
     }
 
     fn on_deadline_missed(&mut self, job: JobId, misses: u32, view: &PredictorView) -> Time {
-        // Perfect never misses, and Estimate only for a job predicted at the 1 s floor,
-        // which ends at once; both then fall back to the increments like Constant.
-        view.prediction[job.index()] + gradual_increment(misses + 1)
+        match self.kind {
+            // Never misses but for the 1 s floor of a zero runtime, which ends at once.
+            PredictorKind::Perfect | PredictorKind::Constant { .. } => {
+                view.prediction[job.index()] + gradual_increment(misses + 1)
+            }
+            PredictorKind::Estimate | PredictorKind::Ruh { .. } => self.raise_to_estimate(job, misses, view),
+        }
     }
 }
 
@@ -148,7 +277,14 @@ mod tests {
 
     #[test]
     fn specs_parse_and_print_back() {
-        for s in ["perfect", "estimate", "constant(c=1)", "constant(c=600)"] {
+        for s in [
+            "perfect",
+            "estimate",
+            "constant(c=1)",
+            "constant(c=600)",
+            "ruh(k=3,stat=median)",
+            "ruh(k=4,stat=mean)",
+        ] {
             let k: PredictorKind = s.parse().unwrap();
             assert_eq!(k.to_string(), s);
         }

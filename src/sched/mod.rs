@@ -120,7 +120,7 @@ impl AnyScheduler {
             (AnyScheduler::Fcfs(s), _) => engine.run_window(jobs, procs, s, &mut UserEstimates, window),
             (AnyScheduler::Easy(s), None) => engine.run_window(jobs, procs, s, &mut UserEstimates, window),
             (AnyScheduler::Easy(s), Some(p)) => {
-                engine.run_window(jobs, procs, s, &mut AnyPredictor(p), window)
+                engine.run_window(jobs, procs, s, &mut AnyPredictor::new(p), window)
             }
             (AnyScheduler::Conservative(s), _) => {
                 engine.run_window(jobs, procs, s, &mut UserEstimates, window)

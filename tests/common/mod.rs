@@ -34,7 +34,7 @@ pub fn simulate(workload: &Workload, kind: SchedulerKind) -> (Vec<Time>, Vec<Tim
 
 /// A random workload of up to `max_jobs` jobs on 1 to `max_procs` processors: ties at one
 /// instant, zero runtimes, estimates below the runtime (killed jobs), exact and generous
-/// estimates, and estimates of 0.
+/// estimates, and estimates of 0; three users.
 pub fn random_workload(max_procs: u32, max_jobs: usize) -> impl Strategy<Value = (u32, Jobs)> {
     (1u32..=max_procs).prop_flat_map(move |procs| {
         let job = (0i64..15, 0i64..60, 1u32..=procs, 0u8..4, 0i64..60);
@@ -51,7 +51,10 @@ pub fn random_workload(max_procs: u32, max_jobs: usize) -> impl Strategy<Value =
                         2 => (runtime - slack).max(0),
                         _ => slack,
                     };
-                    JobRecord::new(i as u64 + 1, t, runtime, p, estimate)
+                    let mut r = JobRecord::new(i as u64 + 1, t, runtime, p, estimate);
+                    // A few users, so history-based predictors have histories to use.
+                    r.user = (slack % 3) as i32;
+                    r
                 })
                 .collect();
             (procs, Jobs::from_records(&records))
