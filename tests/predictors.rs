@@ -132,8 +132,10 @@ proptest! {
     fn predictions_keep_the_invariants((procs, jobs) in common::random_workload(12, 50), c in 1i64..120) {
         let mut engine = Engine::new().with_validation(true);
         for kind in [SchedulerKind::Sjbf, SchedulerKind::EasyPred] {
-            let ruh = PredictorKind::Ruh { k: 2, stat: schedlab::predict::Statistic::Median };
-            for p in [PredictorKind::Perfect, PredictorKind::Estimate, PredictorKind::Constant { c }, ruh] {
+            let median = schedlab::predict::Statistic::Median;
+            let ruh = PredictorKind::Ruh { k: 2, stat: median, prop: false };
+            let ruh_prop = PredictorKind::Ruh { k: 1, stat: median, prop: true };
+            for p in [PredictorKind::Perfect, PredictorKind::Estimate, PredictorKind::Constant { c }, ruh, ruh_prop] {
                 let o = kind.build().run_window(&mut engine, &jobs, procs, Some(p), None);
                 for j in 0..jobs.len() {
                     prop_assert!(o.start[j] >= jobs.submit[j]);
@@ -196,4 +198,33 @@ fn ruh_predicts_from_the_users_last_jobs_and_raises_misses_to_the_estimate() {
         "{}",
         o.absolute_inaccuracy[3]
     );
+}
+
+#[test]
+fn ruh_propagation_updates_a_waiting_job_of_the_same_user() {
+    // 2 processors. User 5's job 1 (2 procs, 30 s) holds the machine; its job 2 (1 proc,
+    // 10 s, estimate 1000) arrives at 1 with no history, predicted at its estimate. When job
+    // 1 ends at 30, propagation gives job 2 the new history, 30 s, before it starts at 30.
+    let records = [job(1, 5, 0, 30, 1000), job(2, 5, 1, 10, 1000)];
+    let mut records = records.to_vec();
+    records[0].procs = 2;
+    let jobs = Jobs::from_records(&records);
+    let mut engine = Engine::new().with_validation(true);
+    let with: PredictorKind = "ruh(k=1,prop=true)".parse().unwrap();
+    let o = SchedulerKind::Sjbf
+        .build()
+        .run_window(&mut engine, &jobs, 2, Some(with), None);
+    assert_eq!(o.prediction[1], 30);
+    let ai = (990.0 * 29.0 + 20.0 * 10.0) / 39.0;
+    assert!(
+        (o.absolute_inaccuracy[1] - ai).abs() < 1e-9,
+        "{}",
+        o.absolute_inaccuracy[1]
+    );
+    let without: PredictorKind = "ruh(k=1,prop=false)".parse().unwrap();
+    let o = SchedulerKind::Sjbf
+        .build()
+        .run_window(&mut engine, &jobs, 2, Some(without), None);
+    assert_eq!(o.prediction[1], 1000);
+    assert_eq!(o.absolute_inaccuracy[1], 990.0);
 }

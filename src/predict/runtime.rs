@@ -50,8 +50,10 @@ pub enum PredictorKind {
     /// are extended by the gradual increments.
     Constant { c: Time },
     /// Recent User History: the median (or mean) runtime of the user's last `k` finished
-    /// jobs, never above the job's estimate; the estimate while the user has fewer.
-    Ruh { k: usize, stat: Statistic },
+    /// jobs, never above the job's estimate; the estimate while the user has fewer. With
+    /// `prop`, each termination recomputes the predictions of the user's waiting and
+    /// running jobs.
+    Ruh { k: usize, stat: Statistic, prop: bool },
 }
 
 pub const PREDICTOR_NAMES: [&str; 4] = [
@@ -109,11 +111,16 @@ impl FromStr for PredictorKind {
                 Ok(PredictorKind::Constant { c })
             }
             "ruh" => {
-                allow(&["k", "stat"])?;
+                allow(&["k", "stat", "prop"])?;
                 let mut k = 3;
                 let mut stat = Statistic::Median;
+                let mut prop = false;
                 for (key, v) in &params {
-                    if *key == "k" {
+                    if *key == "prop" {
+                        prop = v
+                            .parse()
+                            .map_err(|_| format!("predictor '{s}': prop must be true or false"))?;
+                    } else if *key == "k" {
                         k = v.parse().ok().filter(|k| (1..=1000).contains(k)).ok_or_else(|| {
                             format!("predictor '{s}': k must be a whole number from 1 to 1000")
                         })?;
@@ -125,7 +132,7 @@ impl FromStr for PredictorKind {
                         };
                     }
                 }
-                Ok(PredictorKind::Ruh { k, stat })
+                Ok(PredictorKind::Ruh { k, stat, prop })
             }
             _ => Err(format!(
                 "unknown predictor '{name}'; known: {}",
@@ -141,12 +148,12 @@ impl fmt::Display for PredictorKind {
             PredictorKind::Perfect => f.write_str("perfect"),
             PredictorKind::Estimate => f.write_str("estimate"),
             PredictorKind::Constant { c } => write!(f, "constant(c={c})"),
-            PredictorKind::Ruh { k, stat } => {
+            PredictorKind::Ruh { k, stat, prop } => {
                 let stat = match stat {
                     Statistic::Median => "median",
                     Statistic::Mean => "mean",
                 };
-                write!(f, "ruh(k={k},stat={stat})")
+                write!(f, "ruh(k={k},stat={stat},prop={prop})")
             }
         }
     }
@@ -162,7 +169,14 @@ pub struct AnyPredictor {
     finished: Vec<u32>,
     /// RUH scratch for the median.
     scratch: Vec<Time>,
+    /// RUH with propagation: each user's jobs that arrived and have not ended, as a list
+    /// threaded through `next` from `head[user]` (`NONE` ends it), so no event allocates.
+    head: Vec<u32>,
+    next: Vec<u32>,
+    prev: Vec<u32>,
 }
+
+const NONE: u32 = u32::MAX;
 
 impl AnyPredictor {
     pub fn new(kind: PredictorKind) -> Self {
@@ -171,7 +185,14 @@ impl AnyPredictor {
             history: Vec::new(),
             finished: Vec::new(),
             scratch: Vec::new(),
+            head: Vec::new(),
+            next: Vec::new(),
+            prev: Vec::new(),
         }
+    }
+
+    fn user(jobs: &Jobs, j: usize, users: usize) -> Option<usize> {
+        usize::try_from(jobs.user[j]).ok().filter(|&u| u < users)
     }
 
     /// The deadline-miss rule of the predictors that see the user estimate: raise a
@@ -213,7 +234,7 @@ impl AnyPredictor {
 
 impl RuntimePredictor for AnyPredictor {
     fn reset(&mut self, jobs: &Jobs) {
-        if let PredictorKind::Ruh { k, .. } = self.kind {
+        if let PredictorKind::Ruh { k, prop, .. } = self.kind {
             // Users are dense small integers in archive logs: one ring per user id.
             let users = jobs.user.iter().copied().max().unwrap_or(-1).max(-1) as usize + 1;
             self.history.clear();
@@ -221,6 +242,14 @@ impl RuntimePredictor for AnyPredictor {
             self.finished.clear();
             self.finished.resize(users.min(10_000_000), 0);
             self.scratch.reserve(k);
+            if prop {
+                self.head.clear();
+                self.head.resize(self.finished.len(), NONE);
+                for v in [&mut self.next, &mut self.prev] {
+                    v.clear();
+                    v.resize(jobs.len(), NONE);
+                }
+            }
         }
     }
 
@@ -230,22 +259,52 @@ impl RuntimePredictor for AnyPredictor {
             PredictorKind::Perfect => view.jobs.runtime[j],
             PredictorKind::Estimate => view.jobs.estimate[j],
             PredictorKind::Constant { c } => c,
-            PredictorKind::Ruh { k, stat } => {
+            PredictorKind::Ruh { k, stat, prop } => {
+                if prop && let Some(u) = Self::user(view.jobs, j, self.head.len()) {
+                    // Join the user's live jobs.
+                    self.next[j] = self.head[u];
+                    if self.head[u] != NONE {
+                        self.prev[self.head[u] as usize] = j as u32;
+                    }
+                    self.head[u] = j as u32;
+                }
                 self.recent_user_history(k, stat, view.jobs.user[j], view.jobs.estimate[j])
             }
         }
     }
 
-    fn on_termination(&mut self, job: JobId, view: &PredictorView) {
-        if let PredictorKind::Ruh { k, .. } = self.kind {
-            let j = job.index();
-            if let Ok(u) = usize::try_from(view.jobs.user[j])
-                && u < self.finished.len()
-            {
-                let slot = self.finished[u] as usize % k;
-                self.history[u * k + slot] = view.now - view.start[j];
-                self.finished[u] += 1;
+    fn on_termination(&mut self, job: JobId, view: &PredictorView, updates: &mut Vec<(JobId, Time)>) {
+        let PredictorKind::Ruh { k, stat, prop } = self.kind else {
+            return;
+        };
+        let j = job.index();
+        let Some(u) = Self::user(view.jobs, j, self.finished.len()) else {
+            return;
+        };
+        let slot = self.finished[u] as usize % k;
+        self.history[u * k + slot] = view.now - view.start[j];
+        self.finished[u] += 1;
+        if !prop {
+            return;
+        }
+        // Leave the user's live jobs, then give the others the updated history.
+        let (p, n) = (self.prev[j], self.next[j]);
+        if p == NONE {
+            self.head[u] = n;
+        } else {
+            self.next[p as usize] = n;
+        }
+        if n != NONE {
+            self.prev[n as usize] = p;
+        }
+        let mut other = self.head[u];
+        while other != NONE {
+            let o = other as usize;
+            let prediction = self.recent_user_history(k, stat, view.jobs.user[o], view.jobs.estimate[o]);
+            if prediction != view.prediction[o] {
+                updates.push((JobId(other), prediction));
             }
+            other = self.next[o];
         }
     }
 
@@ -282,8 +341,8 @@ mod tests {
             "estimate",
             "constant(c=1)",
             "constant(c=600)",
-            "ruh(k=3,stat=median)",
-            "ruh(k=4,stat=mean)",
+            "ruh(k=3,stat=median,prop=false)",
+            "ruh(k=4,stat=mean,prop=true)",
         ] {
             let k: PredictorKind = s.parse().unwrap();
             assert_eq!(k.to_string(), s);
@@ -293,12 +352,23 @@ mod tests {
             " constant( c = 5 ) ".parse(),
             Ok(PredictorKind::Constant { c: 5 })
         );
+        assert_eq!(
+            "ruh".parse(),
+            Ok(PredictorKind::Ruh {
+                k: 3,
+                stat: Statistic::Median,
+                prop: false
+            })
+        );
         for bad in [
             "ruhh",
             "constant(c=0)",
             "constant(k=3)",
             "perfect(x=1)",
             "constant(c=1",
+            "ruh(k=0)",
+            "ruh(stat=mode)",
+            "ruh(prop=yes)",
         ] {
             assert!(bad.parse::<PredictorKind>().is_err(), "{bad}");
         }

@@ -219,10 +219,31 @@ impl Scheduler for Easy {
         self.reservation = None;
     }
 
-    fn on_prediction_changed(&mut self, _job: JobId, _ctx: &SchedCtx) {
-        // A running job's later predicted end moves the shadow time: retry everything.
+    fn on_prediction_changed(&mut self, job: JobId, old: Time, ctx: &SchedCtx) {
+        // A new predicted end moves the shadow time; a new prediction for a waiting job
+        // changes its backfill test: retry everything.
         self.reservation = None;
-        self.missed = true;
+        let new = ctx.prediction(job);
+        if ctx.start_time(job).is_some() {
+            // The shadow rested on the old prediction, which may have been too low.
+            self.missed |= new > old;
+            return;
+        }
+        if let Some(w) = self.queue[self.front..].iter_mut().find(|w| w.job == job) {
+            w.prediction = new;
+        }
+        if self.order == BackfillOrder::ShortestPrediction
+            && let Ok(i) = self
+                .by_prediction
+                .binary_search_by_key(&(old, job), |v| (v.prediction, v.job))
+        {
+            let mut w = self.by_prediction.remove(i);
+            w.prediction = new;
+            let at = self
+                .by_prediction
+                .partition_point(|v| (v.prediction, v.job) < (new, job));
+            self.by_prediction.insert(at, w);
+        }
     }
 
     fn backfilled(&self) -> u64 {

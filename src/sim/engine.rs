@@ -68,6 +68,37 @@ pub struct Window {
 }
 
 impl Engine {
+    /// Applies a prediction a predictor propagated to `job`: ignored for jobs not yet
+    /// arrived or already ended; a running job's is raised to more than its runtime.
+    fn apply_update<S: Scheduler>(
+        &mut self,
+        jobs: &Jobs,
+        scheduler: &mut S,
+        arrived: usize,
+        job: JobId,
+        p: Time,
+    ) {
+        let j = job.index();
+        let state = &mut self.state;
+        if j >= arrived || state.end[j] != crate::sim::state::UNSET {
+            return;
+        }
+        let old = state.prediction[j];
+        if state.start[j] == crate::sim::state::UNSET {
+            state.repredict_waiting(jobs, j, p);
+        } else {
+            let p = p.max(state.now - state.start[j] + 1);
+            if p == old {
+                return;
+            }
+            state.repredict_running(jobs, job, p);
+        }
+        if state.prediction[j] != old {
+            let ctx = SchedCtx { jobs, state };
+            scheduler.on_prediction_changed(job, old, &ctx);
+        }
+    }
+
     /// An engine with the invariant validator on in debug builds and off in release.
     pub fn new() -> Self {
         Engine {
@@ -155,7 +186,13 @@ impl Engine {
                     state: &mut self.state,
                 };
                 scheduler.on_termination(job, &ctx);
-                predictor.on_termination(job, &self.state.predictor_view(jobs));
+                let mut updates = std::mem::take(&mut self.state.updates);
+                predictor.on_termination(job, &self.state.predictor_view(jobs), &mut updates);
+                for &(other, prediction) in &updates {
+                    self.apply_update(jobs, scheduler, cursor, other, prediction);
+                }
+                updates.clear();
+                self.state.updates = updates;
                 unfinished -= usize::from(measured.contains(&job.index()));
             }
             // Jobs still running at their predicted end get a larger prediction.
@@ -164,6 +201,7 @@ impl Engine {
                 let misses = self.state.misses[j];
                 let answer = predictor.on_deadline_missed(job, misses, &self.state.predictor_view(jobs));
                 self.state.misses[j] += 1;
+                let old = self.state.prediction[j];
                 let runtime_so_far = now - self.state.start[j];
                 self.state
                     .repredict_running(jobs, job, answer.max(runtime_so_far + 1));
@@ -171,7 +209,7 @@ impl Engine {
                     jobs,
                     state: &mut self.state,
                 };
-                scheduler.on_prediction_changed(job, &ctx);
+                scheduler.on_prediction_changed(job, old, &ctx);
             }
             while cursor < n && jobs.submit[cursor] == now {
                 self.events += 1;

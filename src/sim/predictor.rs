@@ -20,8 +20,6 @@ pub struct PredictorView<'a> {
 /// missed-deadline answer to more than the job's current runtime, so a running job's
 /// predicted end is always in the future.
 ///
-/// Propagation (updating other jobs' predictions from a hook) arrives with the history
-/// predictors that use it.
 pub trait RuntimePredictor {
     /// Prepares for a run over `jobs`; buffers are kept between runs.
     fn reset(&mut self, jobs: &Jobs);
@@ -29,8 +27,10 @@ pub trait RuntimePredictor {
     fn on_arrival(&mut self, job: JobId, view: &PredictorView) -> Time;
     /// `job` started at `view.now`.
     fn on_start(&mut self, _job: JobId, _view: &PredictorView) {}
-    /// `job` ended at `view.now`.
-    fn on_termination(&mut self, _job: JobId, _view: &PredictorView) {}
+    /// `job` ended at `view.now`. The predictor may push new predictions for other jobs
+    /// that have arrived and not ended (propagation); the engine applies them, raising a
+    /// running job's to more than its current runtime.
+    fn on_termination(&mut self, _job: JobId, _view: &PredictorView, _updates: &mut Vec<(JobId, Time)>) {}
     /// `job` is still running at its predicted end, `view.now`, after `misses` earlier
     /// misses: a new, larger prediction.
     fn on_deadline_missed(&mut self, job: JobId, misses: u32, view: &PredictorView) -> Time;

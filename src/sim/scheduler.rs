@@ -1,6 +1,7 @@
 //! The seam between the engine and the scheduling policies in `crate::sched`.
 
 use super::SchedCtx;
+use crate::Time;
 use crate::workload::{JobId, Jobs};
 
 /// A scheduling policy. The engine calls the hooks in the order of `crate::sim`'s module
@@ -22,9 +23,10 @@ pub trait Scheduler {
     fn on_arrival(&mut self, job: JobId, ctx: &SchedCtx);
     /// A running job ended at `ctx.now()`; its processors are already free.
     fn on_termination(&mut self, _job: JobId, _ctx: &SchedCtx) {}
-    /// A running job's prediction changed at `ctx.now()` (it outlived the old one); the
-    /// running set is already re-sorted.
-    fn on_prediction_changed(&mut self, _job: JobId, _ctx: &SchedCtx) {}
+    /// A job's prediction changed at `ctx.now()` from `old` to `ctx.prediction(job)`: a
+    /// running job outlived its prediction, or the predictor propagated new information.
+    /// For a running job the running set is already re-sorted.
+    fn on_prediction_changed(&mut self, _job: JobId, _old: Time, _ctx: &SchedCtx) {}
     /// Jobs started ahead of the queue head so far in this run (0 if not tracked).
     fn backfilled(&self) -> u64 {
         0

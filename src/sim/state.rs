@@ -58,6 +58,8 @@ pub struct SimState {
     pub(crate) accuracy: Vec<f64>,
     /// Jobs started in the current pass, for the predictor's start hook.
     pub(crate) started_now: Vec<JobId>,
+    /// Predictions a predictor propagated from a hook, applied by the engine.
+    pub(crate) updates: Vec<(JobId, Time)>,
 }
 
 /// Relative accuracy of prediction `p` for runtime `r`: the smaller over the larger, in
@@ -102,6 +104,13 @@ impl SimState {
         }
         self.started_now.clear();
         self.started_now.reserve(procs as usize + 1);
+        self.updates.clear();
+    }
+
+    /// Sets the prediction of waiting job `j` at `now`.
+    pub(crate) fn repredict_waiting(&mut self, jobs: &Jobs, j: usize, prediction: Time) {
+        self.weigh_prediction(jobs, j, self.now);
+        self.prediction[j] = prediction.max(1);
     }
 
     /// What a predictor sees.
