@@ -211,14 +211,9 @@ fn run_one(args: RunArgs) -> Result<()> {
     let predictor: Option<PredictorKind> = match &args.predictor {
         None => None,
         Some(spec) => {
-            let p: PredictorKind = spec.parse().map_err(|e: String| schedlab::Error::Invalid(e))?;
-            if !kind.uses_predictor() {
-                return Err(schedlab::Error::Invalid(format!(
-                    "--predictor applies to sjbf and easy-pred; {kind} does not use predictions"
-                ))
-                .into());
-            }
-            Some(p)
+            let p: PredictorKind = spec.parse().map_err(schedlab::Error::Invalid)?;
+            kind.predictor_for(p)
+                .map_err(|e| schedlab::Error::Invalid(format!("--predictor: {e}")))?
         }
     };
     let t0 = Instant::now();

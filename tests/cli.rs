@@ -361,7 +361,17 @@ fn predictor_flag_reports_accuracy_and_is_refused_where_unused() {
         "perfect",
     ]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("does not use predictions"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("does not use runtime predictions"));
+    let out = schedlab(&[
+        "run",
+        "--trace",
+        &trace,
+        "--scheduler",
+        "easy",
+        "--predictor",
+        "estimate",
+    ]);
+    assert!(out.status.success());
     let out = schedlab(&[
         "run",
         "--trace",

@@ -488,7 +488,7 @@ count = 2
     fs::write(&path, spec).unwrap();
     let err = Plan::from_file(&path).unwrap_err().to_string();
     assert!(
-        err.contains("does not use predictions") && err.contains("scheduler=easy"),
+        err.contains("does not use runtime predictions") && err.contains("scheduler=easy"),
         "{err}"
     );
     let spec = spec.replace(

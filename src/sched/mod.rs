@@ -57,6 +57,21 @@ impl SchedulerKind {
         matches!(self, SchedulerKind::Sjbf | SchedulerKind::EasyPred)
     }
 
+    /// The predictor to run this scheduler with, given the one asked for: schedulers that do
+    /// not read predictions accept only `estimate` (what EASY and conservative use anyway).
+    pub fn predictor_for(self, asked: PredictorKind) -> Result<Option<PredictorKind>, String> {
+        if self.uses_predictor() {
+            Ok(Some(asked))
+        } else if asked == PredictorKind::Estimate {
+            Ok(None)
+        } else {
+            Err(format!(
+                "scheduler {self} does not use runtime predictions (sjbf and easy-pred do), so predictor {asked} \
+                 does not apply; only estimate does"
+            ))
+        }
+    }
+
     pub fn build(self) -> AnyScheduler {
         match self {
             SchedulerKind::Fcfs => AnyScheduler::Fcfs(Fcfs::default()),

@@ -598,13 +598,9 @@ fn resolve(
         None => None,
         Some(v) => {
             let kind: PredictorKind = v.to_string().parse()?;
-            if !scheduler.uses_predictor() {
-                return Err(format!(
-                    "predictor = {v}: scheduler {scheduler} does not use predictions (sjbf and easy-pred do); \
-                     drop such cells with [[exclude]]"
-                ));
-            }
-            Some(kind)
+            scheduler
+                .predictor_for(kind)
+                .map_err(|e| format!("predictor = {v}: {e}; drop such cells with [[exclude]]"))?
         }
     };
     let positive = |k: &str| -> std::result::Result<Option<f64>, String> {
