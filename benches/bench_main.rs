@@ -4,4 +4,8 @@ use criterion::criterion_main;
 
 mod benchmarks;
 
-criterion_main!(benchmarks::engine::benches, benchmarks::sweep::benches);
+criterion_main!(
+    benchmarks::engine::benches,
+    benchmarks::predict::benches,
+    benchmarks::sweep::benches
+);

@@ -1,3 +1,4 @@
 //! One module per bench group.
 pub mod engine;
+pub mod predict;
 pub mod sweep;
