@@ -32,14 +32,14 @@ fn constant_predictions_grow_by_the_gradual_increments() {
     let ra =
         (1.0 / 400.0 * 1.0 + 61.0 / 400.0 * 60.0 + 361.0 / 400.0 * 300.0 + 400.0 / 1261.0 * 39.0) / 400.0;
     assert!(
-        (o.absolute_inaccuracy[0] - ai).abs() < 1e-9,
+        (o.accuracy(&jobs, 0).0 - ai).abs() < 1e-9,
         "{} vs {ai}",
-        o.absolute_inaccuracy[0]
+        o.accuracy(&jobs, 0).0
     );
     assert!(
-        (o.relative_accuracy[0] - ra).abs() < 1e-12,
+        (o.accuracy(&jobs, 0).1 - ra).abs() < 1e-12,
         "{} vs {ra}",
-        o.relative_accuracy[0]
+        o.accuracy(&jobs, 0).1
     );
 }
 
@@ -55,8 +55,8 @@ fn a_job_ending_exactly_at_its_prediction_does_not_miss() {
         None,
     );
     assert_eq!(o.misses, &[0, 1]);
-    assert_eq!(o.relative_accuracy[0], 1.0);
-    assert_eq!(o.absolute_inaccuracy[0], 0.0);
+    assert_eq!(o.accuracy(&jobs, 0).1, 1.0);
+    assert_eq!(o.accuracy(&jobs, 0).0, 0.0);
 }
 
 #[test]
@@ -115,7 +115,7 @@ fn perfect_predictions_never_miss_on_a_real_trace() {
         Some(PredictorKind::Perfect),
         None,
     );
-    let ra: f64 = o.relative_accuracy.iter().sum::<f64>() / w.jobs.len() as f64;
+    let ra: f64 = (0..w.jobs.len()).map(|j| o.accuracy(&w.jobs, j).1).sum::<f64>() / w.jobs.len() as f64;
     assert!(
         (ra - 1.0).abs() < 1e-9 || w.jobs.runtime.contains(&0),
         "perfect accuracy {ra}"
@@ -140,7 +140,7 @@ proptest! {
                 for j in 0..jobs.len() {
                     prop_assert!(o.start[j] >= jobs.submit[j]);
                     prop_assert_eq!(o.end[j] - o.start[j], jobs.runtime[j]);
-                    prop_assert!((0.0..=1.0).contains(&o.relative_accuracy[j]));
+                    prop_assert!((0.0..=1.0).contains(&o.accuracy(&jobs, j).1));
                 }
                 if p == PredictorKind::Perfect {
                     prop_assert!(o.misses.iter().all(|&m| m == 0));
@@ -182,9 +182,9 @@ fn ruh_predicts_from_the_users_last_jobs_and_raises_misses_to_the_estimate() {
     // Job 4: predicted 20 for its first 20 s of running (and its 0 s of waiting), then 100.
     let ai = (30.0 * 20.0 + 50.0 * 30.0) / 50.0;
     assert!(
-        (o.absolute_inaccuracy[3] - ai).abs() < 1e-9,
+        (o.accuracy(&jobs, 3).0 - ai).abs() < 1e-9,
         "{}",
-        o.absolute_inaccuracy[3]
+        o.accuracy(&jobs, 3).0
     );
     let mean2: PredictorKind = "ruh(k=2,stat=mean)".parse().unwrap();
     let o = SchedulerKind::Sjbf
@@ -194,9 +194,9 @@ fn ruh_predicts_from_the_users_last_jobs_and_raises_misses_to_the_estimate() {
     assert_eq!(o.misses[3], 1);
     let ai = (20.0 * 30.0 + 50.0 * 20.0) / 50.0;
     assert!(
-        (o.absolute_inaccuracy[3] - ai).abs() < 1e-9,
+        (o.accuracy(&jobs, 3).0 - ai).abs() < 1e-9,
         "{}",
-        o.absolute_inaccuracy[3]
+        o.accuracy(&jobs, 3).0
     );
 }
 
@@ -217,14 +217,14 @@ fn ruh_propagation_updates_a_waiting_job_of_the_same_user() {
     assert_eq!(o.prediction[1], 30);
     let ai = (990.0 * 29.0 + 20.0 * 10.0) / 39.0;
     assert!(
-        (o.absolute_inaccuracy[1] - ai).abs() < 1e-9,
+        (o.accuracy(&jobs, 1).0 - ai).abs() < 1e-9,
         "{}",
-        o.absolute_inaccuracy[1]
+        o.accuracy(&jobs, 1).0
     );
     let without: PredictorKind = "ruh(k=1,prop=false)".parse().unwrap();
     let o = SchedulerKind::Sjbf
         .build()
         .run_window(&mut engine, &jobs, 2, Some(without), None);
     assert_eq!(o.prediction[1], 1000);
-    assert_eq!(o.absolute_inaccuracy[1], 990.0);
+    assert_eq!(o.accuracy(&jobs, 1).0, 990.0);
 }

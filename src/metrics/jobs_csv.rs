@@ -17,6 +17,7 @@ pub fn write_jobs_csv<W: Write>(mut out: W, jobs: &Jobs, outcome: &Outcome) -> s
     writeln!(out, "{JOBS_CSV_HEADER}")?;
     for j in 0..jobs.len() {
         let response = end[j] - jobs.submit[j];
+        let (inaccuracy, accuracy) = outcome.accuracy(jobs, j);
         writeln!(
             out,
             "{},{},{},{},{},{},{:.6},{},{},{},{},{},{:.3},{:.6}",
@@ -32,8 +33,8 @@ pub fn write_jobs_csv<W: Write>(mut out: W, jobs: &Jobs, outcome: &Outcome) -> s
             jobs.estimate[j],
             outcome.prediction[j],
             outcome.misses[j],
-            outcome.absolute_inaccuracy[j],
-            outcome.relative_accuracy[j],
+            inaccuracy,
+            accuracy,
         )?;
     }
     out.flush()

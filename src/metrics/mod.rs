@@ -216,8 +216,14 @@ impl Summary {
     ) -> Self {
         let mut s = Self::of_window(jobs, procs, outcome.start, outcome.end, measured.clone(), skipped);
         let n = measured.len().max(1) as f64;
-        s.absolute_inaccuracy = outcome.absolute_inaccuracy[measured.clone()].iter().sum::<f64>() / n;
-        s.relative_accuracy = outcome.relative_accuracy[measured.clone()].iter().sum::<f64>() / n;
+        let (mut inaccuracy, mut accuracy) = (0.0, 0.0);
+        for j in measured.clone() {
+            let (ai, ra) = outcome.accuracy(jobs, j);
+            inaccuracy += ai;
+            accuracy += ra;
+        }
+        s.absolute_inaccuracy = inaccuracy / n;
+        s.relative_accuracy = accuracy / n;
         s.deadline_misses = outcome.misses[measured].iter().map(|&m| m as u64).sum();
         s.backfilled = outcome.backfilled;
         s

@@ -39,10 +39,9 @@ pub struct Outcome<'a> {
     pub stopped_at: Time,
     /// Each job's last runtime prediction.
     pub prediction: &'a [Time],
-    /// Per finished job, the time-weighted absolute inaccuracy and relative accuracy of its
-    /// predictions (Talby et al., equations 1 and 2).
-    pub absolute_inaccuracy: &'a [f64],
-    pub relative_accuracy: &'a [f64],
+    since: &'a [Time],
+    inaccuracy: &'a [f64],
+    accuracy: &'a [f64],
     /// Per job, how often it outlived its prediction.
     pub misses: &'a [u32],
     /// Jobs the scheduler started ahead of the queue head.
@@ -53,6 +52,24 @@ impl Outcome<'_> {
     /// Whether job `j` ended before the run stopped.
     pub fn finished(&self, j: usize) -> bool {
         self.end[j] != crate::sim::state::UNSET
+    }
+
+    /// Absolute inaccuracy and relative accuracy of finished job `j`'s predictions
+    /// (Talby et al., equations 1 and 2): each prediction's |runtime - prediction| and
+    /// min/max ratio, weighted by how long it held from submit to end. A job that ended at
+    /// its submit instant had one prediction, taken as is.
+    pub fn accuracy(&self, jobs: &Jobs, j: usize) -> (f64, f64) {
+        let (r, p) = (jobs.runtime[j], self.prediction[j]);
+        let (last_inaccuracy, last_accuracy) = ((r - p).abs() as f64, crate::sim::state::ratio(r, p));
+        let life = (self.end[j] - jobs.submit[j]) as f64;
+        if life <= 0.0 {
+            return (last_inaccuracy, last_accuracy);
+        }
+        let held = (self.end[j] - self.since[j]) as f64;
+        (
+            (self.inaccuracy[j] + last_inaccuracy * held) / life,
+            (self.accuracy[j] + last_accuracy * held) / life,
+        )
     }
 }
 
@@ -148,7 +165,8 @@ impl Engine {
             jobs.submit.windows(2).all(|w| w[0] <= w[1]),
             "jobs not sorted by submit"
         );
-        self.state.reset(jobs, procs, S::USES_RUNNING_SET);
+        self.state
+            .reset(jobs, procs, S::USES_RUNNING_SET, P::USES_START_HOOK);
         scheduler.reset(jobs, procs);
         predictor.reset(jobs);
         self.passes = 0;
@@ -230,6 +248,7 @@ impl Engine {
             scheduler.schedule(&mut ctx);
             self.passes += 1;
             for i in 0..self.state.started_now.len() {
+                // Empty unless the predictor has a start hook.
                 let job = self.state.started_now[i];
                 predictor.on_start(job, &self.state.predictor_view(jobs));
             }
@@ -266,8 +285,9 @@ impl Engine {
             saturated,
             stopped_at: self.state.now,
             prediction: &self.state.prediction,
-            absolute_inaccuracy: &self.state.inaccuracy,
-            relative_accuracy: &self.state.accuracy,
+            since: &self.state.since,
+            inaccuracy: &self.state.inaccuracy,
+            accuracy: &self.state.accuracy,
             misses: &self.state.misses,
             backfilled: scheduler.backfilled(),
         }

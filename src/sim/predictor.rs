@@ -21,11 +21,14 @@ pub struct PredictorView<'a> {
 /// predicted end is always in the future.
 ///
 pub trait RuntimePredictor {
+    /// Whether `on_start` does anything: the engine records started jobs only then.
+    const USES_START_HOOK: bool = false;
+
     /// Prepares for a run over `jobs`; buffers are kept between runs.
     fn reset(&mut self, jobs: &Jobs);
     /// The prediction for `job`, which arrives at `view.now`.
     fn on_arrival(&mut self, job: JobId, view: &PredictorView) -> Time;
-    /// `job` started at `view.now`.
+    /// `job` started at `view.now` (called only if `USES_START_HOOK`).
     fn on_start(&mut self, _job: JobId, _view: &PredictorView) {}
     /// `job` ended at `view.now`. The predictor may push new predictions for other jobs
     /// that have arrived and not ended (propagation); the engine applies them, raising a

@@ -51,27 +51,31 @@ pub struct SimState {
     /// Deadline misses per job.
     pub(crate) misses: Vec<u32>,
     /// Accuracy of the predictions (Talby et al., equations 1 and 2), weighted by how long
-    /// each held: since when the current one holds, and the running weighted sums, which
-    /// become the job's absolute inaccuracy and relative accuracy when it ends.
+    /// each held: since when the current one holds, and the weighted sums of those it
+    /// replaced. Written at arrival and at each change only; the averages are computed
+    /// after the run ([`crate::sim::Outcome::accuracy`]), outside the event loop.
     pub(crate) since: Vec<Time>,
     pub(crate) inaccuracy: Vec<f64>,
     pub(crate) accuracy: Vec<f64>,
-    /// Jobs started in the current pass, for the predictor's start hook.
+    /// Jobs started in the current pass, for the predictor's start hook (only recorded for
+    /// predictors that have one).
     pub(crate) started_now: Vec<JobId>,
+    pub(crate) record_starts: bool,
     /// Predictions a predictor propagated from a hook, applied by the engine.
     pub(crate) updates: Vec<(JobId, Time)>,
 }
 
 /// Relative accuracy of prediction `p` for runtime `r`: the smaller over the larger, in
 /// [0, 1] (1 when both are 0).
-fn ratio(r: Time, p: Time) -> f64 {
+pub(crate) fn ratio(r: Time, p: Time) -> f64 {
     let (lo, hi) = (r.min(p), r.max(p));
     if hi == 0 { 1.0 } else { lo as f64 / hi as f64 }
 }
 
 impl SimState {
-    pub(crate) fn reset(&mut self, jobs: &Jobs, procs: u32, track_running: bool) {
+    pub(crate) fn reset(&mut self, jobs: &Jobs, procs: u32, track_running: bool, record_starts: bool) {
         let n = jobs.len();
+        self.record_starts = record_starts;
         self.track_running = track_running;
         self.total = procs;
         self.free = procs;
@@ -92,16 +96,13 @@ impl SimState {
         self.prediction.extend(jobs.estimate.iter().map(|&e| e.max(1)));
         self.deadlines.clear();
         self.deadlines.reserve(procs as usize + 1);
-        self.prediction_generation.clear();
+        // Per-job prediction state is written when each job arrives, so a warm engine only
+        // sizes it here (the generations only need to match the events of this run).
         self.prediction_generation.resize(n, 0);
-        self.misses.clear();
         self.misses.resize(n, 0);
-        self.since.clear();
-        self.since.extend_from_slice(&jobs.submit);
-        for v in [&mut self.inaccuracy, &mut self.accuracy] {
-            v.clear();
-            v.resize(n, 0.0);
-        }
+        self.since.resize(n, 0);
+        self.inaccuracy.resize(n, 0.0);
+        self.accuracy.resize(n, 0.0);
         self.started_now.clear();
         self.started_now.reserve(procs as usize + 1);
         self.updates.clear();
@@ -132,24 +133,13 @@ impl SimState {
         self.since[j] = t;
     }
 
-    /// Turns the weighted sums of a job that ended into its averages (equation 2); a job
-    /// that ended at its submit instant had one prediction, weighted fully.
-    fn finish_accuracy(&mut self, jobs: &Jobs, j: usize) {
-        self.weigh_prediction(jobs, j, self.end[j]);
-        let life = (self.end[j] - jobs.submit[j]) as f64;
-        if life > 0.0 {
-            self.inaccuracy[j] /= life;
-            self.accuracy[j] /= life;
-        } else {
-            let (r, p) = (jobs.runtime[j], self.prediction[j]);
-            self.inaccuracy[j] = (r - p).abs() as f64;
-            self.accuracy[j] = ratio(r, p);
-        }
-    }
-
     /// Sets a job's prediction at its arrival (never below 1 s).
     pub(crate) fn predict_on_arrival(&mut self, j: usize, prediction: Time) {
         self.prediction[j] = prediction.max(1);
+        self.misses[j] = 0;
+        self.since[j] = self.now;
+        self.inaccuracy[j] = 0.0;
+        self.accuracy[j] = 0.0;
     }
 
     /// Replaces the prediction of running job `j`, which must exceed its current runtime:
@@ -178,6 +168,7 @@ impl SimState {
 
     /// Schedules the prediction-over event of running job `j` if it will outlive its
     /// prediction.
+    #[inline]
     fn push_deadline(&mut self, jobs: &Jobs, j: usize) {
         if self.prediction[j] < jobs.runtime[j] {
             let at = self.start[j] + self.prediction[j];
@@ -229,7 +220,9 @@ impl SimState {
         self.completions
             .push(Reverse((self.now + jobs.runtime[j], job.0, self.generation[j])));
         self.push_deadline(jobs, j);
-        self.started_now.push(job);
+        if self.record_starts {
+            self.started_now.push(job);
+        }
         if self.track_running {
             let predicted_end = self.now + self.prediction[j];
             let at = self.running_position(job, predicted_end).unwrap_err();
@@ -278,7 +271,6 @@ impl SimState {
             }
             self.end[j] = now;
             self.free += jobs.procs[j];
-            self.finish_accuracy(jobs, j);
             return Some(id);
         }
     }
