@@ -262,28 +262,28 @@ fn a_killed_sweep_resumes_to_the_uninterrupted_bytes() {
     let dir = temp_dir("sweep-kill");
     let spec = dir.join("s.toml");
     std::fs::write(&spec, SWEEP).unwrap();
+    let spec_arg = spec.to_str().unwrap().to_string();
+    let args = |out: &std::path::Path, threads: &str, resume: bool| -> Vec<String> {
+        let mut a = vec![
+            "sweep".into(),
+            spec_arg.clone(),
+            "--quiet".into(),
+            "--threads".into(),
+            threads.into(),
+        ];
+        if resume {
+            a.push("--resume".into());
+        }
+        a.extend(["--out".into(), out.to_str().unwrap().to_string()]);
+        a
+    };
+    let run = |a: Vec<String>| schedlab(&a.iter().map(String::as_str).collect::<Vec<_>>());
     let full = dir.join("full");
-    let out = schedlab(&[
-        "sweep",
-        spec.to_str().unwrap(),
-        "--quiet",
-        "--threads",
-        "2",
-        "--out",
-        full.to_str().unwrap(),
-    ]);
+    let out = run(args(&full, "2", false));
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let part = dir.join("part");
     let mut child = Command::new(env!("CARGO_BIN_EXE_schedlab"))
-        .args([
-            "sweep",
-            spec.to_str().unwrap(),
-            "--quiet",
-            "--threads",
-            "2",
-            "--out",
-            part.to_str().unwrap(),
-        ])
+        .args(args(&part, "2", false))
         .stdout(Stdio::null())
         .spawn()
         .unwrap();
@@ -293,16 +293,7 @@ fn a_killed_sweep_resumes_to_the_uninterrupted_bytes() {
     let _ = child.wait();
     let journal = std::fs::read_to_string(part.join("runs.csv")).unwrap_or_default();
     eprintln!("killed with {} journal lines", journal.lines().count());
-    let out = schedlab(&[
-        "sweep",
-        spec.to_str().unwrap(),
-        "--quiet",
-        "--resume",
-        "--threads",
-        "1",
-        "--out",
-        part.to_str().unwrap(),
-    ]);
+    let out = run(args(&part, "1", true));
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     for f in [
         "runs.csv",
