@@ -24,7 +24,7 @@ pub fn merge(shards: &[PathBuf], out: &Path) -> Result<Plan> {
     let meta: serde_json::Value = serde_json::from_str(&read(first, "summary.json")?)
         .map_err(|e| Error::Merge(format!("{}: {e}", first.join("summary.json").display())))?;
     let name = meta["name"].as_str().unwrap_or_default();
-    let spec_dir = PathBuf::from(meta["spec_dir"].as_str().unwrap_or_default());
+    let spec_dir = PathBuf::from(read(first, output::SPEC_DIR_FILE)?.trim_end_matches('\n'));
     let plan = Plan::from_str(&spec_text, &first.join(SPEC_FILE), &spec_dir, name)?;
     for dir in shards {
         let hash = read(dir, HASH_FILE)?;

@@ -19,6 +19,9 @@ use crate::error::{Error, Result};
 pub const RUNS_FILE: &str = "runs.csv";
 pub const SPEC_FILE: &str = "spec.toml";
 pub const HASH_FILE: &str = "spec.hash";
+/// The spec's folder, absolute, so that `merge` resolves relative trace paths as the run
+/// did. Kept out of the summaries so that they do not depend on where the repository lies.
+pub const SPEC_DIR_FILE: &str = "spec.dir";
 
 /// Formats a float so that parsing it back gives the same value: shortest round trip,
 /// `inf` and `NaN` as Rust and pandas read them.
@@ -187,6 +190,9 @@ pub fn write_outputs(dir: &Path, plan: &Plan, results: &Results, cells: &[usize]
     })?;
     write_atomically(&dir.join(SPEC_FILE), |w| w.write_all(plan.spec_text.as_bytes()))?;
     write_atomically(&dir.join(HASH_FILE), |w| writeln!(w, "{}", plan.spec_hash))?;
+    write_atomically(&dir.join(SPEC_DIR_FILE), |w| {
+        writeln!(w, "{}", plan.spec_dir.display())
+    })?;
     write_atomically(&dir.join(RUNS_FILE), |w| {
         w.write_all(&runs_line(&runs_header(plan)))?;
         for &c in cells {
@@ -297,7 +303,6 @@ fn write_summary_json(dir: &Path, plan: &Plan, results: &Results, estimates: &[C
         "name": plan.name,
         "description": plan.description,
         "spec_hash": plan.spec_hash,
-        "spec_dir": plan.spec_dir.display().to_string(),
         "seed": plan.seed,
         "confidence": plan.confidence,
         "interval": "Student-t, two-sided",
