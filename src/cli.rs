@@ -127,13 +127,16 @@ struct RunArgs {
     /// Scheduling policy.
     #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(SchedulerKind::NAMES))]
     scheduler: String,
-    /// Runtime predictor for sjbf and easy-pred: perfect, estimate (default), constant(c=SECONDS).
+    /// Runtime predictor for sjbf and easy-pred: perfect, estimate (default), constant(c=1),
+    /// ruh(k=3,stat=median,prop=false), sbh(criteria=PE|P|E|*,search=dfs,depth=unlimited,prop=true,think=1200),
+    /// sbh-noest(criteria=PX|P|X|*,...,growth=balanced|unbalanced,cap=100000).
     #[arg(long, value_name = "SPEC")]
     predictor: Option<String>,
     /// Seed of the synthetic model.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Write one CSV row per job (job_id,submit,start,end,wait,response,bsld,procs,runtime,estimate).
+    /// Write one CSV row per job: times, wait, bsld, predictions and their accuracy, and
+    /// every prediction the job had (see README).
     #[arg(long, value_name = "FILE.csv")]
     jobs_out: Option<PathBuf>,
     /// Write the simulated schedule as SWF (wait time in field 3).
@@ -219,7 +222,9 @@ fn run_one(args: RunArgs) -> Result<()> {
     let t0 = Instant::now();
     let workload = workload_spec(&args)?.load(args.seed)?;
     let loaded = t0.elapsed();
-    let mut engine = Engine::new().with_validation(args.validate || cfg!(debug_assertions));
+    let mut engine = Engine::new()
+        .with_validation(args.validate || cfg!(debug_assertions))
+        .with_prediction_history(args.jobs_out.is_some());
     let mut scheduler = kind.build();
     let t1 = Instant::now();
     let outcome = scheduler.run_window(&mut engine, &workload.jobs, workload.procs, predictor, None);

@@ -6,7 +6,8 @@ mod common;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use schedlab::sched::SchedulerKind;
+use schedlab::predict::AnyPredictor;
+use schedlab::sched::{BackfillOrder, Easy, SchedulerKind};
 use schedlab::sim::Engine;
 use schedlab::workload::Workload;
 use schedlab::workload::swf::{SwfOptions, read_swf};
@@ -33,20 +34,39 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-/// Allocations during a second run of each scheduler on `w` with a warm engine. The
-/// validator is off: it allocates to sort the whole schedule, outside the event loop.
-fn steady_state_allocations(w: &Workload) -> Vec<(SchedulerKind, u64, u64)> {
+/// Allocations during a second run of each scheduler on `w` with a warm engine, then of
+/// SJBF with each history-based predictor, warm too. The validator is off: it allocates
+/// to sort the whole schedule, outside the event loop.
+fn steady_state_allocations(w: &Workload) -> Vec<(String, u64, u64)> {
     let mut engine = Engine::new().with_validation(false);
-    SchedulerKind::ALL
+    let mut counts: Vec<(String, u64, u64)> = SchedulerKind::ALL
         .into_iter()
         .map(|kind| {
             let mut scheduler = kind.build();
             scheduler.run(&mut engine, &w.jobs, w.procs);
             let before = ALLOCATIONS.load(Ordering::Relaxed);
             let events = scheduler.run(&mut engine, &w.jobs, w.procs).events;
-            (kind, ALLOCATIONS.load(Ordering::Relaxed) - before, events)
+            let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
+            (kind.to_string(), allocations, events)
         })
-        .collect()
+        .collect();
+    for spec in [
+        "ruh(k=3,prop=true)",
+        "sbh(criteria=PE|P|E|*,prop=true)",
+        "sbh(criteria=E|P|X,search=bfs,depth=3)",
+        "sbh-noest(criteria=PX|P|X|*,growth=unbalanced)",
+    ] {
+        let mut predictor = AnyPredictor::new(spec.parse().unwrap());
+        let mut sjbf = Easy::new(BackfillOrder::ShortestPrediction);
+        engine.run_window(&w.jobs, w.procs, &mut sjbf, &mut predictor, None);
+        let before = ALLOCATIONS.load(Ordering::Relaxed);
+        let events = engine
+            .run_window(&w.jobs, w.procs, &mut sjbf, &mut predictor, None)
+            .events;
+        let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
+        counts.push((format!("sjbf + {spec}"), allocations, events));
+    }
+    counts
 }
 
 // One test function: the counter is global, and tests in one binary run on several threads.

@@ -135,7 +135,15 @@ proptest! {
             let median = schedlab::predict::Statistic::Median;
             let ruh = PredictorKind::Ruh { k: 2, stat: median, prop: false };
             let ruh_prop = PredictorKind::Ruh { k: 1, stat: median, prop: true };
-            for p in [PredictorKind::Perfect, PredictorKind::Estimate, PredictorKind::Constant { c }, ruh, ruh_prop] {
+            let session_based = [
+                format!("sbh(criteria=PE|P|E|*,think={c})"),
+                format!("sbh(criteria=P|*,search=bfs,depth=2,prop=false,think={c})"),
+                format!("sbh-noest(criteria=P|*,prop=true,think={c},cap=100)"),
+                "sbh-noest(criteria=X,growth=unbalanced)".to_string(),
+            ]
+            .map(|s| s.parse::<PredictorKind>().unwrap());
+            let basic = [PredictorKind::Perfect, PredictorKind::Estimate, PredictorKind::Constant { c }, ruh, ruh_prop];
+            for p in basic.into_iter().chain(session_based) {
                 let o = kind.build().run_window(&mut engine, &jobs, procs, Some(p), None);
                 for j in 0..jobs.len() {
                     prop_assert!(o.start[j] >= jobs.submit[j]);
@@ -227,4 +235,139 @@ fn ruh_propagation_updates_a_waiting_job_of_the_same_user() {
         .run_window(&mut engine, &jobs, 2, Some(without), None);
     assert_eq!(o.prediction[1], 1000);
     assert_eq!(o.accuracy(&jobs, 1).0, 990.0);
+}
+
+/// Every prediction each job had, as (time, seconds), from a run of SJBF on `procs`
+/// processors with `predictor`; indexed by SWF job number - 1 (records number jobs 1..=n).
+fn prediction_histories(records: &[JobRecord], procs: u32, predictor: &str) -> Vec<Vec<(i64, i64)>> {
+    let jobs = Jobs::from_records(records);
+    let mut engine = Engine::new().with_validation(true).with_prediction_history(true);
+    let p: PredictorKind = predictor.parse().unwrap();
+    let o = SchedulerKind::Sjbf
+        .build()
+        .run_window(&mut engine, &jobs, procs, Some(p), None);
+    let mut by_job = vec![Vec::new(); jobs.len()];
+    for change in o.history {
+        by_job[jobs.swf_id[change.job.index()] as usize - 1].push((change.at, change.prediction));
+    }
+    by_job
+}
+
+#[test]
+fn sbh_sessions_split_at_exactly_the_think_time() {
+    // 8 processors: every job starts on arrival. Searching only the current session
+    // (depth=1) over any job of the user (*):
+    // - user 1's job 2 arrives 1199 s after job 1 ended: same session, predicted 100 s;
+    // - user 2's job 4 arrives exactly 1200 s after job 3 ended: a new session with no
+    //   finished job, so its estimate (1000);
+    // - user 3's job 7 arrives 2990 s after job 6 ended, but job 5 still runs: same
+    //   session, predicted from job 6 (10 s).
+    let records = [
+        job(1, 1, 0, 100, 1000),
+        job(2, 1, 1299, 100, 1000),
+        job(3, 2, 0, 100, 1000),
+        job(4, 2, 1300, 100, 1000),
+        job(5, 3, 0, 5000, 9000),
+        job(6, 3, 0, 10, 1000),
+        job(7, 3, 3000, 10, 1000),
+    ];
+    let h = prediction_histories(&records, 8, "sbh(criteria=*,depth=1)");
+    assert_eq!(h[1], [(1299, 100)]);
+    assert_eq!(h[3], [(1300, 1000)]);
+    assert_eq!(h[6], [(3000, 10)]);
+    // Unlimited depth finds user 2's older session; a 1201 s think time keeps job 4 in it.
+    assert_eq!(
+        prediction_histories(&records, 8, "sbh(criteria=*)")[3],
+        [(1300, 100)]
+    );
+    assert_eq!(
+        prediction_histories(&records, 8, "sbh(criteria=*,depth=1,think=1201)")[3],
+        [(1300, 100)]
+    );
+}
+
+#[test]
+fn sbh_depth_first_prefers_an_exact_old_match_and_breadth_first_a_recent_loose_one() {
+    // User 1, 8 processors, criteria PE|*. Session 1: job 1 (4 procs, estimate 1000) runs
+    // 500 s. Session 2 opens at 1700 (think time 1200): job 2 (8 procs) runs 50 s; then
+    // job 3 (4 procs, estimate 1000, runs 300 s) arrives at 1800.
+    // DFS: PE first, over all sessions: job 1 matches, 500 s (no miss).
+    // BFS: session 2 first, over PE then *: job 2 matches *, 50 s; the job misses at 1850
+    //      and is raised to its estimate.
+    // Job 2 itself: no PE match anywhere, * finds job 1 (session 1), 500 s, in both orders.
+    // A job of an unknown user gets its estimate.
+    let mut records = vec![
+        job(1, 1, 0, 500, 1000),
+        job(2, 1, 1700, 50, 1000),
+        job(3, 1, 1800, 300, 1000),
+        job(4, -1, 1800, 300, 700),
+    ];
+    records[0].procs = 4;
+    records[1].procs = 8;
+    records[2].procs = 4;
+    let dfs = prediction_histories(&records, 16, "sbh(criteria=PE|*,search=dfs)");
+    let bfs = prediction_histories(&records, 16, "sbh(criteria=PE|*,search=bfs)");
+    assert_eq!(dfs[2], [(1800, 500)]);
+    assert_eq!(bfs[2], [(1800, 50), (1850, 1000)]);
+    assert_eq!(dfs[1], [(1700, 500)]);
+    assert_eq!(bfs[1], [(1700, 500)]);
+    assert_eq!(dfs[3], [(1800, 700)]);
+    // Without estimates, nothing known is 1 s.
+    let noest = prediction_histories(&records, 16, "sbh-noest(criteria=P|*)");
+    assert_eq!(noest[3][0], (1800, 1));
+}
+
+#[test]
+fn sbh_propagation_updates_waiting_jobs_and_never_undoes_a_miss() {
+    // 2 processors, user 5. Job 1 (2 procs, 30 s) holds the machine; job 2 (1 proc, 10 s,
+    // estimate 1000) arrives at 1 with nothing finished: its estimate. When job 1 ends at
+    // 30, propagation predicts job 2 from it (30 s) before it starts.
+    let mut records = vec![job(1, 5, 0, 30, 1000), job(2, 5, 1, 10, 1000)];
+    records[0].procs = 2;
+    assert_eq!(
+        prediction_histories(&records, 2, "sbh(criteria=*,prop=true)")[1],
+        [(1, 1000), (30, 30)]
+    );
+    assert_eq!(
+        prediction_histories(&records, 2, "sbh(criteria=*,prop=false)")[1],
+        [(1, 1000)]
+    );
+    // 8 processors, user 6. Job 1 runs 10 s. Jobs 2 (300 s) and 3 (100 s) arrive at 20,
+    // predicted 10 s; both miss at 30 and are raised to their estimate, 1000. Job 3 ends
+    // at 120: the median is now (10 + 100) / 2 = 55 s, below job 2's 100 s of running, so
+    // job 2 keeps its 1000 instead of trading it for another miss a second later.
+    let records = [
+        job(1, 6, 0, 10, 1000),
+        job(2, 6, 20, 300, 1000),
+        job(3, 6, 20, 100, 1000),
+        job(4, 6, 130, 100, 1000),
+    ];
+    let h = prediction_histories(&records, 8, "sbh(criteria=*,prop=true)");
+    assert_eq!(h[1], [(20, 10), (30, 1000)]);
+    assert_eq!(h[2], [(20, 10), (30, 1000)]);
+    // Job 4 arrives at 130 in the same session (job 2 still runs): the median of 10 and
+    // 100; it misses at 185. When it ends at 230 the median is 100, again below job 2's
+    // runtime.
+    assert_eq!(h[3], [(130, 55), (185, 1000)]);
+}
+
+#[test]
+fn sbh_without_estimates_multiplies_missed_predictions_by_ten() {
+    // One job of 5000 s with nothing to learn from: predicted 1 s, then on each miss
+    // times 10. Balanced with cap 500: times 10 up to 500, then the gradual increments
+    // (the 4th and 5th misses add 30 min and 1 h).
+    let records = [job(1, 1, 0, 5000, 100_000)];
+    assert_eq!(
+        prediction_histories(&records, 1, "sbh-noest(growth=unbalanced)")[0],
+        [(0, 1), (1, 10), (10, 100), (100, 1000), (1000, 10000)]
+    );
+    assert_eq!(
+        prediction_histories(&records, 1, "sbh-noest(growth=balanced,cap=500)")[0],
+        [(0, 1), (1, 10), (10, 100), (100, 500), (500, 2300), (2300, 5900)]
+    );
+    // With estimates, a miss raises the prediction to the estimate first.
+    assert_eq!(
+        prediction_histories(&[job(1, 1, 0, 5000, 9000)], 1, "sbh")[0],
+        [(0, 9000)]
+    );
 }

@@ -7,13 +7,10 @@ mod common;
 use proptest::prelude::*;
 
 use schedlab::Time;
+use schedlab::predict::{PredictorKind, gradual_increment};
 use schedlab::sched::SchedulerKind;
 use schedlab::sim::Engine;
 use schedlab::workload::Jobs;
-
-fn prediction(jobs: &Jobs, j: usize) -> Time {
-    jobs.estimate[j].max(1)
-}
 
 fn begin(
     jobs: &Jobs,
@@ -29,9 +26,15 @@ fn begin(
     running.push(j);
 }
 
-/// Naive simulation; returns each job's start.
-fn naive(jobs: &Jobs, procs: u32, kind: SchedulerKind) -> Vec<Time> {
+/// Naive simulation; returns each job's start. EASY-family schedulers see user estimates,
+/// or with `constant` Some(c) (sjbf and easy-pred only) Talby's constant predictor: c at
+/// arrival, and on each miss the gradual increments.
+fn naive(jobs: &Jobs, procs: u32, kind: SchedulerKind, constant: Option<Time>) -> Vec<Time> {
     let n = jobs.len();
+    let mut prediction: Vec<Time> = (0..n)
+        .map(|j| constant.unwrap_or(jobs.estimate[j]).max(1))
+        .collect();
+    let mut misses = vec![0u32; n];
     let mut start: Vec<Option<Time>> = vec![None; n];
     let mut running: Vec<usize> = Vec::new();
     let mut queue: Vec<usize> = Vec::new();
@@ -42,6 +45,11 @@ fn naive(jobs: &Jobs, procs: u32, kind: SchedulerKind) -> Vec<Time> {
     loop {
         let next_arrival = (arrived < n).then(|| jobs.submit[arrived]);
         let next_end = running.iter().map(|&j| start[j].unwrap() + jobs.runtime[j]).min();
+        let next_miss = running
+            .iter()
+            .filter(|&&j| prediction[j] < jobs.runtime[j])
+            .map(|&j| start[j].unwrap() + prediction[j])
+            .min();
         let next_reservation = match kind {
             SchedulerKind::Conservative => queue
                 .iter()
@@ -50,7 +58,7 @@ fn naive(jobs: &Jobs, procs: u32, kind: SchedulerKind) -> Vec<Time> {
                 .min(),
             _ => None,
         };
-        let Some(now) = [next_arrival, next_end, next_reservation]
+        let Some(now) = [next_arrival, next_end, next_miss, next_reservation]
             .into_iter()
             .flatten()
             .min()
@@ -65,6 +73,16 @@ fn naive(jobs: &Jobs, procs: u32, kind: SchedulerKind) -> Vec<Time> {
             }
             !ends
         });
+        for &j in &running {
+            let elapsed = now - start[j].unwrap();
+            if elapsed == prediction[j] {
+                prediction[j] = match constant {
+                    Some(_) => prediction[j] + gradual_increment(misses[j] + 1),
+                    None => jobs.estimate[j].max(prediction[j] + 1),
+                };
+                misses[j] += 1;
+            }
+        }
         let first_new = queue.len();
         while arrived < n && jobs.submit[arrived] == now {
             queue.push(arrived);
@@ -85,7 +103,7 @@ fn naive(jobs: &Jobs, procs: u32, kind: SchedulerKind) -> Vec<Time> {
                 let head = queue[0];
                 let mut ends: Vec<(Time, usize)> = running
                     .iter()
-                    .map(|&j| (start[j].unwrap() + prediction(jobs, j), j))
+                    .map(|&j| (start[j].unwrap() + prediction[j], j))
                     .collect();
                 ends.sort();
                 let need = jobs.procs[head] as i64;
@@ -107,14 +125,14 @@ fn naive(jobs: &Jobs, procs: u32, kind: SchedulerKind) -> Vec<Time> {
                 let mut extra = free + at_shadow - need;
                 let mut candidates: Vec<usize> = queue[1..].to_vec();
                 if kind == SchedulerKind::Sjbf {
-                    candidates.sort_by_key(|&j| (prediction(jobs, j), j));
+                    candidates.sort_by_key(|&j| (prediction[j], j));
                 }
                 for j in candidates {
                     let p = jobs.procs[j] as i64;
                     if p > free {
                         continue;
                     }
-                    if now + prediction(jobs, j) <= shadow {
+                    if now + prediction[j] <= shadow {
                         begin(jobs, j, now, &mut free, &mut running, &mut start);
                     } else if p <= extra {
                         extra -= p;
@@ -193,8 +211,25 @@ proptest! {
     fn engine_matches_the_naive_reference((procs, jobs) in workload()) {
         let mut engine = Engine::new().with_validation(true);
         for kind in SchedulerKind::ALL {
-            let expected = naive(&jobs, procs, kind);
+            let expected = naive(&jobs, procs, kind, None);
             let got = kind.build().run(&mut engine, &jobs, procs).start.to_vec();
+            prop_assert_eq!(got, expected, "{}", kind);
+        }
+    }
+
+    /// Predictions that change while jobs run (each deadline miss moves a shadow and may
+    /// reorder SJBF's candidates): the constant predictor, whose answers the reference can
+    /// compute on its own.
+    #[test]
+    fn engine_matches_the_naive_reference_with_deadline_misses((procs, jobs) in workload(), c in 1i64..40) {
+        let mut engine = Engine::new().with_validation(true);
+        for kind in [SchedulerKind::Sjbf, SchedulerKind::EasyPred] {
+            let expected = naive(&jobs, procs, kind, Some(c));
+            let got = kind
+                .build()
+                .run_window(&mut engine, &jobs, procs, Some(PredictorKind::Constant { c }), None)
+                .start
+                .to_vec();
             prop_assert_eq!(got, expected, "{}", kind);
         }
     }

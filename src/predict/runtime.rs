@@ -1,9 +1,12 @@
-//! Runtime predictors (Talby, Tsafrir, Goldberg & Feitelson): the reference predictors
-//! Perfect, Estimate and Constant, chosen by a spec string such as `constant(c=1)`.
+//! Runtime predictors (Talby, Tsafrir, Goldberg & Feitelson), chosen by a spec string
+//! such as `constant(c=1)` or `sbh(criteria=PE|P|E|*)`: Perfect, Estimate, Constant, RUH
+//! and the session-based ones of [`super::sbh`].
 
 use std::fmt;
 use std::str::FromStr;
 
+use super::live::{LiveJobs, NONE};
+use super::sbh::{Growth, SbhParams, Sessions};
 use crate::Time;
 use crate::sim::{PredictorView, RuntimePredictor};
 use crate::workload::{JobId, Jobs};
@@ -39,7 +42,8 @@ pub enum Statistic {
 
 /// A predictor by name and parameters, as written on the command line and in sweeps:
 /// `perfect`, `estimate`, `constant(c=SECONDS)` (c defaults to 1),
-/// `ruh(k=3,stat=median)` (k defaults to 3, stat to median).
+/// `ruh(k=3,stat=median)` (k defaults to 3, stat to median), `sbh(...)` and
+/// `sbh-noest(...)` ([`SbhParams`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PredictorKind {
     /// The actual runtime (an upper bound on what any predictor can achieve).
@@ -54,13 +58,18 @@ pub enum PredictorKind {
     /// `prop`, each termination recomputes the predictions of the user's waiting and
     /// running jobs.
     Ruh { k: usize, stat: Statistic, prop: bool },
+    /// Session-Based History, with the user estimates (`growth` none) or without.
+    Sbh(SbhParams),
 }
 
-pub const PREDICTOR_NAMES: [&str; 4] = [
+pub const PREDICTOR_NAMES: [&str; 6] = [
     "perfect",
     "estimate",
     "constant(c=SECONDS)",
-    "ruh(k=3,stat=median|mean)",
+    "ruh(k=3,stat=median|mean,prop=false)",
+    "sbh(criteria=PE|P|E|*,search=dfs|bfs,depth=unlimited|N,prop=true,think=1200)",
+    "sbh-noest(criteria=PX|P|X|*,search=dfs|bfs,depth=unlimited|N,prop=false,think=1200,\
+     growth=balanced|unbalanced,cap=100000)",
 ];
 
 impl FromStr for PredictorKind {
@@ -134,6 +143,8 @@ impl FromStr for PredictorKind {
                 }
                 Ok(PredictorKind::Ruh { k, stat, prop })
             }
+            "sbh" => SbhParams::parse(false, &params, s).map(PredictorKind::Sbh),
+            "sbh-noest" => SbhParams::parse(true, &params, s).map(PredictorKind::Sbh),
             _ => Err(format!(
                 "unknown predictor '{name}'; known: {}",
                 PREDICTOR_NAMES.join(", ")
@@ -155,6 +166,7 @@ impl fmt::Display for PredictorKind {
                 };
                 write!(f, "ruh(k={k},stat={stat},prop={prop})")
             }
+            PredictorKind::Sbh(params) => params.fmt(f),
         }
     }
 }
@@ -169,14 +181,14 @@ pub struct AnyPredictor {
     finished: Vec<u32>,
     /// RUH scratch for the median.
     scratch: Vec<Time>,
-    /// RUH with propagation: each user's jobs that arrived and have not ended, as a list
-    /// threaded through `next` from `head[user]` (`NONE` ends it), so no event allocates.
-    head: Vec<u32>,
-    next: Vec<u32>,
-    prev: Vec<u32>,
+    /// With propagation: each user's jobs that arrived and have not ended.
+    live: LiveJobs,
+    /// SBH: the sessions.
+    sessions: Sessions,
+    /// Number of user ids (users are dense small integers in archive logs); jobs with a
+    /// negative user id have no history.
+    users: usize,
 }
-
-const NONE: u32 = u32::MAX;
 
 impl AnyPredictor {
     pub fn new(kind: PredictorKind) -> Self {
@@ -185,14 +197,49 @@ impl AnyPredictor {
             history: Vec::new(),
             finished: Vec::new(),
             scratch: Vec::new(),
-            head: Vec::new(),
-            next: Vec::new(),
-            prev: Vec::new(),
+            live: LiveJobs::default(),
+            sessions: Sessions::default(),
+            users: 0,
         }
     }
 
-    fn user(jobs: &Jobs, j: usize, users: usize) -> Option<usize> {
-        usize::try_from(jobs.user[j]).ok().filter(|&u| u < users)
+    fn user(&self, jobs: &Jobs, j: usize) -> Option<usize> {
+        usize::try_from(jobs.user[j]).ok().filter(|&u| u < self.users)
+    }
+
+    /// Whether the kind recomputes live jobs' predictions at each termination.
+    fn propagates(&self) -> bool {
+        match self.kind {
+            PredictorKind::Ruh { prop, .. } => prop,
+            PredictorKind::Sbh(params) => params.prop,
+            _ => false,
+        }
+    }
+
+    /// SBH's prediction for live job `j`: the median of its similar jobs, never above the
+    /// estimate the job will be killed at; with none, the estimate (1 s without estimates).
+    fn session_based(&mut self, params: &SbhParams, j: usize, jobs: &Jobs) -> Time {
+        let found = match self.user(jobs, j) {
+            Some(u) => self.sessions.predict(params, u, j),
+            None => None,
+        };
+        match (params.growth, found) {
+            (None, Some(median)) => median.min(jobs.estimate[j]),
+            (None, None) => jobs.estimate[j],
+            (Some(_), Some(median)) => median,
+            (Some(_), None) => 1,
+        }
+    }
+
+    /// The current prediction of live job `j` (RUH and SBH, which depend on history).
+    fn history_prediction(&mut self, j: usize, jobs: &Jobs) -> Time {
+        match self.kind {
+            PredictorKind::Ruh { k, stat, .. } => {
+                self.recent_user_history(k, stat, jobs.user[j], jobs.estimate[j])
+            }
+            PredictorKind::Sbh(params) => self.session_based(&params, j, jobs),
+            _ => unreachable!("only history-based predictors call this"),
+        }
     }
 
     /// The deadline-miss rule of the predictors that see the user estimate: raise a
@@ -234,22 +281,23 @@ impl AnyPredictor {
 
 impl RuntimePredictor for AnyPredictor {
     fn reset(&mut self, jobs: &Jobs) {
-        if let PredictorKind::Ruh { k, prop, .. } = self.kind {
-            // Users are dense small integers in archive logs: one ring per user id.
-            let users = jobs.user.iter().copied().max().unwrap_or(-1).max(-1) as usize + 1;
-            self.history.clear();
-            self.history.resize(users.min(10_000_000) * k, 0);
-            self.finished.clear();
-            self.finished.resize(users.min(10_000_000), 0);
-            self.scratch.reserve(k);
-            if prop {
-                self.head.clear();
-                self.head.resize(self.finished.len(), NONE);
-                for v in [&mut self.next, &mut self.prev] {
-                    v.clear();
-                    v.resize(jobs.len(), NONE);
-                }
+        let users = (jobs.user.iter().copied().max().unwrap_or(-1).max(-1) as usize + 1).min(10_000_000);
+        self.users = users;
+        match self.kind {
+            PredictorKind::Ruh { k, .. } => {
+                // One ring of k runtimes per user id.
+                self.history.clear();
+                self.history.resize(users * k, 0);
+                self.finished.clear();
+                self.finished.resize(users, 0);
+                self.scratch.clear();
+                self.scratch.reserve(k);
             }
+            PredictorKind::Sbh(params) => self.sessions.reset(&params, jobs, users),
+            _ => {}
+        }
+        if self.propagates() {
+            self.live.reset(users, jobs.len());
         }
     }
 
@@ -259,52 +307,48 @@ impl RuntimePredictor for AnyPredictor {
             PredictorKind::Perfect => view.jobs.runtime[j],
             PredictorKind::Estimate => view.jobs.estimate[j],
             PredictorKind::Constant { c } => c,
-            PredictorKind::Ruh { k, stat, prop } => {
-                if prop && let Some(u) = Self::user(view.jobs, j, self.head.len()) {
-                    // Join the user's live jobs.
-                    self.next[j] = self.head[u];
-                    if self.head[u] != NONE {
-                        self.prev[self.head[u] as usize] = j as u32;
+            PredictorKind::Ruh { .. } | PredictorKind::Sbh(_) => {
+                if let Some(u) = self.user(view.jobs, j) {
+                    if let PredictorKind::Sbh(params) = self.kind {
+                        self.sessions.arrive(u, view.now, params.think);
                     }
-                    self.head[u] = j as u32;
+                    if self.propagates() {
+                        self.live.join(u, j);
+                    }
                 }
-                self.recent_user_history(k, stat, view.jobs.user[j], view.jobs.estimate[j])
+                self.history_prediction(j, view.jobs)
             }
         }
     }
 
     fn on_termination(&mut self, job: JobId, view: &PredictorView, updates: &mut Vec<(JobId, Time)>) {
-        let PredictorKind::Ruh { k, stat, prop } = self.kind else {
-            return;
-        };
         let j = job.index();
-        let Some(u) = Self::user(view.jobs, j, self.finished.len()) else {
+        let Some(u) = self.user(view.jobs, j) else {
             return;
         };
-        let slot = self.finished[u] as usize % k;
-        self.history[u * k + slot] = view.now - view.start[j];
-        self.finished[u] += 1;
-        if !prop {
+        let runtime = view.now - view.start[j];
+        match self.kind {
+            PredictorKind::Ruh { k, .. } => {
+                let slot = self.finished[u] as usize % k;
+                self.history[u * k + slot] = runtime;
+                self.finished[u] += 1;
+            }
+            PredictorKind::Sbh(_) => self.sessions.end(u, j, view.now, runtime),
+            _ => return,
+        }
+        if !self.propagates() {
             return;
         }
         // Leave the user's live jobs, then give the others the updated history.
-        let (p, n) = (self.prev[j], self.next[j]);
-        if p == NONE {
-            self.head[u] = n;
-        } else {
-            self.next[p as usize] = n;
-        }
-        if n != NONE {
-            self.prev[n as usize] = p;
-        }
-        let mut other = self.head[u];
+        self.live.leave(u, j);
+        let mut other = self.live.first(u);
         while other != NONE {
             let o = other as usize;
-            let prediction = self.recent_user_history(k, stat, view.jobs.user[o], view.jobs.estimate[o]);
+            let prediction = self.history_prediction(o, view.jobs);
             if prediction != view.prediction[o] {
                 updates.push((JobId(other), prediction));
             }
-            other = self.next[o];
+            other = self.live.next(other);
         }
     }
 
@@ -315,6 +359,15 @@ impl RuntimePredictor for AnyPredictor {
                 view.prediction[job.index()] + gradual_increment(misses + 1)
             }
             PredictorKind::Estimate | PredictorKind::Ruh { .. } => self.raise_to_estimate(job, misses, view),
+            PredictorKind::Sbh(params) => {
+                let p = view.prediction[job.index()];
+                match params.growth {
+                    None => self.raise_to_estimate(job, misses, view),
+                    Some(Growth::Unbalanced) => p.saturating_mul(10),
+                    Some(Growth::Balanced { cap }) if p < cap => p.saturating_mul(10).min(cap),
+                    Some(Growth::Balanced { .. }) => p + gradual_increment(misses + 1),
+                }
+            }
         }
     }
 }

@@ -47,7 +47,12 @@ pub fn write_summary_md(
         writeln!(w, "| {} |", header.join(" | "))?;
         writeln!(w, "|{}", "---|".repeat(header.len()))?;
         for (c, per_metric, met) in estimates {
-            let mut row: Vec<String> = plan.cells[*c].values.iter().map(|v| v.to_string()).collect();
+            // Values such as `sbh(criteria=PE|P|E|*)` hold pipes, which would split the cell.
+            let mut row: Vec<String> = plan.cells[*c]
+                .values
+                .iter()
+                .map(|v| v.to_string().replace('|', "\\|"))
+                .collect();
             for e in per_metric {
                 row.push(if e.half_width.is_finite() {
                     format!("{} ± {}", short(e.mean), short(e.half_width))

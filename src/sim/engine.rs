@@ -3,7 +3,7 @@
 
 use super::Scheduler;
 use super::predictor::{RuntimePredictor, UserEstimates};
-use super::state::{SchedCtx, SimState};
+use super::state::{PredictionChange, SchedCtx, SimState};
 use super::validator;
 use crate::Time;
 use crate::workload::{JobId, Jobs};
@@ -46,6 +46,9 @@ pub struct Outcome<'a> {
     pub misses: &'a [u32],
     /// Jobs the scheduler started ahead of the queue head.
     pub backfilled: u64,
+    /// Every prediction of every job in time order, if the engine was asked to keep them
+    /// ([`Engine::with_prediction_history`]); empty otherwise.
+    pub history: &'a [PredictionChange],
 }
 
 impl Outcome<'_> {
@@ -86,7 +89,9 @@ pub struct Window {
 
 impl Engine {
     /// Applies a prediction a predictor propagated to `job`: ignored for jobs not yet
-    /// arrived or already ended; a running job's is raised to more than its runtime.
+    /// arrived or already ended, and for a running job that has already run that long (it
+    /// outlived that prediction, so the one it has stands; lowering it to just past its
+    /// runtime would only trade it for a deadline miss a second later).
     fn apply_update<S: Scheduler>(
         &mut self,
         jobs: &Jobs,
@@ -104,8 +109,7 @@ impl Engine {
         if state.start[j] == crate::sim::state::UNSET {
             state.repredict_waiting(jobs, j, p);
         } else {
-            let p = p.max(state.now - state.start[j] + 1);
-            if p == old {
+            if p <= state.now - state.start[j] || p == old {
                 return;
             }
             state.repredict_running(jobs, job, p);
@@ -131,6 +135,13 @@ impl Engine {
     /// the whole schedule at the end (never more processors busy than the machine has).
     pub fn with_validation(mut self, on: bool) -> Self {
         self.validate = on;
+        self
+    }
+
+    /// Keeps every prediction each job had ([`Outcome::history`]): for per-job reports.
+    /// The log grows with the run, so the event loop then allocates.
+    pub fn with_prediction_history(mut self, on: bool) -> Self {
+        self.state.record_history = on;
         self
     }
 
@@ -290,6 +301,7 @@ impl Engine {
             accuracy: &self.state.accuracy,
             misses: &self.state.misses,
             backfilled: scheduler.backfilled(),
+            history: &self.state.history,
         }
     }
 }

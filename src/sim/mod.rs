@@ -17,4 +17,4 @@ mod validator;
 pub use engine::{Engine, Outcome, Window};
 pub use predictor::{PredictorView, RuntimePredictor, UserEstimates};
 pub use scheduler::Scheduler;
-pub use state::{RunningJob, SchedCtx, SimState};
+pub use state::{PredictionChange, RunningJob, SchedCtx, SimState};

@@ -31,8 +31,8 @@ pub trait RuntimePredictor {
     /// `job` started at `view.now` (called only if `USES_START_HOOK`).
     fn on_start(&mut self, _job: JobId, _view: &PredictorView) {}
     /// `job` ended at `view.now`. The predictor may push new predictions for other jobs
-    /// that have arrived and not ended (propagation); the engine applies them, raising a
-    /// running job's to more than its current runtime.
+    /// that have arrived and not ended (propagation); the engine applies them, but for a
+    /// running job only one above its current runtime (else its prediction stands).
     fn on_termination(&mut self, _job: JobId, _view: &PredictorView, _updates: &mut Vec<(JobId, Time)>) {}
     /// `job` is still running at its predicted end, `view.now`, after `misses` earlier
     /// misses: a new, larger prediction.

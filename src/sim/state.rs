@@ -63,6 +63,18 @@ pub struct SimState {
     pub(crate) record_starts: bool,
     /// Predictions a predictor propagated from a hook, applied by the engine.
     pub(crate) updates: Vec<(JobId, Time)>,
+    /// Every prediction each job had, in time order, when asked for
+    /// ([`crate::sim::Engine::with_prediction_history`]); empty otherwise.
+    pub(crate) history: Vec<PredictionChange>,
+    pub(crate) record_history: bool,
+}
+
+/// A prediction a job got at an instant: at its arrival, or later when it changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PredictionChange {
+    pub job: JobId,
+    pub at: Time,
+    pub prediction: Time,
 }
 
 /// Relative accuracy of prediction `p` for runtime `r`: the smaller over the larger, in
@@ -106,12 +118,29 @@ impl SimState {
         self.started_now.clear();
         self.started_now.reserve(procs as usize + 1);
         self.updates.clear();
+        self.history.clear();
+        if self.record_history {
+            self.history.reserve(n);
+        }
+    }
+
+    /// Logs `j`'s new prediction when the history is kept.
+    #[inline]
+    fn log_prediction(&mut self, j: usize) {
+        if self.record_history {
+            self.history.push(PredictionChange {
+                job: JobId(j as u32),
+                at: self.now,
+                prediction: self.prediction[j],
+            });
+        }
     }
 
     /// Sets the prediction of waiting job `j` at `now`.
     pub(crate) fn repredict_waiting(&mut self, jobs: &Jobs, j: usize, prediction: Time) {
         self.weigh_prediction(jobs, j, self.now);
         self.prediction[j] = prediction.max(1);
+        self.log_prediction(j);
     }
 
     /// What a predictor sees.
@@ -140,6 +169,7 @@ impl SimState {
         self.since[j] = self.now;
         self.inaccuracy[j] = 0.0;
         self.accuracy[j] = 0.0;
+        self.log_prediction(j);
     }
 
     /// Replaces the prediction of running job `j`, which must exceed its current runtime:
@@ -163,6 +193,7 @@ impl SimState {
         }
         self.prediction[j] = prediction;
         self.prediction_generation[j] += 1;
+        self.log_prediction(j);
         self.push_deadline(jobs, j);
     }
 
