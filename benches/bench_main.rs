@@ -7,5 +7,6 @@ mod benchmarks;
 criterion_main!(
     benchmarks::engine::benches,
     benchmarks::predict::benches,
+    benchmarks::queue_time::benches,
     benchmarks::sweep::benches
 );

@@ -39,6 +39,15 @@ enum Command {
     Trace(TraceCommand),
     /// Run a grid of experiments described by a TOML spec (see sweeps/).
     Sweep(SweepArgs),
+    /// Predict queue times for a request from a machine state (Downey 1997: predictors A,
+    /// B, combined and the exact median), read from a JSON file (see README).
+    Predict {
+        /// The machine state (JSON).
+        state: PathBuf,
+        /// Print one JSON array instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
     /// Combine the outputs of sharded sweeps into the files a single run would write.
     Merge {
         /// Output folders of the shards (`sweep --shard K/N`).
@@ -175,6 +184,7 @@ pub fn run() -> Result<()> {
         Command::Run(args) => run_one(args),
         Command::Trace(TraceCommand::Info { path, read, json }) => trace_info(path, read, json),
         Command::Sweep(args) => sweep(args),
+        Command::Predict { state, json } => predict_queue_times(state, json),
         Command::Merge { shards, out } => {
             let plan = schedlab::sweep::merge::merge(&shards, &out)?;
             eprintln!(
@@ -326,6 +336,39 @@ fn skip_detail(skipped: &schedlab::workload::SkipCounts) -> String {
     } else {
         format!(" ({})", parts.join(", "))
     }
+}
+
+fn predict_queue_times(path: PathBuf, json: bool) -> Result<()> {
+    let state = schedlab::queue_time::MachineState::read(&path)?;
+    let rows = state.predict();
+    let mut out = io::stdout().lock();
+    if json {
+        serde_json::to_writer(&mut out, &rows)?;
+        writeln!(out)?;
+    } else {
+        let seconds = |x: Option<f64>| x.map_or("-".to_string(), |x| format!("{x:.1}"));
+        writeln!(
+            out,
+            "{:>6} {:>6} {:>11} {:>12} {:>12} {:>12} {:>12}",
+            "n", "needed", "benefactors", "A", "B", "combined", "exact"
+        )?;
+        for r in &rows {
+            writeln!(
+                out,
+                "{:>6} {:>6} {:>11} {:>12} {:>12} {:>12} {:>12}",
+                r.n,
+                r.needed,
+                r.benefactors,
+                seconds(r.a),
+                seconds(r.b),
+                seconds(r.combined),
+                seconds(r.exact)
+            )?;
+        }
+        writeln!(out, "queue times in seconds; '-': no benefactor (A) or never met")?;
+    }
+    out.flush()?;
+    Ok(())
 }
 
 fn trace_info(path: PathBuf, read: ReadArgs, json: bool) -> Result<()> {

@@ -13,6 +13,7 @@ pub mod atomic;
 pub mod error;
 pub mod metrics;
 pub mod predict;
+pub mod queue_time;
 pub mod report;
 pub mod sched;
 pub mod sim;

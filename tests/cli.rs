@@ -379,3 +379,47 @@ fn predictor_flag_reports_accuracy_and_is_refused_where_unused() {
     ]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn predict_prints_every_predictor_and_names_bad_fields() {
+    let dir = temp_dir("predict");
+    let state = dir.join("state.json");
+    // One job of 64 processors aged e^4 s under Downey's lifetimes; 32 asked, none free:
+    // every predictor waits e^8 - e^4 s (tests/queue_time.rs works it out). 100 never fits.
+    std::fs::write(
+        &state,
+        format!(
+            r#"{{"total": 128, "free": 0, "running": [{{"age": {}, "size": 64}}], "request": "all"}}"#,
+            4f64.exp()
+        ),
+    )
+    .unwrap();
+    let out = schedlab(&["predict", state.to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows.len(), 128);
+    let q = 8f64.exp() - 4f64.exp();
+    for key in ["a", "b", "combined", "exact"] {
+        let got = rows[31][key].as_f64().unwrap();
+        assert!((got - q).abs() < 0.01, "{key}: {got} vs {q}");
+        assert!(rows[99][key].is_null(), "{key} for 100 processors");
+    }
+    assert_eq!(rows[31]["benefactors"], 1);
+    let table = schedlab(&["predict", state.to_str().unwrap()]);
+    assert!(table.status.success());
+    assert!(String::from_utf8_lossy(&table.stdout).starts_with("     n needed"));
+
+    std::fs::write(
+        &state,
+        r#"{"total": 8, "free": 1, "running": [{"age": 5, "size": 0}], "request": 3}"#,
+    )
+    .unwrap();
+    let out = schedlab(&["predict", state.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let message = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        message.contains("state.json") && message.contains("running[0].size"),
+        "{message}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

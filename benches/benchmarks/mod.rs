@@ -1,4 +1,5 @@
 //! One module per bench group.
 pub mod engine;
 pub mod predict;
+pub mod queue_time;
 pub mod sweep;

@@ -1,0 +1,53 @@
+//! Cost of one queue-time prediction against the number of running jobs p (Downey 1997,
+//! section 3): predictors A and B, the exact median by dynamic programming, and by the
+//! paper's enumeration of 2^p outcomes for small p. Machine states are random but seeded:
+//! ages uniform-log on [1 s, e^11 s], sizes 1 to 16, 4 processors free, and a request 8
+//! beyond them (about half the jobs are benefactors).
+
+use std::hint::black_box;
+
+use criterion::{BenchmarkId, Criterion, criterion_group};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rand_xoshiro::rand_core::{Rng, SeedableRng};
+
+use schedlab::queue_time::{RunningSet, UniformLog};
+
+fn machine(p: usize) -> RunningSet {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(p as u64);
+    let mut unit = || (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+    let ages: Vec<f64> = (0..p).map(|_| (11.0 * unit()).exp()).collect();
+    let sizes: Vec<u32> = (0..p).map(|_| 1 + (16.0 * unit()) as u32).collect();
+    let mut set = RunningSet::default();
+    set.load(UniformLog::downey_model(), 4, &ages, &sizes);
+    set
+}
+
+/// The request: 8 processors beyond the 4 free.
+const REQUEST: u32 = 12;
+
+fn queue_time(c: &mut Criterion) {
+    let mut group = c.benchmark_group("queue-time");
+    for p in [8, 32, 128, 512, 2048] {
+        let mut set = machine(p);
+        group.bench_function(BenchmarkId::new("a", p), |b| {
+            b.iter(|| black_box(&set).a(REQUEST))
+        });
+        group.bench_function(BenchmarkId::new("b", p), |b| {
+            b.iter(|| black_box(&set).b(REQUEST))
+        });
+        if p <= 512 {
+            group.bench_function(BenchmarkId::new("exact-dp", p), |b| {
+                b.iter(|| black_box(&mut set).exact(REQUEST))
+            });
+        }
+    }
+    for p in [8, 12, 16] {
+        let set = machine(p);
+        group.bench_function(BenchmarkId::new("exact-enumeration", p), |b| {
+            b.iter(|| black_box(&set).exact_by_enumeration(REQUEST))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, queue_time);

@@ -1,0 +1,11 @@
+//! Queue-time prediction for a job at the head of the queue (Downey 1997, section 3): the
+//! uniform-log lifetime model, its online fit, and predictors A, B, combined and exact.
+
+pub mod lifetime;
+pub mod predictors;
+pub mod solve;
+pub mod state;
+
+pub use lifetime::{LifetimeFit, UniformLog};
+pub use predictors::{Prediction, RunningSet};
+pub use state::{MachineState, PredictionRow};

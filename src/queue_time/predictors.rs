@@ -1,0 +1,291 @@
+//! Queue-time predictors (Downey 1997, section 3): how long until `n` processors are free,
+//! given the running jobs' ages and sizes and the conditional lifetime distribution.
+//!
+//! Q(n) is the time until the free processors reach n, that is until the running jobs
+//! that end free n' = n - n_free more (Q = 0 when n' <= 0; infinite when all running jobs
+//! together hold fewer than n'). Jobs end independently, each by equation 5.
+//!
+//! - Predictor A (median): Pr{Q > q} is approximated by the chance that no benefactor (a
+//!   job of n_i >= n') has ended (equation 9); A is the q where that is 0.5. None without
+//!   benefactors. O(p) per evaluation.
+//! - Predictor B (mean, fluid): each job releases n_i cdf_{L|a_i}(a_i + q) processors by
+//!   q (equation 10); B is the q where the released total reaches n'. O(p).
+//! - Combined: A with 2 or more benefactors, else B.
+//! - Exact median: Pr{Q <= q} = Pr{freed >= n'} summed over every outcome (equations 6-8),
+//!   by enumeration (2^p outcomes, the paper's method, kept as a reference for small p) or
+//!   by dynamic programming over the processors freed so far, capped at n' (O(p n')).
+//!
+//! Roots: A and B by safeguarded Newton (a handful of O(p) evaluations, one `ln` per job
+//! each), the exact median by bisection of O(p n') evaluations; tolerances in
+//! [`super::solve`].
+
+use super::lifetime::UniformLog;
+use super::solve::{bisect, newton};
+
+/// The running jobs and free processors a prediction starts from, with the logs of the
+/// ages precomputed once for every request size. Buffers are reused between loads.
+#[derive(Clone, Debug, Default)]
+pub struct RunningSet {
+    dist: Option<UniformLog>,
+    free: u32,
+    ages: Vec<f64>,
+    sizes: Vec<u32>,
+    /// Per job: ln of its age as equation 5 takes it, and ln t_max minus that.
+    ln_age: Vec<f64>,
+    room: Vec<f64>,
+    inv_room: Vec<f64>,
+    dp: Vec<f64>,
+}
+
+/// Every predictor's answer for one request, in seconds (infinite: never).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Prediction {
+    /// Processors asked for, and how many more than are free.
+    pub n: u32,
+    pub needed: u32,
+    pub benefactors: usize,
+    pub a: Option<f64>,
+    pub b: f64,
+    pub combined: f64,
+}
+
+impl RunningSet {
+    /// Loads a machine state: `free` processors and running jobs of `ages` (seconds run so
+    /// far) and `sizes` (processors held).
+    pub fn load(&mut self, dist: UniformLog, free: u32, ages: &[f64], sizes: &[u32]) {
+        assert_eq!(ages.len(), sizes.len(), "one size per age");
+        self.dist = Some(dist);
+        self.free = free;
+        self.ages.clear();
+        self.ages.extend_from_slice(ages);
+        self.sizes.clear();
+        self.sizes.extend_from_slice(sizes);
+        self.ln_age.clear();
+        self.ln_age.extend(ages.iter().map(|&a| dist.ln_age(a)));
+        self.room.clear();
+        self.room
+            .extend(self.ln_age.iter().map(|&la| (dist.ln_max - la).max(0.0)));
+        self.inv_room.clear();
+        self.inv_room.extend(self.room.iter().map(|&r| 1.0 / r));
+    }
+
+    fn dist(&self) -> UniformLog {
+        self.dist.expect("a machine state is loaded")
+    }
+
+    /// Processors beyond the free ones a request of `n` needs (0: it fits now).
+    pub fn needed(&self, n: u32) -> u32 {
+        n.saturating_sub(self.free)
+    }
+
+    /// Running jobs that could satisfy a request of `n` alone.
+    pub fn benefactors(&self, n: u32) -> usize {
+        let needed = self.needed(n);
+        self.sizes.iter().filter(|&&s| s >= needed).count()
+    }
+
+    fn held(&self) -> u64 {
+        self.sizes.iter().map(|&s| s as u64).sum()
+    }
+
+    /// The latest q at which some job may still run: past it, every job has ended.
+    fn horizon(&self) -> f64 {
+        let t_max = self.dist().t_max();
+        self.ages
+            .iter()
+            .map(|&a| (t_max - a).max(0.0))
+            .fold(0.0, f64::max)
+    }
+
+    /// Predictor A, the median by benefactors (equation 9). None without benefactors.
+    pub fn a(&self, n: u32) -> Option<f64> {
+        let needed = self.needed(n);
+        if needed == 0 {
+            return Some(0.0);
+        }
+        let dist = self.dist();
+        let (ln_min, ln_max, t_max) = (dist.ln_min, dist.ln_max, dist.t_max());
+        let mut count = 0;
+        let mut hi = f64::INFINITY;
+        for i in 0..self.sizes.len() {
+            if self.sizes[i] < needed {
+                continue;
+            }
+            count += 1;
+            if self.room[i] <= 0.0 {
+                // Past t_max: ends at once.
+                return Some(0.0);
+            }
+            hi = hi.min(t_max - self.ages[i]);
+        }
+        if count == 0 {
+            return None;
+        }
+        // G(q) = ln of the benefactors' joint survival + ln 2, decreasing from ln 2 to -inf
+        // at `hi`: one `ln` per job, of its horizon; the survivals (each <= 1) multiply and
+        // their product's log is taken once.
+        let g = |q: f64| {
+            let (mut survival, mut slope) = (1.0, 0.0);
+            for i in 0..self.sizes.len() {
+                if self.sizes[i] < needed {
+                    continue;
+                }
+                let t = self.ages[i] + q;
+                let lt = t.ln().max(ln_min);
+                let left = (ln_max - lt).max(1e-300);
+                survival *= left * self.inv_room[i];
+                if lt > ln_min {
+                    slope -= 1.0 / (t * left);
+                }
+            }
+            (survival.ln() + std::f64::consts::LN_2, slope)
+        };
+        Some(newton(g, true, 0.0, hi, 0.0).0)
+    }
+
+    /// Predictor B, the fluid mean (equation 10); infinite if the request can never be met.
+    pub fn b(&self, n: u32) -> f64 {
+        let needed = self.needed(n);
+        if needed == 0 {
+            return 0.0;
+        }
+        if self.held() < needed as u64 {
+            return f64::INFINITY;
+        }
+        let h = |q: f64| {
+            let (released, slope) = self.released(q);
+            (released - needed as f64, slope)
+        };
+        newton(h, false, 0.0, self.horizon(), 0.0).0
+    }
+
+    /// Predictor B's fluid model: the processors released by q (equation 10), and its
+    /// derivative. Nondecreasing in q.
+    pub fn released(&self, q: f64) -> (f64, f64) {
+        let dist = self.dist();
+        let (ln_min, ln_max) = (dist.ln_min, dist.ln_max);
+        let (mut value, mut slope) = (0.0, 0.0);
+        for i in 0..self.sizes.len() {
+            let size = self.sizes[i] as f64;
+            if self.room[i] <= 0.0 {
+                // Past t_max: ends at once.
+                value += if q > 0.0 { size } else { 0.0 };
+                continue;
+            }
+            let t = self.ages[i] + q;
+            let lt = t.ln().max(ln_min);
+            if lt >= ln_max {
+                value += size;
+                continue;
+            }
+            value += size * (lt - self.ln_age[i]) / self.room[i];
+            if lt > ln_min {
+                slope += size / (t * self.room[i]);
+            }
+        }
+        (value, slope)
+    }
+
+    /// Predictor A with 2 or more benefactors, else B.
+    pub fn combined(&self, n: u32) -> f64 {
+        match self.a(n) {
+            Some(a) if self.benefactors(n) >= 2 => a,
+            _ => self.b(n),
+        }
+    }
+
+    /// Every predictor for a request of `n`.
+    pub fn predict(&self, n: u32) -> Prediction {
+        Prediction {
+            n,
+            needed: self.needed(n),
+            benefactors: self.benefactors(n),
+            a: self.a(n),
+            b: self.b(n),
+            combined: self.combined(n),
+        }
+    }
+
+    /// Pr{Q(n) <= q}: the chance that the jobs ending by q free `needed` processors, by
+    /// dynamic programming over the processors freed so far (capped at `needed`).
+    pub fn chance_met_by(&mut self, needed: u32, q: f64) -> f64 {
+        let dist = self.dist();
+        let cap = needed as usize;
+        self.dp.clear();
+        self.dp.resize(cap + 1, 0.0);
+        self.dp[0] = 1.0;
+        for i in 0..self.sizes.len() {
+            let stays = dist.survival(self.ages[i], q);
+            let ends = 1.0 - stays;
+            let size = self.sizes[i] as usize;
+            // From the top down, so each job moves probability only once; the capped
+            // top bucket keeps all it has.
+            for k in (0..cap).rev() {
+                let v = self.dp[k];
+                if v != 0.0 {
+                    self.dp[k] = v * stays;
+                    self.dp[(k + size).min(cap)] += v * ends;
+                }
+            }
+        }
+        self.dp[cap]
+    }
+
+    /// The exact median of Q(n) (equations 6-8) by [`RunningSet::chance_met_by`]; infinite
+    /// if the request can never be met.
+    pub fn exact(&mut self, n: u32) -> f64 {
+        let needed = self.needed(n);
+        if needed == 0 {
+            return 0.0;
+        }
+        if self.held() < needed as u64 {
+            return f64::INFINITY;
+        }
+        let horizon = self.horizon();
+        bisect(|q| self.chance_met_by(needed, q), 0.5, 0.0, horizon).0
+    }
+
+    /// Pr{Q(n) <= q} by enumerating all 2^p outcomes (equations 6-8): the paper's method,
+    /// for tests. At most 24 running jobs.
+    pub fn chance_met_by_enumeration(&self, needed: u32, q: f64) -> f64 {
+        let p = self.sizes.len();
+        assert!(p <= 24, "enumeration of 2^{p} outcomes");
+        let dist = self.dist();
+        let stays: Vec<f64> = self.ages.iter().map(|&a| dist.survival(a, q)).collect();
+        let mut total = 0.0;
+        for outcome in 0u32..(1 << p) {
+            let mut probability = 1.0;
+            let mut freed = 0u64;
+            for i in 0..p {
+                if outcome >> i & 1 == 1 {
+                    probability *= 1.0 - stays[i];
+                    freed += self.sizes[i] as u64;
+                } else {
+                    probability *= stays[i];
+                }
+            }
+            if freed >= needed as u64 {
+                total += probability;
+            }
+        }
+        total
+    }
+
+    /// The exact median by enumeration (at most 24 running jobs).
+    pub fn exact_by_enumeration(&self, n: u32) -> f64 {
+        let needed = self.needed(n);
+        if needed == 0 {
+            return 0.0;
+        }
+        if self.held() < needed as u64 {
+            return f64::INFINITY;
+        }
+        bisect(
+            |q| self.chance_met_by_enumeration(needed, q),
+            0.5,
+            0.0,
+            self.horizon(),
+        )
+        .0
+    }
+}

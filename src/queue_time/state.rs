@@ -1,0 +1,154 @@
+//! A machine state as `schedlab predict` reads it (JSON), and the table of predictions it
+//! prints.
+//!
+//! ```json
+//! {"total": 128, "free": 12,
+//!  "running": [{"age": 1200, "size": 32}, {"age": 45, "size": 64}],
+//!  "distribution": {"t_min": 7.389, "t_max": 162754.8},
+//!  "request": 64}
+//! ```
+//!
+//! `distribution` may instead give `{"beta0": -0.2, "beta1": 0.1}` (equation 4), or be left
+//! out for Downey's e^2 to e^12 s; `request` is a processor count or `"all"` (1 to total).
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::{RunningSet, UniformLog};
+use crate::error::{Error, Result};
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MachineState {
+    pub total: u32,
+    pub free: u32,
+    pub running: Vec<RunningJob>,
+    #[serde(default)]
+    pub distribution: Option<Distribution>,
+    pub request: Request,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunningJob {
+    pub age: f64,
+    pub size: u32,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum Distribution {
+    Bounds { t_min: f64, t_max: f64 },
+    Betas { beta0: f64, beta1: f64 },
+}
+
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum Request {
+    Size(u32),
+    All(AllSizes),
+}
+
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AllSizes {
+    All,
+}
+
+/// One row of `schedlab predict`: seconds, `None` where a predictor has no answer (A
+/// without benefactors) or the request can never be met (JSON null).
+#[derive(Clone, Debug, Serialize)]
+pub struct PredictionRow {
+    pub n: u32,
+    pub needed: u32,
+    pub benefactors: usize,
+    pub a: Option<f64>,
+    pub b: Option<f64>,
+    pub combined: Option<f64>,
+    pub exact: Option<f64>,
+}
+
+impl MachineState {
+    /// Reads and checks a state file; errors name the file and the field at fault.
+    pub fn read(path: &Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let bad = |message: String| Error::Workload {
+            path: path.to_path_buf(),
+            message,
+        };
+        let state: MachineState = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
+        state.check().map_err(bad)?;
+        Ok(state)
+    }
+
+    fn check(&self) -> std::result::Result<(), String> {
+        for (i, job) in self.running.iter().enumerate() {
+            if !(job.age.is_finite() && job.age >= 0.0) {
+                return Err(format!("running[{i}].age: {} is not a time >= 0", job.age));
+            }
+            if job.size == 0 {
+                return Err(format!("running[{i}].size: must be at least 1"));
+            }
+        }
+        let held: u64 = self.running.iter().map(|j| j.size as u64).sum();
+        if self.free as u64 + held > self.total as u64 {
+            return Err(format!(
+                "free ({}) plus the running jobs' sizes ({held}) exceed total ({})",
+                self.free, self.total
+            ));
+        }
+        if let Request::Size(n) = self.request
+            && !(1..=self.total).contains(&n)
+        {
+            return Err(format!(
+                "request: {n} is not between 1 and total ({})",
+                self.total
+            ));
+        }
+        match self.distribution {
+            Some(Distribution::Bounds { t_min, t_max }) if !(0.0 < t_min && t_min < t_max) => Err(format!(
+                "distribution: need 0 < t_min < t_max, got {t_min} and {t_max}"
+            )),
+            Some(Distribution::Betas { beta1, .. }) if !(beta1 > 0.0 && beta1.is_finite()) => {
+                Err(format!("distribution.beta1: {beta1} is not positive"))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    pub fn distribution(&self) -> UniformLog {
+        match self.distribution {
+            None => UniformLog::downey_model(),
+            Some(Distribution::Bounds { t_min, t_max }) => UniformLog::new(t_min, t_max),
+            Some(Distribution::Betas { beta0, beta1 }) => UniformLog::from_betas(beta0, beta1),
+        }
+    }
+
+    /// Every predictor for each requested size.
+    pub fn predict(&self) -> Vec<PredictionRow> {
+        let ages: Vec<f64> = self.running.iter().map(|j| j.age).collect();
+        let sizes: Vec<u32> = self.running.iter().map(|j| j.size).collect();
+        let mut set = RunningSet::default();
+        set.load(self.distribution(), self.free, &ages, &sizes);
+        let sizes = match self.request {
+            Request::Size(n) => n..=n,
+            Request::All(_) => 1..=self.total,
+        };
+        let finite = |x: f64| x.is_finite().then_some(x);
+        sizes
+            .map(|n| {
+                let p = set.predict(n);
+                PredictionRow {
+                    n,
+                    needed: p.needed,
+                    benefactors: p.benefactors,
+                    a: p.a,
+                    b: finite(p.b),
+                    combined: finite(p.combined),
+                    exact: finite(set.exact(n)),
+                }
+            })
+            .collect()
+    }
+}
