@@ -2,7 +2,9 @@
 //! section 3): predictors A and B, the exact median by dynamic programming, and by the
 //! paper's enumeration of 2^p outcomes for small p. Machine states are random but seeded:
 //! ages uniform-log on [1 s, e^11 s], sizes 1 to 16, 4 processors free, and a request 8
-//! beyond them (about half the jobs are benefactors).
+//! beyond them (about half the jobs are benefactors). Then one whole PRED decision: the
+//! cluster size up to A = 128 minimising predicted queue time plus run time, for a short and
+//! a long job (sigma = 1), over 128 running jobs.
 
 use std::hint::black_box;
 
@@ -10,7 +12,8 @@ use criterion::{BenchmarkId, Criterion, criterion_group};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 
-use schedlab::queue_time::{RunningSet, UniformLog};
+use schedlab::queue_time::{QueueMethod, RunningSet, UniformLog, choose_cluster_size};
+use schedlab::speedup::downey_speedup;
 
 fn machine(p: usize) -> RunningSet {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(p as u64);
@@ -46,6 +49,15 @@ fn queue_time(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("exact-enumeration", p), |b| {
             b.iter(|| black_box(&set).exact_by_enumeration(REQUEST))
         });
+    }
+    let mut set = machine(128);
+    for (label, lifetime) in [("short-e6", 6f64.exp()), ("long-e10", 10f64.exp())] {
+        for method in [QueueMethod::Combined, QueueMethod::Exact] {
+            let run = |n: u32| lifetime / downey_speedup(128.0, 1.0, n as f64);
+            group.bench_function(BenchmarkId::new(format!("decision-{method}"), label), |b| {
+                b.iter(|| choose_cluster_size(black_box(&mut set), method, 128, run))
+            });
+        }
     }
     group.finish();
 }

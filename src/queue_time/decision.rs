@@ -1,0 +1,161 @@
+//! The cluster-size decision of a malleable job at the head of the queue (Downey 1997,
+//! sections 5-6): the n <= max minimising predicted queue time plus run time, Q(n) + R(n).
+
+use std::fmt;
+use std::str::FromStr;
+
+use super::RunningSet;
+
+/// Which queue-time prediction a decision uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum QueueMethod {
+    /// Predictor A; where it has no benefactor, B.
+    A,
+    B,
+    /// A with 2 or more benefactors, else B (the paper's choice).
+    Combined,
+    /// The exact median (dynamic programming).
+    Exact,
+}
+
+impl QueueMethod {
+    pub const NAMES: [&'static str; 4] = ["a", "b", "combined", "exact"];
+
+    /// Q(n) in seconds (infinite: never).
+    pub fn queue_time(self, set: &mut RunningSet, n: u32) -> f64 {
+        match self {
+            QueueMethod::A => set.a(n).unwrap_or_else(|| set.b(n)),
+            QueueMethod::B => set.b(n),
+            QueueMethod::Combined => set.combined(n),
+            QueueMethod::Exact => set.exact(n),
+        }
+    }
+}
+
+impl fmt::Display for QueueMethod {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let i = match self {
+            QueueMethod::A => 0,
+            QueueMethod::B => 1,
+            QueueMethod::Combined => 2,
+            QueueMethod::Exact => 3,
+        };
+        f.write_str(Self::NAMES[i])
+    }
+}
+
+impl FromStr for QueueMethod {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "a" => Ok(QueueMethod::A),
+            "b" => Ok(QueueMethod::B),
+            "combined" => Ok(QueueMethod::Combined),
+            "exact" => Ok(QueueMethod::Exact),
+            _ => Err(format!(
+                "unknown queue-time predictor '{s}'; known: {}",
+                Self::NAMES.join(", ")
+            )),
+        }
+    }
+}
+
+/// A decision: the cluster size, and the queue and run times it expects.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Choice {
+    pub n: u32,
+    pub queue: f64,
+    pub run: f64,
+}
+
+impl Choice {
+    pub fn turnaround(&self) -> f64 {
+        self.queue + self.run
+    }
+}
+
+/// The n in 1..=max minimising Q(n) + R(n), `run(n)` being the run time on n processors
+/// (nonincreasing in n, as under Downey's speedup models). Ties go to the smaller n.
+///
+/// Sizes up to the free processors start now, so of those only the largest is a candidate.
+/// Larger ones are tried from `max` down, and the search stops at the first n whose run
+/// time alone reaches the best total so far: every smaller n runs at least as long.
+pub fn choose_cluster_size(
+    set: &mut RunningSet,
+    method: QueueMethod,
+    max: u32,
+    run: impl Fn(u32) -> f64,
+) -> Choice {
+    assert!(max >= 1, "a job needs a processor");
+    let now = (max - set.needed(max)).max(1).min(max);
+    let mut best = Choice {
+        n: now,
+        queue: method.queue_time(set, now),
+        run: run(now),
+    };
+    let mut n = max;
+    while n > now {
+        let r = run(n);
+        if r >= best.turnaround() {
+            break;
+        }
+        let q = method.queue_time(set, n);
+        if q + r <= best.turnaround() {
+            best = Choice { n, queue: q, run: r };
+        }
+        n -= 1;
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::queue_time::UniformLog;
+
+    fn set(free: u32, jobs: &[(f64, u32)]) -> RunningSet {
+        let ages: Vec<f64> = jobs.iter().map(|j| j.0).collect();
+        let sizes: Vec<u32> = jobs.iter().map(|j| j.1).collect();
+        let mut s = RunningSet::default();
+        s.load(UniformLog::downey_model(), free, &ages, &sizes);
+        s
+    }
+
+    #[test]
+    fn the_pruned_search_matches_trying_every_size() {
+        let jobs = [(30.0, 8), (900.0, 16), (4000.0, 32), (20.0, 4), (60_000.0, 2)];
+        for free in [0, 3, 10, 40] {
+            for lifetime in [100.0, 3_000.0, 200_000.0] {
+                let mut s = set(free, &jobs);
+                let run = |n: u32| lifetime / crate::speedup::downey_speedup(40.0, 1.0, n as f64);
+                for method in [
+                    QueueMethod::A,
+                    QueueMethod::B,
+                    QueueMethod::Combined,
+                    QueueMethod::Exact,
+                ] {
+                    let got = choose_cluster_size(&mut s, method, 40, run);
+                    let best = (1..=40)
+                        .map(|n| method.queue_time(&mut s, n) + run(n))
+                        .fold(f64::INFINITY, f64::min);
+                    assert!(
+                        (got.turnaround() - best).abs() <= 1e-9 * best,
+                        "free {free}, L {lifetime}, {method}: {got:?} vs {best}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_short_job_takes_what_is_free_and_a_long_one_waits() {
+        // 8 free, one 64-processor job aged e^4 s; perfect speedup up to 72.
+        let mut s = set(8, &[(4f64.exp(), 64)]);
+        let short = choose_cluster_size(&mut s, QueueMethod::Exact, 72, |n| 100.0 / n as f64);
+        assert_eq!((short.n, short.queue), (8, 0.0));
+        // Waiting e^8 - e^4 s (the median) for 72 saves more than that on a long job.
+        let long = choose_cluster_size(&mut s, QueueMethod::Exact, 72, |n| 1e7 / n as f64);
+        assert_eq!(long.n, 72);
+        assert!((long.queue - (8f64.exp() - 4f64.exp())).abs() < 0.01);
+    }
+}
