@@ -145,6 +145,13 @@ impl RunningSet {
 
     /// Predictor B, the fluid mean (equation 10); infinite if the request can never be met.
     pub fn b(&self, n: u32) -> f64 {
+        self.b_at_most(n, f64::INFINITY)
+    }
+
+    /// Predictor B when its answer is known to be at most `bound` (B for a larger request):
+    /// the search starts there, which saves evaluations when sizes are tried in
+    /// descending order.
+    pub fn b_at_most(&self, n: u32, bound: f64) -> f64 {
         let needed = self.needed(n);
         if needed == 0 {
             return 0.0;
@@ -156,7 +163,9 @@ impl RunningSet {
             let (released, slope) = self.released(q);
             (released - needed as f64, slope)
         };
-        newton(h, false, 0.0, self.horizon(), 0.0).0
+        let hi = self.horizon().min(bound);
+        let start = if bound.is_finite() { hi } else { 0.0 };
+        newton(h, false, 0.0, hi, start).0
     }
 
     /// Predictor B's fluid model: the processors released by q (equation 10), and its
