@@ -48,6 +48,22 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Schedule malleable jobs of the Downey model with an allocation strategy (Downey
+    /// 1997: avg, opt, pred, bias, heur) and print turnaround, utilization and rebels.
+    Malleable {
+        /// Allocation strategy, e.g. avg, pred, bias(lock_in=true,risk=0.2), heur(k=0.2).
+        #[arg(long)]
+        strategy: String,
+        /// Model parameter KEY=VALUE (repeatable), as for `run --model downey`.
+        #[arg(long = "param", value_name = "KEY=VALUE", value_parser = parse_key_value)]
+        params: Vec<(String, String)>,
+        /// Seed of the workload.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
     /// Combine the outputs of sharded sweeps into the files a single run would write.
     Merge {
         /// Output folders of the shards (`sweep --shard K/N`).
@@ -185,6 +201,12 @@ pub fn run() -> Result<()> {
         Command::Trace(TraceCommand::Info { path, read, json }) => trace_info(path, read, json),
         Command::Sweep(args) => sweep(args),
         Command::Predict { state, json } => predict_queue_times(state, json),
+        Command::Malleable {
+            strategy,
+            params,
+            seed,
+            json,
+        } => malleable(&strategy, &params, seed, json),
         Command::Merge { shards, out } => {
             let plan = schedlab::sweep::merge::merge(&shards, &out)?;
             eprintln!(
@@ -336,6 +358,56 @@ fn skip_detail(skipped: &schedlab::workload::SkipCounts) -> String {
     } else {
         format!(" ({})", parts.join(", "))
     }
+}
+
+fn malleable(strategy: &str, params: &[(String, String)], seed: u64, json: bool) -> Result<()> {
+    let allocation: schedlab::malleable::Allocation = strategy.parse().map_err(schedlab::Error::Invalid)?;
+    let workload = Model::from_name("downey", params)?.generate(seed);
+    let t0 = Instant::now();
+    let o = schedlab::malleable::simulate(&workload.jobs, workload.procs, &allocation)?;
+    let simulated = t0.elapsed();
+    let mut out = io::stdout().lock();
+    if json {
+        let value = serde_json::json!({
+            "workload": workload.name,
+            "strategy": allocation.to_string(),
+            "jobs": workload.jobs.len(),
+            "mean_turnaround": o.mean_turnaround,
+            "utilization": o.utilization,
+            "utilization_while_waiting": o.utilization_while_waiting,
+            "allocated_efficiency": o.allocated_efficiency,
+            "rebels": o.rebels,
+            "prediction_quality": o.quality,
+        });
+        serde_json::to_writer(&mut out, &value)?;
+        writeln!(out)?;
+    } else {
+        writeln!(out, "workload     {}", workload.name)?;
+        writeln!(out, "strategy     {allocation}")?;
+        writeln!(out, "jobs         {}", workload.jobs.len())?;
+        writeln!(out, "turnaround   mean {:.1} s", o.mean_turnaround)?;
+        writeln!(
+            out,
+            "utilization  {:.4} (mean efficiency S(n)/n over processors and time); {:.4} while jobs wait; \
+             {:.4} of allocated processor time",
+            o.utilization, o.utilization_while_waiting, o.allocated_efficiency
+        )?;
+        writeln!(out, "rebels       {}", o.rebels)?;
+        if let Some(q) = o.quality {
+            writeln!(
+                out,
+                "predictions  {} rebel predictions against outcomes (log space): correlation {:.3}, slope {:.3}, intercept {:.3}",
+                q.pairs, q.correlation, q.slope, q.intercept
+            )?;
+        }
+        writeln!(
+            out,
+            "timing       simulate {:.1} ms",
+            simulated.as_secs_f64() * 1e3
+        )?;
+    }
+    out.flush()?;
+    Ok(())
 }
 
 fn predict_queue_times(path: PathBuf, json: bool) -> Result<()> {

@@ -11,6 +11,7 @@
 
 pub mod atomic;
 pub mod error;
+pub mod malleable;
 pub mod metrics;
 pub mod predict;
 pub mod queue_time;

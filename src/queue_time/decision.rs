@@ -128,36 +128,67 @@ impl Choice {
 }
 
 /// The n in 1..=max minimising Q(n) + R(n), `run(n)` being the run time on n processors
-/// (nonincreasing in n, as under Downey's speedup models). Ties go to the smaller n.
-///
-/// Sizes up to the free processors start now, so of those only the largest is a candidate.
-/// Larger ones are tried from `max` down, and the search stops at the first n whose run
-/// time alone reaches the best total so far: every smaller n runs at least as long.
+/// (nonincreasing in n, as under Downey's speedup models), with Q from `method`. Ties go to
+/// the smaller n. See [`choose_with`] for the search.
 pub fn choose_cluster_size(
     set: &mut RunningSet,
     method: QueueMethod,
     max: u32,
     run: impl Fn(u32) -> f64,
 ) -> Choice {
-    assert!(max >= 1, "a job needs a processor");
-    let now = (max - set.needed(max)).max(1).min(max);
+    let free = max - set.needed(max);
     let mut estimates = Estimates::new(method);
-    let mut best = Choice {
-        n: now,
-        queue: method.queue_time(set, now),
-        run: run(now),
+    choose_with(max, free, |n| estimates.queue_time(set, n), run)
+}
+
+/// The n in 1..=max minimising `queue(n)` + `run(n)`, with `free` processors free now
+/// (`queue(n)` = 0 for n <= free; it is called for larger n in descending order only, and
+/// must be nondecreasing in n for the search to be exact). Ties go to the smaller n.
+///
+/// Sizes up to the free processors start now, so of those only the largest is a candidate.
+/// Larger ones are tried from `max` down, and the search stops at the first n whose run
+/// time alone reaches the best total so far: every smaller n runs at least as long.
+pub fn choose_with(
+    max: u32,
+    free: u32,
+    mut queue: impl FnMut(u32) -> f64,
+    run: impl Fn(u32) -> f64,
+) -> Choice {
+    assert!(max >= 1, "a job needs a processor");
+    // With a processor free, the largest size that starts now; else every size waits.
+    let (mut best, lowest) = if free >= 1 {
+        let now = free.min(max);
+        let first = Choice {
+            n: now,
+            queue: 0.0,
+            run: run(now),
+        };
+        (first, now + 1)
+    } else {
+        let none = Choice {
+            n: 0,
+            queue: f64::INFINITY,
+            run: f64::INFINITY,
+        };
+        (none, 1)
     };
     let mut n = max;
-    while n > now {
+    while n >= lowest {
         let r = run(n);
         if r >= best.turnaround() {
             break;
         }
-        let q = estimates.queue_time(set, n);
-        if q + r <= best.turnaround() {
+        let q = queue(n);
+        // Ties go to the smaller n (the loop descends; the size that starts now is smaller
+        // than any that waits).
+        if q + r < best.turnaround() || (q + r == best.turnaround() && n < best.n) {
             best = Choice { n, queue: q, run: r };
         }
         n -= 1;
+    }
+    if best.n == 0 {
+        // Nothing can ever be met: the smallest size, never.
+        best.n = 1;
     }
     best
 }

@@ -88,9 +88,10 @@ pub const FIT_MIN_SAMPLES: u64 = 30;
 
 /// An online fit of a uniform-log distribution to observed durations, by the moments of
 /// their logs: ln L uniform on [lo, hi] has mean (lo + hi) / 2 and standard deviation
-/// (hi - lo) / sqrt(12). Until `FIT_MIN_SAMPLES` durations are seen, or while they all
-/// agree, the prior (e.g. the model's distribution) stands. Durations below 1 s count as
-/// 1 s. Constant work per observation.
+/// (hi - lo) / sqrt(12); the bounds are widened to cover every duration seen, so no
+/// finished job lies outside the fitted range. Until `FIT_MIN_SAMPLES` durations are seen,
+/// or while they all agree, the prior (e.g. the model's distribution) stands. Durations
+/// below 1 s count as 1 s. Constant work per observation.
 #[derive(Clone, Copy, Debug)]
 pub struct LifetimeFit {
     prior: UniformLog,
@@ -98,6 +99,9 @@ pub struct LifetimeFit {
     mean: f64,
     /// Sum of squared deviations from the mean (Welford).
     m2: f64,
+    /// Smallest and largest ln duration seen.
+    lowest: f64,
+    highest: f64,
 }
 
 impl LifetimeFit {
@@ -107,6 +111,8 @@ impl LifetimeFit {
             n: 0,
             mean: 0.0,
             m2: 0.0,
+            lowest: f64::INFINITY,
+            highest: f64::NEG_INFINITY,
         }
     }
 
@@ -121,6 +127,8 @@ impl LifetimeFit {
         let delta = x - self.mean;
         self.mean += delta / self.n as f64;
         self.m2 += delta * (x - self.mean);
+        self.lowest = self.lowest.min(x);
+        self.highest = self.highest.max(x);
     }
 
     pub fn samples(&self) -> u64 {
@@ -139,8 +147,8 @@ impl LifetimeFit {
         }
         let half = 3f64.sqrt() * sd;
         UniformLog {
-            ln_min: self.mean - half,
-            ln_max: self.mean + half,
+            ln_min: (self.mean - half).min(self.lowest),
+            ln_max: (self.mean + half).max(self.highest),
         }
     }
 }

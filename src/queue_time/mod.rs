@@ -7,7 +7,7 @@ pub mod predictors;
 pub mod solve;
 pub mod state;
 
-pub use decision::{Choice, QueueMethod, choose_cluster_size};
+pub use decision::{Choice, QueueMethod, choose_cluster_size, choose_with};
 pub use lifetime::{LifetimeFit, UniformLog};
 pub use predictors::{Prediction, RunningSet};
 pub use state::{MachineState, PredictionRow};

@@ -1,0 +1,409 @@
+//! The malleable-job simulator (Downey 1997, sections 4 and 6): one FCFS queue with no
+//! passing; the job at its head picks a cluster size by the allocation strategy, then runs
+//! R(n) = L / S(n) seconds. Time is continuous (f64 seconds).
+//!
+//! Within an instant: completions, then arrivals, then a fired prompt, then the head
+//! decides, as often as heads start. When the head decides depends on the strategy:
+//! - AVG and OPT at every event (OPT's oracle gives the same plan until the plan starts);
+//! - PRED and BIAS when the job becomes the head, on each arrival and when its predicted
+//!   queue time elapses (Downey's prompts), and when completions free the processors it
+//!   holds out for (with lock-in it then starts on exactly those);
+//! - HEUR at every event; a rebel starts when its f A processors are free or, at the
+//!   latest, k t_save after it rebelled (t_save from the processors free then).
+//!
+//! Rebel predictions (PRED, BIAS) are paired with their outcome, the time until the
+//! processors held out for were free; a rebel that starts before that leaves no outcome.
+//!
+//! A *rebel* holds out while processors are free (target > free >= 1). Prompts come at
+//! least `MIN_PROMPT_INTERVAL` apart: a predictor that keeps answering "any moment now"
+//! (a running job older than the fitted distribution allows) would otherwise prompt
+//! without end.
+
+/// Shortest wait between a predictive rebel's prompts, in seconds.
+pub const MIN_PROMPT_INTERVAL: f64 = 1.0;
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+use serde::Serialize;
+
+use super::bias::{BiasFit, PredictionQuality};
+use super::{Allocation, Strategy};
+use crate::error::{Error, Result};
+use crate::queue_time::{LifetimeFit, QueueMethod, RunningSet, UniformLog, choose_cluster_size, choose_with};
+use crate::speedup::downey_speedup;
+use crate::workload::Jobs;
+
+/// The schedule of one malleable run, indexed by job.
+#[derive(Clone, Debug, Serialize)]
+pub struct MalleableOutcome {
+    pub start: Vec<f64>,
+    pub end: Vec<f64>,
+    pub size: Vec<u32>,
+    /// Jobs that held out for more processors than were free (at least one free).
+    pub rebels: u64,
+    /// Mean of end - submit over all jobs.
+    pub mean_turnaround: f64,
+    /// Mean efficiency S(n)/n over processors and time, from the first arrival to the last
+    /// end (idle processors count 0); it equals sum(L) / (N x span), so strategies differ
+    /// only by their span.
+    pub utilization: f64,
+    /// The same mean over the instants at which jobs wait: what holding out and L-shaped
+    /// schedules change.
+    pub utilization_while_waiting: f64,
+    /// Efficiency of the processor time handed out: sum(L) / sum(n R(n)).
+    pub allocated_efficiency: f64,
+    /// Queue-time predictions of rebels against the time their processors took to free up
+    /// (PRED and BIAS; the predictions as used, bias-corrected for BIAS).
+    pub quality: Option<PredictionQuality>,
+}
+
+/// The metrics a malleable run reports (sweep metric names).
+pub const MALLEABLE_METRICS: [&str; 11] = [
+    "jobs",
+    "mean_turnaround",
+    "utilization",
+    "utilization_while_waiting",
+    "allocated_efficiency",
+    "rebels",
+    "rebel_fraction",
+    "prediction_pairs",
+    "prediction_correlation",
+    "prediction_slope",
+    "prediction_intercept",
+];
+
+impl MalleableOutcome {
+    /// A metric by name ([`MALLEABLE_METRICS`]); prediction metrics are NaN for strategies
+    /// that make no predictions.
+    pub fn metric(&self, name: &str) -> Option<f64> {
+        let quality = |f: fn(&PredictionQuality) -> f64| self.quality.as_ref().map_or(f64::NAN, f);
+        Some(match name {
+            "jobs" => self.start.len() as f64,
+            "mean_turnaround" => self.mean_turnaround,
+            "utilization" => self.utilization,
+            "utilization_while_waiting" => self.utilization_while_waiting,
+            "allocated_efficiency" => self.allocated_efficiency,
+            "rebels" => self.rebels as f64,
+            "rebel_fraction" => self.rebels as f64 / self.start.len().max(1) as f64,
+            "prediction_pairs" => self.quality.as_ref().map_or(0.0, |q| q.pairs as f64),
+            "prediction_correlation" => quality(|q| q.correlation),
+            "prediction_slope" => quality(|q| q.slope),
+            "prediction_intercept" => quality(|q| q.intercept),
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Running {
+    job: u32,
+    start: f64,
+    end: f64,
+    size: u32,
+}
+
+/// A rebel's prediction waiting for its outcome: the processors it held out for free up.
+#[derive(Clone, Copy, Debug)]
+struct Pending {
+    raw: f64,
+    used: f64,
+    target: u32,
+    at: f64,
+}
+
+/// What the job at the head is doing.
+#[derive(Clone, Copy, Debug, Default)]
+struct Head {
+    /// Processors it holds out for.
+    target: Option<u32>,
+    /// When it reconsiders (PRED, BIAS) or gives in (HEUR).
+    prompt: Option<f64>,
+    /// It has decided at least once.
+    seen: bool,
+    rebelled: bool,
+}
+
+/// Seconds as a heap key: non-negative finite floats order like their bits.
+fn key(t: f64) -> u64 {
+    debug_assert!(t >= 0.0 && t.is_finite());
+    t.to_bits()
+}
+
+/// Simulates `jobs` (with the Downey model's columns) on `procs` processors.
+pub fn simulate(jobs: &Jobs, procs: u32, allocation: &Allocation) -> Result<MalleableOutcome> {
+    let model = jobs.malleable.as_ref().ok_or_else(|| {
+        Error::Invalid("malleable strategies need a workload of the Downey model (--model downey)".into())
+    })?;
+    let n = jobs.len();
+    let max_size: Vec<u32> = model
+        .avg_parallelism
+        .iter()
+        .map(|&a| (a.round().max(1.0) as u32).min(procs))
+        .collect();
+    let run = |j: usize, size: u32| {
+        model.lifetime[j] / downey_speedup(model.avg_parallelism[j], model.sigma[j], size as f64)
+    };
+    let mut start = vec![f64::NAN; n];
+    let mut end = vec![f64::NAN; n];
+    let mut size = vec![0u32; n];
+    let mut running: Vec<Running> = Vec::with_capacity(procs as usize);
+    let mut completions: BinaryHeap<Reverse<(u64, u32)>> = BinaryHeap::with_capacity(procs as usize);
+    let mut queue: VecDeque<u32> = VecDeque::new();
+    let mut free = procs;
+    let mut cursor = 0;
+    let mut head = Head::default();
+    let mut rebels = 0u64;
+    let mut fit = LifetimeFit::new(UniformLog::downey_model());
+    let (mut correction, mut quality) = (BiasFit::default(), BiasFit::default());
+    let mut pending: Vec<Pending> = Vec::new();
+    let mut set = RunningSet::default();
+    let (mut ages, mut sizes) = (Vec::new(), Vec::new());
+    // Sum of S(n) over running jobs, and its integral over the time jobs wait.
+    let (mut speedup_sum, mut waiting_work, mut waiting_time, mut last) = (0.0f64, 0.0, 0.0, 0.0);
+    let lifetimes = |fit: &LifetimeFit| {
+        if allocation.model_lifetimes {
+            UniformLog::downey_model()
+        } else {
+            fit.distribution()
+        }
+    };
+
+    loop {
+        let arrival = jobs.submit.get(cursor).map(|&s| s as f64);
+        let completion = completions.peek().map(|Reverse((t, _))| f64::from_bits(*t));
+        let Some(now) = [arrival, completion, head.prompt]
+            .into_iter()
+            .flatten()
+            .min_by(f64::total_cmp)
+        else {
+            break;
+        };
+        if !queue.is_empty() {
+            waiting_work += speedup_sum * (now - last);
+            waiting_time += now - last;
+        }
+        last = now;
+        while let Some(&Reverse((t, job))) = completions.peek() {
+            if t != key(now) {
+                break;
+            }
+            completions.pop();
+            let at = running.iter().position(|r| r.job == job).expect("running");
+            let r = running.swap_remove(at);
+            free += r.size;
+            speedup_sum -= model.lifetime[r.job as usize] / (r.end - r.start);
+            fit.observe(r.end - r.start);
+        }
+        // Predictions whose processors are now free have their outcome.
+        pending.retain(|p| {
+            if free >= p.target {
+                correction.record(p.raw, now - p.at);
+                quality.record(p.used, now - p.at);
+                false
+            } else {
+                true
+            }
+        });
+        let mut arrived = false;
+        while cursor < n && jobs.submit[cursor] as f64 == now {
+            queue.push_back(cursor as u32);
+            cursor += 1;
+            arrived = true;
+        }
+        // A fired prompt belongs to the head that set it, which decides first.
+        let mut fired = head.prompt.is_some_and(|p| p <= now);
+        if fired {
+            head.prompt = None;
+        }
+        // The head decides; each start gives the next job its turn at once.
+        while let Some(&j) = queue.front() {
+            let j = j as usize;
+            let prompted = std::mem::take(&mut fired);
+            let first = !head.seen;
+            head.seen = true;
+            let cap = if allocation.lock_in {
+                head.target.unwrap_or(max_size[j])
+            } else {
+                max_size[j]
+            };
+            let reached = head.target.is_some_and(|t| free >= t);
+            let decision: Option<u32> = match allocation.strategy {
+                Strategy::Avg => (free >= 1).then(|| free.min(max_size[j])),
+                Strategy::Heur {
+                    l_thresh,
+                    a_thresh,
+                    f,
+                    k,
+                } => {
+                    let hold = ((f * model.avg_parallelism[j]).ceil() as u32).clamp(1, max_size[j]);
+                    let holds_out = model.lifetime[j] > l_thresh && model.avg_parallelism[j] > a_thresh;
+                    let take = |free: u32| {
+                        if allocation.lock_in && holds_out {
+                            hold.min(free)
+                        } else {
+                            free.min(max_size[j])
+                        }
+                    };
+                    if free == 0 {
+                        None
+                    } else if !holds_out || free >= hold || prompted {
+                        Some(take(free))
+                    } else if head.target.is_some() {
+                        None
+                    } else {
+                        // Rebel now, unless waiting saves nothing; give in after k t_save.
+                        let t_save = run(j, free) - run(j, hold);
+                        if t_save <= 0.0 {
+                            Some(take(free))
+                        } else {
+                            head.target = Some(hold);
+                            head.prompt = Some(now + k * t_save).filter(|&p| p > now);
+                            head.rebelled = true;
+                            if head.prompt.is_none() {
+                                Some(take(free))
+                            } else {
+                                None
+                            }
+                        }
+                    }
+                }
+                Strategy::Opt | Strategy::Pred { .. } | Strategy::Bias { .. } => {
+                    let predictive = !matches!(allocation.strategy, Strategy::Opt);
+                    let decide = !predictive || first || arrived || prompted || reached;
+                    if allocation.lock_in && reached {
+                        Some(head.target.expect("target"))
+                    } else if !decide {
+                        None
+                    } else if free >= cap {
+                        Some(cap)
+                    } else {
+                        ages.clear();
+                        sizes.clear();
+                        for r in &running {
+                            ages.push(now - r.start);
+                            sizes.push(r.size);
+                        }
+                        let runtime = |size: u32| run(j, size);
+                        let (choice, raw) = match allocation.strategy {
+                            Strategy::Opt => {
+                                // The oracle: the running jobs' actual ends.
+                                let mut ends: Vec<(f64, u32)> =
+                                    running.iter().map(|r| (r.end, r.size)).collect();
+                                ends.sort_by(|a, b| a.0.total_cmp(&b.0));
+                                let exact = |size: u32| {
+                                    let mut avail = free;
+                                    for &(t, s) in &ends {
+                                        if avail >= size {
+                                            break;
+                                        }
+                                        avail += s;
+                                        if avail >= size {
+                                            return t - now;
+                                        }
+                                    }
+                                    if avail >= size { 0.0 } else { f64::INFINITY }
+                                };
+                                let c = choose_with(cap, free, exact, runtime);
+                                (c, c.queue)
+                            }
+                            Strategy::Pred { method } => {
+                                set.load(lifetimes(&fit), free, &ages, &sizes);
+                                let c = choose_cluster_size(&mut set, method, cap, runtime);
+                                (c, c.queue)
+                            }
+                            Strategy::Bias { method } => {
+                                set.load(lifetimes(&fit), free, &ages, &sizes);
+                                let mut raw_of = Vec::new();
+                                let c = choose_with(
+                                    cap,
+                                    free,
+                                    |size| {
+                                        let raw = queue_time(method, &mut set, size);
+                                        raw_of.push((size, raw));
+                                        correction.correct(raw)
+                                    },
+                                    runtime,
+                                );
+                                let raw = raw_of
+                                    .iter()
+                                    .find(|(s, _)| *s == c.n)
+                                    .map_or(c.queue, |&(_, r)| r);
+                                (c, raw)
+                            }
+                            _ => unreachable!(),
+                        };
+                        // Risk aversion: rebel only for a saving above a fraction of the
+                        // run time on what is free now.
+                        let now_option = free.min(cap);
+                        let timid = allocation.risk_aversion > 0.0
+                            && run(j, now_option) - choice.turnaround()
+                                <= allocation.risk_aversion * run(j, now_option);
+                        if choice.n <= free {
+                            Some(choice.n)
+                        } else if free >= 1 && timid {
+                            Some(now_option)
+                        } else {
+                            head.target = Some(choice.n);
+                            head.prompt = predictive.then(|| now + choice.queue.max(MIN_PROMPT_INTERVAL));
+                            if free >= 1 {
+                                head.rebelled = true;
+                            }
+                            if predictive {
+                                pending.push(Pending {
+                                    raw,
+                                    used: choice.queue,
+                                    target: choice.n,
+                                    at: now,
+                                });
+                            }
+                            None
+                        }
+                    }
+                }
+            };
+            let Some(n_j) = decision else {
+                break;
+            };
+            debug_assert!(n_j >= 1 && n_j <= free && n_j <= max_size[j]);
+            queue.pop_front();
+            let runtime = run(j, n_j);
+            start[j] = now;
+            end[j] = now + runtime;
+            size[j] = n_j;
+            free -= n_j;
+            speedup_sum += model.lifetime[j] / runtime;
+            running.push(Running {
+                job: j as u32,
+                start: now,
+                end: now + runtime,
+                size: n_j,
+            });
+            completions.push(Reverse((key(now + runtime), j as u32)));
+            rebels += u64::from(head.rebelled);
+            head = Head::default();
+            pending.clear();
+        }
+    }
+    assert!(queue.is_empty() && running.is_empty(), "every job ran");
+    let mean_turnaround = (0..n).map(|j| end[j] - jobs.submit[j] as f64).sum::<f64>() / n.max(1) as f64;
+    let span = end.iter().copied().fold(0.0, f64::max) - jobs.submit.first().map_or(0.0, |&s| s as f64);
+    let utilization = model.lifetime.iter().sum::<f64>() / (procs as f64 * span);
+    let quality = (quality.quality().pairs >= 2).then(|| quality.quality());
+    let allocated: f64 = (0..n).map(|j| size[j] as f64 * (end[j] - start[j])).sum();
+    Ok(MalleableOutcome {
+        utilization_while_waiting: waiting_work / (procs as f64 * waiting_time),
+        allocated_efficiency: model.lifetime.iter().sum::<f64>() / allocated,
+        start,
+        end,
+        size,
+        rebels,
+        mean_turnaround,
+        utilization,
+        quality,
+    })
+}
+
+fn queue_time(method: QueueMethod, set: &mut RunningSet, n: u32) -> f64 {
+    method.queue_time(set, n)
+}
