@@ -517,3 +517,52 @@ count = 2
     assert_eq!(seeds.len(), 2);
     fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn strategy_is_an_axis_with_its_own_metrics_and_rules() {
+    let dir = temp("strategy");
+    let spec = r#"
+metrics = ["mean_turnaround", "rebel_fraction", "prediction_correlation"]
+[run]
+model = "downey"
+procs = 32
+days = 4
+[axes]
+strategy = ["avg", "pred", "heur(k=0)"]
+[replications]
+count = 2
+"#;
+    let plan = plan_from(spec, &dir);
+    assert_eq!(plan.cells.len(), 3);
+    for threads in [1, 2] {
+        run_sweep(&plan, &options(&dir.join(format!("t{threads}")), threads)).unwrap();
+    }
+    assert_same_outputs(&dir.join("t1"), &dir.join("t2"));
+    let runs = read_runs(&dir.join("t1/runs.csv"), &plan).unwrap();
+    // Common random numbers across strategies; AVG never rebels and predicts nothing;
+    // HEUR with k = 0 gives in at once, which is AVG's schedule.
+    let seeds: std::collections::BTreeSet<u64> = runs.iter().map(|r| r.seed).collect();
+    assert_eq!(seeds.len(), 2);
+    let of = |cell: usize, rep: usize| runs.iter().find(|r| r.cell == cell && r.rep == rep).unwrap();
+    for rep in 0..2 {
+        assert_eq!(of(0, rep).metrics[1], 0.0);
+        assert!(of(0, rep).metrics[2].is_nan());
+        assert_eq!(of(2, rep).metrics[0], of(0, rep).metrics[0]);
+        assert!(of(1, rep).metrics[2].is_finite());
+    }
+    for (from, to, expected) in [
+        (
+            "strategy = [\"avg\", \"pred\", \"heur(k=0)\"]",
+            "strategy = [\"avg\", \"pedr\"]",
+            "pedr",
+        ),
+        ("\"mean_turnaround\",", "\"mean_wait\",", "for a malleable sweep"),
+        ("days = 4", "days = 4\nscheduler = \"easy\"", "drop scheduler"),
+    ] {
+        let path = dir.join("bad.toml");
+        fs::write(&path, spec.replace(from, to)).unwrap();
+        let err = Plan::from_file(&path).unwrap_err().to_string();
+        assert!(err.contains(expected), "{err}");
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}

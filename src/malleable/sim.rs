@@ -161,12 +161,20 @@ pub fn simulate(jobs: &Jobs, procs: u32, allocation: &Allocation) -> Result<Mall
     let (mut ages, mut sizes) = (Vec::new(), Vec::new());
     // Sum of S(n) over running jobs, and its integral over the time jobs wait.
     let (mut speedup_sum, mut waiting_work, mut waiting_time, mut last) = (0.0f64, 0.0, 0.0, 0.0);
-    let lifetimes = |fit: &LifetimeFit| {
+    // The fitted range knows only finished jobs; a running job may already be older than
+    // all of them. Its end then lies beyond the range, which is raised to twice the oldest
+    // age (else equation 5 would have that job end at once, and a rebel wait on it in
+    // 1 s prompts).
+    let lifetimes = |fit: &LifetimeFit, ages: &[f64]| {
         if allocation.model_lifetimes {
-            UniformLog::downey_model()
-        } else {
-            fit.distribution()
+            return UniformLog::downey_model();
         }
+        let mut d = fit.distribution();
+        let oldest = ages.iter().copied().fold(0.0, f64::max);
+        if oldest > 0.0 {
+            d.ln_max = d.ln_max.max((2.0 * oldest).ln());
+        }
+        d
     };
 
     loop {
@@ -308,12 +316,12 @@ pub fn simulate(jobs: &Jobs, procs: u32, allocation: &Allocation) -> Result<Mall
                                 (c, c.queue)
                             }
                             Strategy::Pred { method } => {
-                                set.load(lifetimes(&fit), free, &ages, &sizes);
+                                set.load(lifetimes(&fit, &ages), free, &ages, &sizes);
                                 let c = choose_cluster_size(&mut set, method, cap, runtime);
                                 (c, c.queue)
                             }
                             Strategy::Bias { method } => {
-                                set.load(lifetimes(&fit), free, &ages, &sizes);
+                                set.load(lifetimes(&fit, &ages), free, &ages, &sizes);
                                 let mut raw_of = Vec::new();
                                 let c = choose_with(
                                     cap,

@@ -41,7 +41,10 @@
 //! ```
 //!
 //! Run parameters: `model`, `trace`, `scheduler`, `predictor` (for `sjbf` and `easy-pred`,
-//! e.g. `"constant(c=1)"`), `procs`, `load`, `load_scale` (traces:
+//! e.g. `"constant(c=1)"`), `strategy` (malleable jobs of the Downey model choosing their
+//! cluster size in an FCFS queue, e.g. `"bias(lock_in=true)"`; replaces `scheduler` and
+//! takes the metrics of [`crate::malleable::MALLEABLE_METRICS`]), `procs`, `load`,
+//! `load_scale` (traces:
 //! multiply inter-arrival times), `jobs` (traces: SWF job-number range), `first` (traces),
 //! and every parameter of the chosen model.
 
@@ -52,6 +55,7 @@ use serde::Deserialize;
 
 use super::value::Value;
 use crate::error::{Error, Result};
+use crate::malleable::{Allocation, MALLEABLE_METRICS};
 use crate::metrics::METRIC_NAMES;
 use crate::predict::PredictorKind;
 use crate::sched::SchedulerKind;
@@ -185,6 +189,9 @@ pub struct Cell {
     pub scheduler: SchedulerKind,
     /// Runtime predictor, for schedulers that use one.
     pub predictor: Option<PredictorKind>,
+    /// Malleable allocation strategy: the cell runs [`crate::malleable::simulate`] instead
+    /// of the rigid engine.
+    pub strategy: Option<Allocation>,
     /// The workload-determining parameters as text: cells that differ only in the scheduler
     /// share it, and so share their replications' seeds (common random numbers).
     pub workload_key: String,
@@ -229,11 +236,12 @@ type Rule = Vec<(usize, Vec<Value>)>;
 /// Grids above this many cells ask for `--yes` unless the spec sets `max_cells`.
 pub const DEFAULT_MAX_CELLS: usize = 1000;
 
-const GENERAL_KEYS: [&str; 9] = [
+const GENERAL_KEYS: [&str; 10] = [
     "model",
     "trace",
     "scheduler",
     "predictor",
+    "strategy",
     "procs",
     "load",
     "load_scale",
@@ -242,7 +250,7 @@ const GENERAL_KEYS: [&str; 9] = [
 ];
 
 /// Parameters that do not change the workload (excluded from the seed).
-const NON_WORKLOAD_KEYS: [&str; 2] = ["scheduler", "predictor"];
+const NON_WORKLOAD_KEYS: [&str; 3] = ["scheduler", "predictor", "strategy"];
 
 /// 64-bit FNV-1a: a stable hash for spec files and seeds (std's hashers are not stable).
 pub fn fnv1a(bytes: &[u8]) -> u64 {
@@ -285,11 +293,19 @@ impl Plan {
         if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {
             return Err(err(format!("name = '{name}': must be a plain folder name")));
         }
+        // Malleable sweeps (a `strategy` parameter) report their own metrics.
+        let malleable = raw.run.contains_key("strategy") || raw.axes.contains_key("strategy");
+        let known: &[&str] = if malleable {
+            &MALLEABLE_METRICS
+        } else {
+            &METRIC_NAMES
+        };
         for m in &raw.metrics {
-            if !METRIC_NAMES.contains(&m.as_str()) {
+            if !known.contains(&m.as_str()) {
                 return Err(err(format!(
-                    "metrics: unknown metric '{m}'; allowed: {}",
-                    METRIC_NAMES.join(", ")
+                    "metrics: unknown metric '{m}'{}; allowed: {}",
+                    if malleable { " for a malleable sweep" } else { "" },
+                    known.join(", ")
                 )));
             }
         }
@@ -451,8 +467,8 @@ impl Plan {
                 for (a, v) in axes.iter().zip(&values) {
                     params.insert(a.name.clone(), v.clone());
                 }
-                let (workload, scheduler, predictor) =
-                    resolve(&params, base_dir, window.as_ref()).map_err(|m| {
+                let (workload, scheduler, predictor, strategy) = resolve(&params, base_dir, window.as_ref())
+                    .map_err(|m| {
                         let at: Vec<String> = axes
                             .iter()
                             .zip(&values)
@@ -476,6 +492,7 @@ impl Plan {
                     workload,
                     scheduler,
                     predictor,
+                    strategy,
                     workload_key,
                 });
             }
@@ -577,9 +594,40 @@ fn resolve(
     params: &BTreeMap<String, Value>,
     base_dir: &Path,
     window: Option<&Window>,
-) -> std::result::Result<(WorkloadConfig, SchedulerKind, Option<PredictorKind>), String> {
+) -> std::result::Result<
+    (
+        WorkloadConfig,
+        SchedulerKind,
+        Option<PredictorKind>,
+        Option<Allocation>,
+    ),
+    String,
+> {
     let text = |k: &str| params.get(k).map(|v| v.to_string());
+    let strategy = match params.get("strategy") {
+        None => None,
+        Some(v) => {
+            let a: Allocation = v.to_string().parse()?;
+            if params.contains_key("trace") {
+                return Err(format!(
+                    "strategy = {v}: malleable strategies need model = \"downey\", not a trace"
+                ));
+            }
+            if params.contains_key("scheduler") || params.contains_key("predictor") {
+                return Err(format!(
+                    "strategy = {v}: a malleable run has its own FCFS queue; drop scheduler and predictor"
+                ));
+            }
+            if window.is_some() {
+                return Err(format!(
+                    "strategy = {v}: a malleable run simulates the whole workload; drop [measure]"
+                ));
+            }
+            Some(a)
+        }
+    };
     let scheduler: SchedulerKind = match params.get("scheduler") {
+        None if strategy.is_some() => SchedulerKind::Fcfs,
         Some(Value::Str(s)) => s.parse()?,
         Some(other) => {
             return Err(format!(
@@ -632,12 +680,12 @@ fn resolve(
             }
             let mut model_params: Vec<(String, String)> = Vec::new();
             for (k, v) in params {
-                if k == "model" || k == "scheduler" || k == "predictor" {
+                if k == "model" || NON_WORKLOAD_KEYS.contains(&k.as_str()) {
                     continue;
                 }
                 if !DOWNEY_KEYS.contains(&k.as_str()) {
                     return Err(format!(
-                        "{k}: not a parameter of model {name}; allowed: scheduler, predictor, {}",
+                        "{k}: not a parameter of model {name}; allowed: scheduler, predictor, strategy, {}",
                         DOWNEY_KEYS.join(", ")
                     ));
                 }
@@ -656,7 +704,7 @@ fn resolve(
                 }
             }
             let model = Model::from_name(&name, &model_params).map_err(|e| e.to_string())?;
-            Ok((WorkloadConfig::Model(model), scheduler, predictor))
+            Ok((WorkloadConfig::Model(model), scheduler, predictor, strategy))
         }
         (None, Some(trace)) => {
             for k in params.keys() {
@@ -690,6 +738,7 @@ fn resolve(
                 },
                 scheduler,
                 predictor,
+                strategy,
             ))
         }
     }

@@ -143,6 +143,23 @@ pub fn run_replication(
             }
         }
     };
+    if let Some(allocation) = &cell.strategy {
+        let outcome = crate::malleable::simulate(&workload.jobs, workload.procs, allocation)
+            .expect("validated: a Downey workload");
+        let metrics = plan
+            .metrics
+            .iter()
+            .map(|m| outcome.metric(m).expect("validated metric"))
+            .collect();
+        let record = RunRecord {
+            cell: cell.index,
+            rep,
+            seed,
+            saturated: false,
+            metrics,
+        };
+        return (record, workload.jobs.len() as u64);
+    }
     let scheduler = worker
         .schedulers
         .entry(cell.scheduler)
