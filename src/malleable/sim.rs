@@ -30,7 +30,7 @@ use serde::Serialize;
 use super::bias::{BiasFit, PredictionQuality};
 use super::{Allocation, Strategy};
 use crate::error::{Error, Result};
-use crate::queue_time::{LifetimeFit, QueueMethod, RunningSet, UniformLog, choose_cluster_size, choose_with};
+use crate::queue_time::{Choice, LifetimeFit, RunningSet, UniformLog, choose_cluster_size, choose_with};
 use crate::speedup::downey_speedup;
 use crate::workload::Jobs;
 
@@ -95,12 +95,129 @@ impl MalleableOutcome {
     }
 }
 
+/// The cluster-size choice of OPT, PRED and BIAS, with its buffers.
+#[derive(Debug, Default)]
+pub(crate) struct Chooser {
+    set: RunningSet,
+    ages: Vec<f64>,
+    sizes: Vec<u32>,
+    ends: Vec<(f64, u32)>,
+    raw_of: Vec<(u32, f64)>,
+}
+
+impl Chooser {
+    /// The n <= `cap` minimising Q(n) + R(n) for the head at `now`, and the raw (before
+    /// bias correction) prediction for that n.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn choose(
+        &mut self,
+        allocation: &Allocation,
+        fit: &LifetimeFit,
+        correction: &BiasFit,
+        now: f64,
+        free: u32,
+        cap: u32,
+        running: &[Running],
+        run: impl Fn(u32) -> f64,
+    ) -> (Choice, f64) {
+        self.ages.clear();
+        self.sizes.clear();
+        for r in running {
+            self.ages.push(now - r.start);
+            self.sizes.push(r.size);
+        }
+        match allocation.strategy {
+            Strategy::Opt => {
+                // The oracle: the running jobs' actual ends.
+                self.ends.clear();
+                self.ends.extend(running.iter().map(|r| (r.end, r.size)));
+                self.ends.sort_by(|a, b| a.0.total_cmp(&b.0));
+                let ends = &self.ends;
+                let exact = |size: u32| {
+                    let mut avail = free;
+                    for &(t, s) in ends {
+                        avail += s;
+                        if avail >= size {
+                            return t - now;
+                        }
+                    }
+                    f64::INFINITY
+                };
+                let c = choose_with(cap, free, exact, run);
+                (c, c.queue)
+            }
+            Strategy::Pred { method } => {
+                let d = self.lifetimes(allocation, fit);
+                self.set.load(d, free, &self.ages, &self.sizes);
+                let c = choose_cluster_size(&mut self.set, method, cap, run);
+                (c, c.queue)
+            }
+            Strategy::Bias { method } => {
+                let d = self.lifetimes(allocation, fit);
+                self.set.load(d, free, &self.ages, &self.sizes);
+                self.raw_of.clear();
+                let (set, raw_of) = (&mut self.set, &mut self.raw_of);
+                let c = choose_with(
+                    cap,
+                    free,
+                    |size| {
+                        let raw = method.queue_time(set, size);
+                        raw_of.push((size, raw));
+                        correction.correct(raw)
+                    },
+                    run,
+                );
+                let raw = raw_of
+                    .iter()
+                    .find(|(s, _)| *s == c.n)
+                    .map_or(c.queue, |&(_, r)| r);
+                (c, raw)
+            }
+            Strategy::Avg | Strategy::Heur { .. } => unreachable!("not a predictive strategy"),
+        }
+    }
+
+    /// The lifetime distribution to predict with. The fitted range knows only finished
+    /// jobs; a running job may already be older than all of them. Its end then lies beyond
+    /// the range, which is raised to twice the oldest age (else equation 5 would have that
+    /// job end at once, and a rebel wait on it in 1 s prompts).
+    fn lifetimes(&self, allocation: &Allocation, fit: &LifetimeFit) -> UniformLog {
+        if allocation.model_lifetimes {
+            return UniformLog::downey_model();
+        }
+        let mut d = fit.distribution();
+        let oldest = self.ages.iter().copied().fold(0.0, f64::max);
+        if oldest > 0.0 {
+            d.ln_max = d.ln_max.max((2.0 * oldest).ln());
+        }
+        d
+    }
+}
+
+/// Whether a predictive head starts now, and on how many: its choice if that fits the free
+/// processors; what is free if risk aversion finds the saving too small; else it waits.
+pub(crate) fn verdict(
+    allocation: &Allocation,
+    choice: Choice,
+    free: u32,
+    cap: u32,
+    run: impl Fn(u32) -> f64,
+) -> Option<u32> {
+    if choice.n <= free {
+        return Some(choice.n);
+    }
+    let now_option = free.min(cap);
+    let timid = allocation.risk_aversion > 0.0
+        && run(now_option) - choice.turnaround() <= allocation.risk_aversion * run(now_option);
+    (free >= 1 && timid).then_some(now_option)
+}
+
 #[derive(Clone, Copy, Debug)]
-struct Running {
-    job: u32,
-    start: f64,
-    end: f64,
-    size: u32,
+pub(crate) struct Running {
+    pub(crate) job: u32,
+    pub(crate) start: f64,
+    pub(crate) end: f64,
+    pub(crate) size: u32,
 }
 
 /// A rebel's prediction waiting for its outcome: the processors it held out for free up.
@@ -157,25 +274,9 @@ pub fn simulate(jobs: &Jobs, procs: u32, allocation: &Allocation) -> Result<Mall
     let mut fit = LifetimeFit::new(UniformLog::downey_model());
     let (mut correction, mut quality) = (BiasFit::default(), BiasFit::default());
     let mut pending: Vec<Pending> = Vec::new();
-    let mut set = RunningSet::default();
-    let (mut ages, mut sizes) = (Vec::new(), Vec::new());
+    let mut chooser = Chooser::default();
     // Sum of S(n) over running jobs, and its integral over the time jobs wait.
     let (mut speedup_sum, mut waiting_work, mut waiting_time, mut last) = (0.0f64, 0.0, 0.0, 0.0);
-    // The fitted range knows only finished jobs; a running job may already be older than
-    // all of them. Its end then lies beyond the range, which is raised to twice the oldest
-    // age (else equation 5 would have that job end at once, and a rebel wait on it in
-    // 1 s prompts).
-    let lifetimes = |fit: &LifetimeFit, ages: &[f64]| {
-        if allocation.model_lifetimes {
-            return UniformLog::downey_model();
-        }
-        let mut d = fit.distribution();
-        let oldest = ages.iter().copied().fold(0.0, f64::max);
-        if oldest > 0.0 {
-            d.ln_max = d.ln_max.max((2.0 * oldest).ln());
-        }
-        d
-    };
 
     loop {
         let arrival = jobs.submit.get(cursor).map(|&s| s as f64);
@@ -286,71 +387,11 @@ pub fn simulate(jobs: &Jobs, procs: u32, allocation: &Allocation) -> Result<Mall
                     } else if free >= cap {
                         Some(cap)
                     } else {
-                        ages.clear();
-                        sizes.clear();
-                        for r in &running {
-                            ages.push(now - r.start);
-                            sizes.push(r.size);
-                        }
                         let runtime = |size: u32| run(j, size);
-                        let (choice, raw) = match allocation.strategy {
-                            Strategy::Opt => {
-                                // The oracle: the running jobs' actual ends.
-                                let mut ends: Vec<(f64, u32)> =
-                                    running.iter().map(|r| (r.end, r.size)).collect();
-                                ends.sort_by(|a, b| a.0.total_cmp(&b.0));
-                                let exact = |size: u32| {
-                                    let mut avail = free;
-                                    for &(t, s) in &ends {
-                                        if avail >= size {
-                                            break;
-                                        }
-                                        avail += s;
-                                        if avail >= size {
-                                            return t - now;
-                                        }
-                                    }
-                                    if avail >= size { 0.0 } else { f64::INFINITY }
-                                };
-                                let c = choose_with(cap, free, exact, runtime);
-                                (c, c.queue)
-                            }
-                            Strategy::Pred { method } => {
-                                set.load(lifetimes(&fit, &ages), free, &ages, &sizes);
-                                let c = choose_cluster_size(&mut set, method, cap, runtime);
-                                (c, c.queue)
-                            }
-                            Strategy::Bias { method } => {
-                                set.load(lifetimes(&fit, &ages), free, &ages, &sizes);
-                                let mut raw_of = Vec::new();
-                                let c = choose_with(
-                                    cap,
-                                    free,
-                                    |size| {
-                                        let raw = queue_time(method, &mut set, size);
-                                        raw_of.push((size, raw));
-                                        correction.correct(raw)
-                                    },
-                                    runtime,
-                                );
-                                let raw = raw_of
-                                    .iter()
-                                    .find(|(s, _)| *s == c.n)
-                                    .map_or(c.queue, |&(_, r)| r);
-                                (c, raw)
-                            }
-                            _ => unreachable!(),
-                        };
-                        // Risk aversion: rebel only for a saving above a fraction of the
-                        // run time on what is free now.
-                        let now_option = free.min(cap);
-                        let timid = allocation.risk_aversion > 0.0
-                            && run(j, now_option) - choice.turnaround()
-                                <= allocation.risk_aversion * run(j, now_option);
-                        if choice.n <= free {
-                            Some(choice.n)
-                        } else if free >= 1 && timid {
-                            Some(now_option)
+                        let (choice, raw) =
+                            chooser.choose(allocation, &fit, &correction, now, free, cap, &running, runtime);
+                        if let Some(n) = verdict(allocation, choice, free, cap, runtime) {
+                            Some(n)
                         } else {
                             head.target = Some(choice.n);
                             head.prompt = predictive.then(|| now + choice.queue.max(MIN_PROMPT_INTERVAL));
@@ -410,8 +451,4 @@ pub fn simulate(jobs: &Jobs, procs: u32, allocation: &Allocation) -> Result<Mall
         utilization,
         quality,
     })
-}
-
-fn queue_time(method: QueueMethod, set: &mut RunningSet, n: u32) -> f64 {
-    method.queue_time(set, n)
 }
