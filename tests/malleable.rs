@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 
-use schedlab::malleable::{Allocation, simulate};
+use schedlab::malleable::{Allocation, application_centric, simulate};
 use schedlab::sched::SchedulerKind;
 use schedlab::sim::Engine;
 use schedlab::speedup::downey_speedup;
@@ -126,5 +126,39 @@ proptest! {
                 prop_assert!(busy <= procs as i64, "{strategy}: {busy} busy");
             }
         }
+    }
+}
+
+#[test]
+fn application_centric_replays_only_the_jobs_avg_shortchanges() {
+    // The schedule of the first test: AVG gives jobs 1 and 2 their maximum (spoiled) and
+    // job 3 two of its three processors at 30 (150 s). Alone under OPT, job 3 waits 15 s
+    // for three and runs 100 s: a saving of 35 s. Under HEUR it gives in at 40 on two
+    // (10 + 150 s): a loss of 10 s.
+    let jobs = model_jobs(&[(0, 100.0, 4.0, 0.0), (10, 40.0, 2.0, 0.0), (30, 300.0, 3.0, 0.0)]);
+    let report = |s: &str| application_centric(&jobs, 4, &s.parse::<Allocation>().unwrap()).unwrap();
+    let opt = report("opt");
+    assert_eq!((opt.spoiled, opt.docile, opt.rebels), (2, 0, 1));
+    assert!((opt.savings_per_job - 35.0 / 3.0).abs() < 1e-9, "{opt:?}");
+    assert_eq!(opt.losing_rebel_fraction, 0.0);
+    let heur = report("heur");
+    assert!((heur.median_savings_per_rebel + 10.0).abs() < 1e-9, "{heur:?}");
+    assert_eq!(heur.losing_rebel_fraction, 1.0);
+    assert!(application_centric(&jobs, 4, &"avg".parse().unwrap()).is_err());
+}
+
+#[test]
+fn opt_never_loses_for_the_deciding_job() {
+    // The oracle knows when processors free up, so a job it makes wait always gains.
+    for seed in 0..4 {
+        let w = DowneyParams {
+            days: 10,
+            ..DowneyParams::default()
+        }
+        .generate(seed);
+        let r = application_centric(&w.jobs, w.procs, &"opt".parse().unwrap()).unwrap();
+        assert!(r.rebels > 0);
+        assert_eq!(r.losing_rebel_fraction, 0.0, "seed {seed}");
+        assert_eq!(r.spoiled + r.docile + r.rebels, r.jobs);
     }
 }

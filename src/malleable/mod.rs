@@ -2,9 +2,11 @@
 //! (Downey 1997, sections 5-6): the allocation strategies AVG, OPT, PRED, BIAS and HEUR,
 //! and a simulator in which each one schedules a workload of the Downey model.
 
+mod application;
 mod bias;
 mod sim;
 
+pub use application::{ApplicationReport, application_centric};
 pub use bias::{BiasFit, PredictionQuality};
 pub use sim::{MALLEABLE_METRICS, MIN_PROMPT_INTERVAL, MalleableOutcome, simulate};
 

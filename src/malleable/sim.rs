@@ -32,7 +32,7 @@ use super::{Allocation, Strategy};
 use crate::error::{Error, Result};
 use crate::queue_time::{Choice, LifetimeFit, RunningSet, UniformLog, choose_cluster_size, choose_with};
 use crate::speedup::downey_speedup;
-use crate::workload::Jobs;
+use crate::workload::{Jobs, MalleableColumns};
 
 /// The schedule of one malleable run, indexed by job.
 #[derive(Clone, Debug, Serialize)]
@@ -58,8 +58,10 @@ pub struct MalleableOutcome {
     pub quality: Option<PredictionQuality>,
 }
 
-/// The metrics a malleable run reports (sweep metric names).
-pub const MALLEABLE_METRICS: [&str; 11] = [
+/// The metrics a malleable run reports (sweep metric names): system-centric ones, then
+/// those of the application-centric evaluation ([`super::ApplicationReport`]); each
+/// evaluation reports NaN for the other's.
+pub const MALLEABLE_METRICS: [&str; 17] = [
     "jobs",
     "mean_turnaround",
     "utilization",
@@ -71,13 +73,34 @@ pub const MALLEABLE_METRICS: [&str; 11] = [
     "prediction_correlation",
     "prediction_slope",
     "prediction_intercept",
+    "spoiled_fraction",
+    "docile_fraction",
+    "savings_per_job",
+    "median_savings_per_rebel",
+    "mean_savings_per_rebel",
+    "losing_rebel_fraction",
 ];
+
+/// Log-space correlation, slope and intercept of predictions against outcomes, by metric
+/// name (NaN without predictions).
+pub(crate) fn quality_metric(quality: Option<&PredictionQuality>, name: &str) -> Option<f64> {
+    let of = |f: fn(&PredictionQuality) -> f64| quality.map_or(f64::NAN, f);
+    Some(match name {
+        "prediction_pairs" => quality.map_or(0.0, |q| q.pairs as f64),
+        "prediction_correlation" => of(|q| q.correlation),
+        "prediction_slope" => of(|q| q.slope),
+        "prediction_intercept" => of(|q| q.intercept),
+        _ => return None,
+    })
+}
 
 impl MalleableOutcome {
     /// A metric by name ([`MALLEABLE_METRICS`]); prediction metrics are NaN for strategies
     /// that make no predictions.
     pub fn metric(&self, name: &str) -> Option<f64> {
-        let quality = |f: fn(&PredictionQuality) -> f64| self.quality.as_ref().map_or(f64::NAN, f);
+        if let Some(value) = quality_metric(self.quality.as_ref(), name) {
+            return Some(value);
+        }
         Some(match name {
             "jobs" => self.start.len() as f64,
             "mean_turnaround" => self.mean_turnaround,
@@ -86,10 +109,7 @@ impl MalleableOutcome {
             "allocated_efficiency" => self.allocated_efficiency,
             "rebels" => self.rebels as f64,
             "rebel_fraction" => self.rebels as f64 / self.start.len().max(1) as f64,
-            "prediction_pairs" => self.quality.as_ref().map_or(0.0, |q| q.pairs as f64),
-            "prediction_correlation" => quality(|q| q.correlation),
-            "prediction_slope" => quality(|q| q.slope),
-            "prediction_intercept" => quality(|q| q.intercept),
+            name if MALLEABLE_METRICS.contains(&name) => f64::NAN,
             _ => return None,
         })
     }
@@ -222,7 +242,7 @@ pub(crate) struct Running {
 
 /// A rebel's prediction waiting for its outcome: the processors it held out for free up.
 #[derive(Clone, Copy, Debug)]
-struct Pending {
+pub(crate) struct Pending {
     raw: f64,
     used: f64,
     target: u32,
@@ -231,20 +251,162 @@ struct Pending {
 
 /// What the job at the head is doing.
 #[derive(Clone, Copy, Debug, Default)]
-struct Head {
+pub(crate) struct Head {
     /// Processors it holds out for.
-    target: Option<u32>,
+    pub(crate) target: Option<u32>,
     /// When it reconsiders (PRED, BIAS) or gives in (HEUR).
-    prompt: Option<f64>,
+    pub(crate) prompt: Option<f64>,
     /// It has decided at least once.
     seen: bool,
-    rebelled: bool,
+    pub(crate) rebelled: bool,
 }
 
 /// Seconds as a heap key: non-negative finite floats order like their bits.
 fn key(t: f64) -> u64 {
     debug_assert!(t >= 0.0 && t.is_finite());
     t.to_bits()
+}
+
+/// Pairs the predictions whose processors are now free with their outcome: the raw one for
+/// the bias correction, the one used for the quality report.
+pub(crate) fn resolve_pending(
+    pending: &mut Vec<Pending>,
+    free: u32,
+    now: f64,
+    correction: &mut BiasFit,
+    quality: &mut BiasFit,
+) {
+    pending.retain(|p| {
+        if free >= p.target {
+            correction.record(p.raw, now - p.at);
+            quality.record(p.used, now - p.at);
+            false
+        } else {
+            true
+        }
+    });
+}
+
+/// What the head sees when it decides.
+pub(crate) struct Situation<'a> {
+    pub(crate) now: f64,
+    pub(crate) free: u32,
+    /// A job arrived at this instant (a prompt for PRED and BIAS).
+    pub(crate) arrived: bool,
+    /// The head's own prompt fired at this instant.
+    pub(crate) prompted: bool,
+    pub(crate) running: &'a [Running],
+    pub(crate) fit: &'a LifetimeFit,
+    pub(crate) correction: &'a BiasFit,
+}
+
+/// The decision of head job `j` (at most `max` processors) under `allocation`: start now on
+/// n processors, or wait (None), updating what it holds out for, its prompt and its
+/// pending predictions. The rules are in the module docs.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn decide_head(
+    allocation: &Allocation,
+    model: &MalleableColumns,
+    j: usize,
+    max: u32,
+    s: &Situation,
+    head: &mut Head,
+    chooser: &mut Chooser,
+    pending: &mut Vec<Pending>,
+) -> Option<u32> {
+    let (now, free, arrived, prompted) = (s.now, s.free, s.arrived, s.prompted);
+    let run =
+        |size: u32| model.lifetime[j] / downey_speedup(model.avg_parallelism[j], model.sigma[j], size as f64);
+    let first = !head.seen;
+    head.seen = true;
+    let cap = if allocation.lock_in {
+        head.target.unwrap_or(max)
+    } else {
+        max
+    };
+    let reached = head.target.is_some_and(|t| free >= t);
+    match allocation.strategy {
+        Strategy::Avg => (free >= 1).then(|| free.min(max)),
+        Strategy::Heur {
+            l_thresh,
+            a_thresh,
+            f,
+            k,
+        } => {
+            let hold = ((f * model.avg_parallelism[j]).ceil() as u32).clamp(1, max);
+            let holds_out = model.lifetime[j] > l_thresh && model.avg_parallelism[j] > a_thresh;
+            let take = |free: u32| {
+                if allocation.lock_in && holds_out {
+                    hold.min(free)
+                } else {
+                    free.min(max)
+                }
+            };
+            if free == 0 {
+                None
+            } else if !holds_out || free >= hold || prompted {
+                Some(take(free))
+            } else if head.target.is_some() {
+                None
+            } else {
+                // Rebel now, unless waiting saves nothing; give in after k t_save.
+                let t_save = run(free) - run(hold);
+                if t_save <= 0.0 {
+                    Some(take(free))
+                } else {
+                    head.target = Some(hold);
+                    head.prompt = Some(now + k * t_save).filter(|&p| p > now);
+                    head.rebelled = true;
+                    if head.prompt.is_none() {
+                        Some(take(free))
+                    } else {
+                        None
+                    }
+                }
+            }
+        }
+        Strategy::Opt | Strategy::Pred { .. } | Strategy::Bias { .. } => {
+            let predictive = !matches!(allocation.strategy, Strategy::Opt);
+            let decide = !predictive || first || arrived || prompted || reached;
+            if allocation.lock_in && reached {
+                Some(head.target.expect("target"))
+            } else if !decide {
+                None
+            } else if free >= cap {
+                Some(cap)
+            } else {
+                let runtime = |size: u32| run(size);
+                let (choice, raw) = chooser.choose(
+                    allocation,
+                    s.fit,
+                    s.correction,
+                    now,
+                    free,
+                    cap,
+                    s.running,
+                    runtime,
+                );
+                if let Some(n) = verdict(allocation, choice, free, cap, runtime) {
+                    Some(n)
+                } else {
+                    head.target = Some(choice.n);
+                    head.prompt = predictive.then(|| now + choice.queue.max(MIN_PROMPT_INTERVAL));
+                    if free >= 1 {
+                        head.rebelled = true;
+                    }
+                    if predictive {
+                        pending.push(Pending {
+                            raw,
+                            used: choice.queue,
+                            target: choice.n,
+                            at: now,
+                        });
+                    }
+                    None
+                }
+            }
+        }
+    }
 }
 
 /// Simulates `jobs` (with the Downey model's columns) on `procs` processors.
@@ -304,16 +466,7 @@ pub fn simulate(jobs: &Jobs, procs: u32, allocation: &Allocation) -> Result<Mall
             speedup_sum -= model.lifetime[r.job as usize] / (r.end - r.start);
             fit.observe(r.end - r.start);
         }
-        // Predictions whose processors are now free have their outcome.
-        pending.retain(|p| {
-            if free >= p.target {
-                correction.record(p.raw, now - p.at);
-                quality.record(p.used, now - p.at);
-                false
-            } else {
-                true
-            }
-        });
+        resolve_pending(&mut pending, free, now, &mut correction, &mut quality);
         let mut arrived = false;
         while cursor < n && jobs.submit[cursor] as f64 == now {
             queue.push_back(cursor as u32);
@@ -329,88 +482,25 @@ pub fn simulate(jobs: &Jobs, procs: u32, allocation: &Allocation) -> Result<Mall
         while let Some(&j) = queue.front() {
             let j = j as usize;
             let prompted = std::mem::take(&mut fired);
-            let first = !head.seen;
-            head.seen = true;
-            let cap = if allocation.lock_in {
-                head.target.unwrap_or(max_size[j])
-            } else {
-                max_size[j]
+            let situation = Situation {
+                now,
+                free,
+                arrived,
+                prompted,
+                running: &running,
+                fit: &fit,
+                correction: &correction,
             };
-            let reached = head.target.is_some_and(|t| free >= t);
-            let decision: Option<u32> = match allocation.strategy {
-                Strategy::Avg => (free >= 1).then(|| free.min(max_size[j])),
-                Strategy::Heur {
-                    l_thresh,
-                    a_thresh,
-                    f,
-                    k,
-                } => {
-                    let hold = ((f * model.avg_parallelism[j]).ceil() as u32).clamp(1, max_size[j]);
-                    let holds_out = model.lifetime[j] > l_thresh && model.avg_parallelism[j] > a_thresh;
-                    let take = |free: u32| {
-                        if allocation.lock_in && holds_out {
-                            hold.min(free)
-                        } else {
-                            free.min(max_size[j])
-                        }
-                    };
-                    if free == 0 {
-                        None
-                    } else if !holds_out || free >= hold || prompted {
-                        Some(take(free))
-                    } else if head.target.is_some() {
-                        None
-                    } else {
-                        // Rebel now, unless waiting saves nothing; give in after k t_save.
-                        let t_save = run(j, free) - run(j, hold);
-                        if t_save <= 0.0 {
-                            Some(take(free))
-                        } else {
-                            head.target = Some(hold);
-                            head.prompt = Some(now + k * t_save).filter(|&p| p > now);
-                            head.rebelled = true;
-                            if head.prompt.is_none() {
-                                Some(take(free))
-                            } else {
-                                None
-                            }
-                        }
-                    }
-                }
-                Strategy::Opt | Strategy::Pred { .. } | Strategy::Bias { .. } => {
-                    let predictive = !matches!(allocation.strategy, Strategy::Opt);
-                    let decide = !predictive || first || arrived || prompted || reached;
-                    if allocation.lock_in && reached {
-                        Some(head.target.expect("target"))
-                    } else if !decide {
-                        None
-                    } else if free >= cap {
-                        Some(cap)
-                    } else {
-                        let runtime = |size: u32| run(j, size);
-                        let (choice, raw) =
-                            chooser.choose(allocation, &fit, &correction, now, free, cap, &running, runtime);
-                        if let Some(n) = verdict(allocation, choice, free, cap, runtime) {
-                            Some(n)
-                        } else {
-                            head.target = Some(choice.n);
-                            head.prompt = predictive.then(|| now + choice.queue.max(MIN_PROMPT_INTERVAL));
-                            if free >= 1 {
-                                head.rebelled = true;
-                            }
-                            if predictive {
-                                pending.push(Pending {
-                                    raw,
-                                    used: choice.queue,
-                                    target: choice.n,
-                                    at: now,
-                                });
-                            }
-                            None
-                        }
-                    }
-                }
-            };
+            let decision = decide_head(
+                allocation,
+                model,
+                j,
+                max_size[j],
+                &situation,
+                &mut head,
+                &mut chooser,
+                &mut pending,
+            );
             let Some(n_j) = decision else {
                 break;
             };

@@ -192,6 +192,9 @@ pub struct Cell {
     /// Malleable allocation strategy: the cell runs [`crate::malleable::simulate`] instead
     /// of the rigid engine.
     pub strategy: Option<Allocation>,
+    /// With a strategy: evaluate it application-centrically
+    /// ([`crate::malleable::application_centric`]) rather than system-centrically.
+    pub application: bool,
     /// The workload-determining parameters as text: cells that differ only in the scheduler
     /// share it, and so share their replications' seeds (common random numbers).
     pub workload_key: String,
@@ -236,12 +239,13 @@ type Rule = Vec<(usize, Vec<Value>)>;
 /// Grids above this many cells ask for `--yes` unless the spec sets `max_cells`.
 pub const DEFAULT_MAX_CELLS: usize = 1000;
 
-const GENERAL_KEYS: [&str; 10] = [
+const GENERAL_KEYS: [&str; 11] = [
     "model",
     "trace",
     "scheduler",
     "predictor",
     "strategy",
+    "evaluation",
     "procs",
     "load",
     "load_scale",
@@ -250,7 +254,7 @@ const GENERAL_KEYS: [&str; 10] = [
 ];
 
 /// Parameters that do not change the workload (excluded from the seed).
-const NON_WORKLOAD_KEYS: [&str; 3] = ["scheduler", "predictor", "strategy"];
+const NON_WORKLOAD_KEYS: [&str; 4] = ["scheduler", "predictor", "strategy", "evaluation"];
 
 /// 64-bit FNV-1a: a stable hash for spec files and seeds (std's hashers are not stable).
 pub fn fnv1a(bytes: &[u8]) -> u64 {
@@ -493,6 +497,9 @@ impl Plan {
                     scheduler,
                     predictor,
                     strategy,
+                    application: params
+                        .get("evaluation")
+                        .is_some_and(|v| v.to_string() == "application"),
                     workload_key,
                 });
             }
@@ -604,6 +611,16 @@ fn resolve(
     String,
 > {
     let text = |k: &str| params.get(k).map(|v| v.to_string());
+    match params.get("evaluation").map(|v| v.to_string()) {
+        None => {}
+        Some(e) if !params.contains_key("strategy") => {
+            return Err(format!(
+                "evaluation = {e}: applies to malleable runs; set a strategy"
+            ));
+        }
+        Some(e) if e == "system" || e == "application" => {}
+        Some(e) => return Err(format!("evaluation = {e}: expected system or application")),
+    }
     let strategy = match params.get("strategy") {
         None => None,
         Some(v) => {
@@ -621,6 +638,16 @@ fn resolve(
             if window.is_some() {
                 return Err(format!(
                     "strategy = {v}: a malleable run simulates the whole workload; drop [measure]"
+                ));
+            }
+            if a.strategy == crate::malleable::Strategy::Avg
+                && params
+                    .get("evaluation")
+                    .is_some_and(|e| e.to_string() == "application")
+            {
+                return Err(format!(
+                    "strategy = {v}: the application-centric evaluation compares a strategy with AVG; \
+                     drop avg from such cells with [[exclude]]"
                 ));
             }
             Some(a)

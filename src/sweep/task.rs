@@ -144,13 +144,22 @@ pub fn run_replication(
         }
     };
     if let Some(allocation) = &cell.strategy {
-        let outcome = crate::malleable::simulate(&workload.jobs, workload.procs, allocation)
-            .expect("validated: a Downey workload");
-        let metrics = plan
-            .metrics
-            .iter()
-            .map(|m| outcome.metric(m).expect("validated metric"))
-            .collect();
+        let (jobs, procs) = (&workload.jobs, workload.procs);
+        let metrics = if cell.application {
+            let report = crate::malleable::application_centric(jobs, procs, allocation)
+                .expect("validated: a Downey workload and a strategy other than AVG");
+            plan.metrics
+                .iter()
+                .map(|m| report.metric(m).expect("validated metric"))
+                .collect()
+        } else {
+            let outcome =
+                crate::malleable::simulate(jobs, procs, allocation).expect("validated: a Downey workload");
+            plan.metrics
+                .iter()
+                .map(|m| outcome.metric(m).expect("validated metric"))
+                .collect()
+        };
         let record = RunRecord {
             cell: cell.index,
             rep,

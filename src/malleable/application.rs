@@ -1,0 +1,240 @@
+//! Application-centric evaluation (Downey 1997, section 5, Table 1): the system runs AVG,
+//! and each job AVG starts on fewer than its maximum is replayed, alone, under a strategy.
+//! While it holds out nothing else starts (FCFS, no passing), so the running set only
+//! drains at the end times of AVG's schedule; jobs arriving meanwhile only prompt it.
+//!
+//! - *Spoiled* jobs got their maximum from AVG; the others are *docile* (the strategy also
+//!   starts them at once) or *rebels* (it holds out for more than is free).
+//! - A job's *saving* is its AVG run time minus its turnaround from that instant under the
+//!   strategy (wait plus run time); docile and spoiled jobs save 0.
+//! - The lifetime fit sees the jobs AVG finished by that instant; BIAS's correction learns
+//!   from the replays of earlier jobs, in order.
+
+use serde::Serialize;
+
+use super::bias::{BiasFit, PredictionQuality};
+use super::sim::{
+    Chooser, Head, MALLEABLE_METRICS, Running, Situation, decide_head, quality_metric, resolve_pending,
+};
+use super::{Allocation, Strategy, simulate};
+use crate::error::{Error, Result};
+use crate::queue_time::{LifetimeFit, UniformLog};
+use crate::speedup::downey_speedup;
+use crate::workload::Jobs;
+
+/// Table 1 of Downey 1997 for one strategy. Savings in seconds.
+#[derive(Clone, Debug, Serialize)]
+pub struct ApplicationReport {
+    pub jobs: u64,
+    pub spoiled: u64,
+    pub docile: u64,
+    pub rebels: u64,
+    /// Total saving over all jobs, divided by the number of jobs.
+    pub savings_per_job: f64,
+    pub median_savings_per_rebel: f64,
+    pub mean_savings_per_rebel: f64,
+    /// Rebels whose turnaround is longer than under AVG.
+    pub losing_rebel_fraction: f64,
+    pub quality: Option<PredictionQuality>,
+}
+
+impl ApplicationReport {
+    /// A metric by name ([`super::MALLEABLE_METRICS`]; system-centric ones are NaN).
+    pub fn metric(&self, name: &str) -> Option<f64> {
+        if let Some(value) = quality_metric(self.quality.as_ref(), name) {
+            return Some(value);
+        }
+        let fraction = |k: u64| k as f64 / self.jobs.max(1) as f64;
+        Some(match name {
+            "jobs" => self.jobs as f64,
+            "rebels" => self.rebels as f64,
+            "rebel_fraction" => fraction(self.rebels),
+            "spoiled_fraction" => fraction(self.spoiled),
+            "docile_fraction" => fraction(self.docile),
+            "savings_per_job" => self.savings_per_job,
+            "median_savings_per_rebel" => self.median_savings_per_rebel,
+            "mean_savings_per_rebel" => self.mean_savings_per_rebel,
+            "losing_rebel_fraction" => self.losing_rebel_fraction,
+            name if MALLEABLE_METRICS.contains(&name) => f64::NAN,
+            _ => return None,
+        })
+    }
+}
+
+/// Replays every job AVG starts on fewer than its maximum under `allocation`.
+pub fn application_centric(jobs: &Jobs, procs: u32, allocation: &Allocation) -> Result<ApplicationReport> {
+    if allocation.strategy == Strategy::Avg {
+        return Err(Error::Invalid(
+            "the application-centric evaluation compares a strategy with AVG; choose another".into(),
+        ));
+    }
+    let avg_allocation = "avg".parse::<Allocation>().expect("valid");
+    let avg = simulate(jobs, procs, &avg_allocation)?;
+    let model = jobs
+        .malleable
+        .as_ref()
+        .expect("simulate checked the model columns");
+    let n = jobs.len();
+    let max_of = |j: usize| (model.avg_parallelism[j].round().max(1.0) as u32).min(procs);
+    let run = |j: usize, size: u32| {
+        model.lifetime[j] / downey_speedup(model.avg_parallelism[j], model.sigma[j], size as f64)
+    };
+    let mut by_end: Vec<usize> = (0..n).collect();
+    by_end.sort_by(|&a, &b| avg.end[a].total_cmp(&avg.end[b]));
+    let mut finished = 0;
+    let mut fit = LifetimeFit::new(UniformLog::downey_model());
+    let (mut correction, mut quality) = (BiasFit::default(), BiasFit::default());
+    let mut running: Vec<Running> = Vec::with_capacity(procs as usize);
+    let mut replay = Replay::default();
+    let (mut spoiled, mut docile) = (0u64, 0u64);
+    let mut savings: Vec<f64> = Vec::new();
+    let mut total_savings = 0.0;
+    for j in 0..n {
+        let t0 = avg.start[j];
+        // AVG's state at j's start: jobs ended by then are gone (ends come before starts).
+        running.retain(|r| r.end > t0);
+        while finished < n && avg.end[by_end[finished]] <= t0 {
+            let k = by_end[finished];
+            fit.observe(avg.end[k] - avg.start[k]);
+            finished += 1;
+        }
+        let max = max_of(j);
+        if avg.size[j] == max {
+            spoiled += 1;
+        } else {
+            let free = avg.size[j];
+            debug_assert_eq!(free, procs - running.iter().map(|r| r.size).sum::<u32>());
+            let (wait, size, rebelled) = replay.run(
+                allocation,
+                jobs,
+                j,
+                max,
+                t0,
+                free,
+                &running,
+                &fit,
+                &mut correction,
+                &mut quality,
+            );
+            if rebelled {
+                let saving = run(j, free) - (wait + run(j, size));
+                savings.push(saving);
+                total_savings += saving;
+            } else {
+                docile += 1;
+            }
+        }
+        running.push(Running {
+            job: j as u32,
+            start: t0,
+            end: avg.end[j],
+            size: avg.size[j],
+        });
+    }
+    let rebels = savings.len() as u64;
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    let losing = savings.iter().filter(|&&s| s < 0.0).count();
+    savings.sort_by(f64::total_cmp);
+    let median = match savings.len() {
+        0 => f64::NAN,
+        // + 0.0 turns a -0.0 into 0.
+        k if k % 2 == 1 => savings[k / 2] + 0.0,
+        k => 0.5 * (savings[k / 2 - 1] + savings[k / 2]) + 0.0,
+    };
+    Ok(ApplicationReport {
+        jobs: n as u64,
+        spoiled,
+        docile,
+        rebels,
+        savings_per_job: total_savings / n.max(1) as f64,
+        median_savings_per_rebel: median,
+        mean_savings_per_rebel: if savings.is_empty() {
+            f64::NAN
+        } else {
+            mean(&savings)
+        },
+        losing_rebel_fraction: losing as f64 / savings.len().max(1) as f64,
+        quality: (quality.quality().pairs >= 2).then(|| quality.quality()),
+    })
+}
+
+/// Buffers of one job's replay.
+#[derive(Default)]
+struct Replay {
+    chooser: Chooser,
+    running: Vec<Running>,
+    pending: Vec<super::sim::Pending>,
+}
+
+impl Replay {
+    /// Job `j` at the head at `t0` with `free` processors free and `running` jobs ending as
+    /// in AVG's schedule: its wait, the size it starts on, and whether it rebelled.
+    #[allow(clippy::too_many_arguments)]
+    fn run(
+        &mut self,
+        allocation: &Allocation,
+        jobs: &Jobs,
+        j: usize,
+        max: u32,
+        t0: f64,
+        mut free: u32,
+        running: &[Running],
+        fit: &LifetimeFit,
+        correction: &mut BiasFit,
+        quality: &mut BiasFit,
+    ) -> (f64, u32, bool) {
+        let model = jobs.malleable.as_ref().expect("model columns");
+        self.running.clear();
+        self.running.extend_from_slice(running);
+        // Ends in time order, latest first so the next one pops off the back.
+        self.running.sort_by(|a, b| b.end.total_cmp(&a.end));
+        self.pending.clear();
+        // Later arrivals prompt the rebel; those already queued do not.
+        let mut next_arrival = jobs.submit.partition_point(|&s| (s as f64) <= t0);
+        let mut head = Head::default();
+        let (mut now, mut arrived, mut prompted) = (t0, false, false);
+        loop {
+            let situation = Situation {
+                now,
+                free,
+                arrived,
+                prompted,
+                running: &self.running,
+                fit,
+                correction,
+            };
+            if let Some(size) = decide_head(
+                allocation,
+                model,
+                j,
+                max,
+                &situation,
+                &mut head,
+                &mut self.chooser,
+                &mut self.pending,
+            ) {
+                return (now - t0, size, head.rebelled);
+            }
+            let end = self.running.last().map(|r| r.end);
+            let arrival = jobs.submit.get(next_arrival).map(|&s| s as f64);
+            now = [end, arrival, head.prompt]
+                .into_iter()
+                .flatten()
+                .min_by(f64::total_cmp)
+                .expect("a waiting head has running jobs to wait for");
+            while self.running.last().is_some_and(|r| r.end == now) {
+                free += self.running.pop().expect("some").size;
+            }
+            resolve_pending(&mut self.pending, free, now, correction, quality);
+            arrived = false;
+            while jobs.submit.get(next_arrival).is_some_and(|&s| s as f64 == now) {
+                next_arrival += 1;
+                arrived = true;
+            }
+            prompted = head.prompt.is_some_and(|p| p <= now);
+            if prompted {
+                head.prompt = None;
+            }
+        }
+    }
+}
