@@ -162,3 +162,20 @@ fn opt_never_loses_for_the_deciding_job() {
         assert_eq!(r.spoiled + r.docile + r.rebels, r.jobs);
     }
 }
+
+#[test]
+fn job_by_job_comparison_with_avg() {
+    // OPT ends job 3 at 145 instead of AVG's 180; the other two end as under AVG.
+    let jobs = model_jobs(&[(0, 100.0, 4.0, 0.0), (10, 40.0, 2.0, 0.0), (30, 300.0, 3.0, 0.0)]);
+    let outcome = |s: &str| simulate(&jobs, 4, &s.parse::<Allocation>().unwrap()).unwrap();
+    let avg = outcome("avg");
+    let mut opt = outcome("opt");
+    opt.compare_with(&jobs, &avg);
+    let c = opt.vs_avg.unwrap();
+    assert_eq!((c.faster, c.slower, c.median_change), (1.0 / 3.0, 0.0, 0.0));
+    assert_eq!(opt.metric("faster_than_avg"), Some(1.0 / 3.0));
+    assert!(
+        avg.metric("faster_than_avg").unwrap().is_nan(),
+        "not compared yet"
+    );
+}

@@ -56,14 +56,52 @@ pub struct MalleableOutcome {
     /// Queue-time predictions of rebels against the time their processors took to free up
     /// (PRED and BIAS; the predictions as used, bias-corrected for BIAS).
     pub quality: Option<PredictionQuality>,
+    /// The same jobs compared one by one with AVG's schedule of the same workload, once
+    /// [`MalleableOutcome::compare_with`] has been given it.
+    pub vs_avg: Option<JobByJob>,
+}
+
+/// Turnarounds compared job by job with another schedule of the same jobs (AVG's).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct JobByJob {
+    /// Fractions of jobs that finish sooner / later after their submit than under AVG.
+    pub faster: f64,
+    pub slower: f64,
+    /// Median of (turnaround - AVG's turnaround), seconds.
+    pub median_change: f64,
+}
+
+impl MalleableOutcome {
+    /// Records the job-by-job comparison with `avg`, a schedule of the same jobs.
+    pub fn compare_with(&mut self, jobs: &Jobs, avg: &MalleableOutcome) {
+        let n = jobs.len();
+        assert_eq!(avg.end.len(), n, "the same jobs");
+        let mut change: Vec<f64> = (0..n).map(|j| self.end[j] - avg.end[j]).collect();
+        let faster = change.iter().filter(|&&d| d < 0.0).count();
+        let slower = change.iter().filter(|&&d| d > 0.0).count();
+        change.sort_by(f64::total_cmp);
+        let median = match n {
+            0 => f64::NAN,
+            k if k % 2 == 1 => change[k / 2],
+            k => 0.5 * (change[k / 2 - 1] + change[k / 2]),
+        };
+        self.vs_avg = Some(JobByJob {
+            faster: faster as f64 / n.max(1) as f64,
+            slower: slower as f64 / n.max(1) as f64,
+            median_change: median + 0.0,
+        });
+    }
 }
 
 /// The metrics a malleable run reports (sweep metric names): system-centric ones, then
 /// those of the application-centric evaluation ([`super::ApplicationReport`]); each
 /// evaluation reports NaN for the other's.
-pub const MALLEABLE_METRICS: [&str; 17] = [
+pub const MALLEABLE_METRICS: [&str; 20] = [
     "jobs",
     "mean_turnaround",
+    "faster_than_avg",
+    "slower_than_avg",
+    "median_turnaround_change",
     "utilization",
     "utilization_while_waiting",
     "allocated_efficiency",
@@ -104,6 +142,9 @@ impl MalleableOutcome {
         Some(match name {
             "jobs" => self.start.len() as f64,
             "mean_turnaround" => self.mean_turnaround,
+            "faster_than_avg" => self.vs_avg.map_or(f64::NAN, |c| c.faster),
+            "slower_than_avg" => self.vs_avg.map_or(f64::NAN, |c| c.slower),
+            "median_turnaround_change" => self.vs_avg.map_or(f64::NAN, |c| c.median_change),
             "utilization" => self.utilization,
             "utilization_while_waiting" => self.utilization_while_waiting,
             "allocated_efficiency" => self.allocated_efficiency,
@@ -540,5 +581,6 @@ pub fn simulate(jobs: &Jobs, procs: u32, allocation: &Allocation) -> Result<Mall
         mean_turnaround,
         utilization,
         quality,
+        vs_avg: None,
     })
 }

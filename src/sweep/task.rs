@@ -153,8 +153,15 @@ pub fn run_replication(
                 .map(|m| report.metric(m).expect("validated metric"))
                 .collect()
         } else {
-            let outcome =
+            let mut outcome =
                 crate::malleable::simulate(jobs, procs, allocation).expect("validated: a Downey workload");
+            // Job by job against AVG on the same workload, when asked for.
+            let job_by_job = ["faster_than_avg", "slower_than_avg", "median_turnaround_change"];
+            if plan.metrics.iter().any(|m| job_by_job.contains(&m.as_str())) {
+                let avg = "avg".parse().expect("valid");
+                let avg = crate::malleable::simulate(jobs, procs, &avg).expect("validated");
+                outcome.compare_with(jobs, &avg);
+            }
             plan.metrics
                 .iter()
                 .map(|m| outcome.metric(m).expect("validated metric"))
