@@ -64,6 +64,12 @@ enum Command {
         /// job AVG starts on fewer than its maximum is replayed alone under the strategy.
         #[arg(long)]
         application: bool,
+        /// Write the rebels' queue-time predictions and outcomes (seconds) as CSV.
+        #[arg(long, value_name = "FILE.csv")]
+        pairs_out: Option<PathBuf>,
+        /// Draw them as Downey's Figure 5: log-log scatter, per-column mean and median (SVG).
+        #[arg(long, value_name = "FILE.svg")]
+        scatter: Option<PathBuf>,
         /// Print one JSON object.
         #[arg(long)]
         json: bool,
@@ -210,8 +216,13 @@ pub fn run() -> Result<()> {
             params,
             seed,
             application,
+            pairs_out,
+            scatter,
             json,
-        } => malleable(&strategy, &params, seed, application, json),
+        } => {
+            let exports = PairExports { pairs_out, scatter };
+            malleable(&strategy, &params, seed, application, &exports, json)
+        }
         Command::Merge { shards, out } => {
             let plan = schedlab::sweep::merge::merge(&shards, &out)?;
             eprintln!(
@@ -365,17 +376,43 @@ fn skip_detail(skipped: &schedlab::workload::SkipCounts) -> String {
     }
 }
 
+/// Where `schedlab malleable` writes its prediction pairs.
+struct PairExports {
+    pairs_out: Option<PathBuf>,
+    scatter: Option<PathBuf>,
+}
+
+impl PairExports {
+    fn write(&self, pairs: &[(f64, f64)], title: &str) -> Result<()> {
+        if let Some(path) = &self.pairs_out {
+            write_atomically(path, |w| {
+                writeln!(w, "prediction,outcome")?;
+                for (p, o) in pairs {
+                    writeln!(w, "{p},{o}")?;
+                }
+                Ok(())
+            })?;
+        }
+        if let Some(path) = &self.scatter {
+            schedlab::report::scatter::write_prediction_scatter(path, pairs, title)?;
+        }
+        Ok(())
+    }
+}
+
 fn malleable(
     strategy: &str,
     params: &[(String, String)],
     seed: u64,
     application: bool,
+    exports: &PairExports,
     json: bool,
 ) -> Result<()> {
     let allocation: schedlab::malleable::Allocation = strategy.parse().map_err(schedlab::Error::Invalid)?;
     let workload = Model::from_name("downey", params)?.generate(seed);
     if application {
         let r = schedlab::malleable::application_centric(&workload.jobs, workload.procs, &allocation)?;
+        exports.write(&r.pairs, &format!("{allocation}, application-centric"))?;
         let mut out = io::stdout().lock();
         if json {
             serde_json::to_writer(&mut out, &r)?;
@@ -410,6 +447,7 @@ fn malleable(
     let t0 = Instant::now();
     let o = schedlab::malleable::simulate(&workload.jobs, workload.procs, &allocation)?;
     let simulated = t0.elapsed();
+    exports.write(&o.pairs, &allocation.to_string())?;
     let mut out = io::stdout().lock();
     if json {
         let value = serde_json::json!({

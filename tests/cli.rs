@@ -423,3 +423,55 @@ fn predict_prints_every_predictor_and_names_bad_fields() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn malleable_reports_both_evaluations_and_exports_prediction_pairs() {
+    let dir = temp_dir("malleable");
+    let (csv, svg) = (dir.join("pairs.csv"), dir.join("fig5.svg"));
+    let out = schedlab(&[
+        "malleable",
+        "--strategy",
+        "pred",
+        "--param",
+        "days=10",
+        "--json",
+        "--pairs-out",
+        csv.to_str().unwrap(),
+        "--scatter",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for key in [
+        "mean_turnaround",
+        "utilization",
+        "utilization_while_waiting",
+        "rebels",
+        "prediction_quality",
+    ] {
+        assert!(v.get(key).is_some(), "{key} missing: {v}");
+    }
+    let pairs = std::fs::read_to_string(&csv).unwrap();
+    assert!(pairs.starts_with("prediction,outcome\n"));
+    assert_eq!(
+        pairs.lines().count() as u64 - 1,
+        v["prediction_quality"]["pairs"].as_u64().unwrap()
+    );
+    assert!(std::fs::read_to_string(&svg).unwrap().contains("<svg"));
+    let out = schedlab(&[
+        "malleable",
+        "--strategy",
+        "opt",
+        "--param",
+        "days=10",
+        "--application",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["losing_rebel_fraction"], 0.0);
+    let out = schedlab(&["malleable", "--strategy", "pred(predictor=x)"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("predictor"));
+    std::fs::remove_dir_all(&dir).ok();
+}

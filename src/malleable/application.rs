@@ -36,6 +36,9 @@ pub struct ApplicationReport {
     /// Rebels whose turnaround is longer than under AVG.
     pub losing_rebel_fraction: f64,
     pub quality: Option<PredictionQuality>,
+    /// The replays' predictions and outcomes, seconds.
+    #[serde(skip)]
+    pub pairs: Vec<(f64, f64)>,
 }
 
 impl ApplicationReport {
@@ -88,6 +91,7 @@ pub fn application_centric(jobs: &Jobs, procs: u32, allocation: &Allocation) -> 
     let mut replay = Replay::default();
     let (mut spoiled, mut docile) = (0u64, 0u64);
     let mut savings: Vec<f64> = Vec::new();
+    let mut pairs: Vec<(f64, f64)> = Vec::new();
     let mut total_savings = 0.0;
     for j in 0..n {
         let t0 = avg.start[j];
@@ -115,6 +119,7 @@ pub fn application_centric(jobs: &Jobs, procs: u32, allocation: &Allocation) -> 
                 &fit,
                 &mut correction,
                 &mut quality,
+                &mut pairs,
             );
             if rebelled {
                 let saving = run(j, free) - (wait + run(j, size));
@@ -155,6 +160,7 @@ pub fn application_centric(jobs: &Jobs, procs: u32, allocation: &Allocation) -> 
         },
         losing_rebel_fraction: losing as f64 / savings.len().max(1) as f64,
         quality: (quality.quality().pairs >= 2).then(|| quality.quality()),
+        pairs,
     })
 }
 
@@ -182,6 +188,7 @@ impl Replay {
         fit: &LifetimeFit,
         correction: &mut BiasFit,
         quality: &mut BiasFit,
+        pairs: &mut Vec<(f64, f64)>,
     ) -> (f64, u32, bool) {
         let model = jobs.malleable.as_ref().expect("model columns");
         self.running.clear();
@@ -225,7 +232,7 @@ impl Replay {
             while self.running.last().is_some_and(|r| r.end == now) {
                 free += self.running.pop().expect("some").size;
             }
-            resolve_pending(&mut self.pending, free, now, correction, quality);
+            resolve_pending(&mut self.pending, free, now, correction, quality, pairs);
             arrived = false;
             while jobs.submit.get(next_arrival).is_some_and(|&s| s as f64 == now) {
                 next_arrival += 1;

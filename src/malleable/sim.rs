@@ -56,6 +56,9 @@ pub struct MalleableOutcome {
     /// Queue-time predictions of rebels against the time their processors took to free up
     /// (PRED and BIAS; the predictions as used, bias-corrected for BIAS).
     pub quality: Option<PredictionQuality>,
+    /// Those predictions and outcomes, seconds, in the order the outcomes came.
+    #[serde(skip)]
+    pub pairs: Vec<(f64, f64)>,
     /// The same jobs compared one by one with AVG's schedule of the same workload, once
     /// [`MalleableOutcome::compare_with`] has been given it.
     pub vs_avg: Option<JobByJob>,
@@ -316,11 +319,13 @@ pub(crate) fn resolve_pending(
     now: f64,
     correction: &mut BiasFit,
     quality: &mut BiasFit,
+    pairs: &mut Vec<(f64, f64)>,
 ) {
     pending.retain(|p| {
         if free >= p.target {
             correction.record(p.raw, now - p.at);
             quality.record(p.used, now - p.at);
+            pairs.push((p.used, now - p.at));
             false
         } else {
             true
@@ -477,6 +482,7 @@ pub fn simulate(jobs: &Jobs, procs: u32, allocation: &Allocation) -> Result<Mall
     let mut fit = LifetimeFit::new(UniformLog::downey_model());
     let (mut correction, mut quality) = (BiasFit::default(), BiasFit::default());
     let mut pending: Vec<Pending> = Vec::new();
+    let mut pairs: Vec<(f64, f64)> = Vec::new();
     let mut chooser = Chooser::default();
     // Sum of S(n) over running jobs, and its integral over the time jobs wait.
     let (mut speedup_sum, mut waiting_work, mut waiting_time, mut last) = (0.0f64, 0.0, 0.0, 0.0);
@@ -507,7 +513,7 @@ pub fn simulate(jobs: &Jobs, procs: u32, allocation: &Allocation) -> Result<Mall
             speedup_sum -= model.lifetime[r.job as usize] / (r.end - r.start);
             fit.observe(r.end - r.start);
         }
-        resolve_pending(&mut pending, free, now, &mut correction, &mut quality);
+        resolve_pending(&mut pending, free, now, &mut correction, &mut quality, &mut pairs);
         let mut arrived = false;
         while cursor < n && jobs.submit[cursor] as f64 == now {
             queue.push_back(cursor as u32);
@@ -581,6 +587,7 @@ pub fn simulate(jobs: &Jobs, procs: u32, allocation: &Allocation) -> Result<Mall
         mean_turnaround,
         utilization,
         quality,
+        pairs,
         vs_avg: None,
     })
 }

@@ -2,3 +2,4 @@
 
 pub mod markdown;
 pub mod plot;
+pub mod scatter;
