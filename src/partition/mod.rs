@@ -1,7 +1,11 @@
 //! Adaptive partitioning of moldable jobs on a network of workstations (Anastasiadis &
-//! Sevcik): the workload model so far; the policies (ASP, AP1, AEP, SDF, DIF, DYN-EQUI)
-//! build on it.
+//! Sevcik): the workload model, the policies (ASP, AP1, AEP, SDF, DIF, DYN-EQUI) and their
+//! simulator.
 
+pub mod policy;
+pub mod sim;
 pub mod workload;
 
+pub use policy::Policy;
+pub use sim::{Measure, PartitionRun, simulate};
 pub use workload::{MoldableJob, Shape, Workload, generate};

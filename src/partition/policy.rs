@@ -1,0 +1,179 @@
+//! The partitioning policies of Anastasiadis & Sevcik (section 3), by name:
+//! `dyn-equi`, `asp`, `ap1`, `aep` (FIFO queue), `asp(1)`, `ap1(1)`, `aep(1)` (queue in
+//! shortest-demand-first order), `asp(2)`, `ap1(2)`, `aep(2)` (SDF queue, and the
+//! processors handed out by DIF), `sdf` and `sdf-max(max=N)`.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// How many processors the adaptive rules aim at per job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Rule {
+    /// Free processors divided as equally as possible among the waiting jobs.
+    Asp,
+    /// Target P / waiting jobs.
+    Ap1,
+    /// Target P / (waiting + running jobs).
+    Aep,
+    /// Shortest demand first: each job min(p_max, max, free).
+    Sdf { max: Option<u32> },
+}
+
+/// A partitioning policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Policy {
+    /// Preemptive dynamic equipartition with zero reallocation overhead.
+    DynEqui,
+    /// A non-preemptive rule; `knowledge` 0: FIFO queue; 1: SDF queue; 2: SDF queue and DIF
+    /// distribution of the processors the rule hands out.
+    Adaptive { rule: Rule, knowledge: u8 },
+}
+
+impl Policy {
+    pub const NAMES: [&'static str; 7] = [
+        "dyn-equi",
+        "asp",
+        "ap1",
+        "aep",
+        "asp(1|2), ap1(1|2), aep(1|2)",
+        "sdf",
+        "sdf-max(max=N)",
+    ];
+
+    /// Queue in shortest-demand-first order (by T(1)).
+    pub fn sdf_queue(self) -> bool {
+        match self {
+            Policy::DynEqui => false,
+            Policy::Adaptive { rule, knowledge } => knowledge >= 1 || matches!(rule, Rule::Sdf { .. }),
+        }
+    }
+}
+
+impl FromStr for Policy {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let s = s.trim();
+        let bad = || format!("unknown policy '{s}'; known: {}", Policy::NAMES.join(", "));
+        let (name, arg) = match s.split_once('(') {
+            Some((n, rest)) => (n.trim(), Some(rest.strip_suffix(')').ok_or_else(bad)?.trim())),
+            None => (s, None),
+        };
+        let adaptive = |rule| -> Result<Policy, String> {
+            let knowledge = match arg {
+                None => 0,
+                Some("1") => 1,
+                Some("2") => 2,
+                Some(_) => return Err(bad()),
+            };
+            Ok(Policy::Adaptive { rule, knowledge })
+        };
+        match name {
+            "dyn-equi" if arg.is_none() => Ok(Policy::DynEqui),
+            "asp" => adaptive(Rule::Asp),
+            "ap1" => adaptive(Rule::Ap1),
+            "aep" => adaptive(Rule::Aep),
+            "sdf" if arg.is_none() => Ok(Policy::Adaptive {
+                rule: Rule::Sdf { max: None },
+                knowledge: 1,
+            }),
+            "sdf-max" => {
+                let max = arg
+                    .and_then(|a| a.strip_prefix("max="))
+                    .and_then(|v| v.trim().parse::<u32>().ok())
+                    .filter(|&m| m >= 1)
+                    .ok_or_else(|| format!("policy '{s}': write sdf-max(max=N), N >= 1"))?;
+                Ok(Policy::Adaptive {
+                    rule: Rule::Sdf { max: Some(max) },
+                    knowledge: 1,
+                })
+            }
+            _ => Err(bad()),
+        }
+    }
+}
+
+impl fmt::Display for Policy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Policy::DynEqui => f.write_str("dyn-equi"),
+            Policy::Adaptive {
+                rule: Rule::Sdf { max: None },
+                ..
+            } => f.write_str("sdf"),
+            Policy::Adaptive {
+                rule: Rule::Sdf { max: Some(m) },
+                ..
+            } => write!(f, "sdf-max(max={m})"),
+            Policy::Adaptive { rule, knowledge } => {
+                let name = match rule {
+                    Rule::Asp => "asp",
+                    Rule::Ap1 => "ap1",
+                    Rule::Aep => "aep",
+                    Rule::Sdf { .. } => unreachable!(),
+                };
+                match knowledge {
+                    0 => f.write_str(name),
+                    k => write!(f, "{name}({k})"),
+                }
+            }
+        }
+    }
+}
+
+/// Divides `total` processors as equally as possible among jobs with caps `caps` (in
+/// order; earlier jobs get the odd ones), none above its cap (water-filling). Returns the
+/// shares in `out`.
+pub fn equipartition(total: u32, caps: &[u32], out: &mut Vec<u32>) {
+    out.clear();
+    out.resize(caps.len(), 0);
+    let mut left = total;
+    // Raise every uncapped share by one per round, in order, until nothing is left.
+    loop {
+        let mut gave = false;
+        for (share, &cap) in out.iter_mut().zip(caps) {
+            if left == 0 {
+                return;
+            }
+            if *share < cap {
+                *share += 1;
+                left -= 1;
+                gave = true;
+            }
+        }
+        if !gave {
+            return;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn policies_parse_and_print_back() {
+        for s in [
+            "dyn-equi", "asp", "ap1", "aep", "asp(1)", "ap1(1)", "aep(1)", "asp(2)", "ap1(2)", "aep(2)", "sdf",
+            "sdf-max(max=2)",
+        ] {
+            assert_eq!(s.parse::<Policy>().unwrap().to_string(), s);
+        }
+        for bad in ["asp(3)", "sdf(1)", "sdf-max", "sdf-max(max=0)", "equi", "dyn-equi(1)"] {
+            assert!(bad.parse::<Policy>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn equipartition_fills_up_to_the_caps() {
+        let mut out = Vec::new();
+        equipartition(10, &[4, 16, 2], &mut out);
+        assert_eq!(out, [4, 4, 2]);
+        equipartition(7, &[16, 16, 16], &mut out);
+        assert_eq!(out, [3, 2, 2]);
+        equipartition(2, &[4, 4, 4], &mut out);
+        assert_eq!(out, [1, 1, 0]);
+        equipartition(40, &[4, 16], &mut out);
+        assert_eq!(out, [4, 16]);
+    }
+}

@@ -1,0 +1,369 @@
+//! The partitioning simulator (Anastasiadis & Sevcik, sections 3 and 6), continuous time.
+//!
+//! Non-preemptive policies: at every arrival and departure (departures first at a tie, then
+//! arrivals, then one allocation step) the rule activates waiting jobs in queue order:
+//! - ASP: the free processors divided as equally as possible among the first
+//!   min(waiting, free) waiting jobs, none above its p_max;
+//! - AP1 and AEP: each job in turn gets min(p_max, target, free) while a processor is free,
+//!   target = max(1, floor(P / waiting)) for AP1 and max(1, floor(P / (waiting + running)))
+//!   for AEP, both fixed for the step (with free in the minimum, the last job takes what is
+//!   left: the paper's footnote for AP1);
+//! - SDF and SDF-Max: each job in turn gets min(p_max, Max, free);
+//! - (2) variants: the rule picks the jobs and the total it hands out; DIF then gives each
+//!   one processor and the rest one at a time to the job with the largest T(p) - T(p+1)
+//!   below its p_max (ties to the earlier in the queue).
+//!
+//! DYN-EQUI: at every arrival and departure all P processors are divided as equally as
+//! possible among the jobs in the system in arrival order (earlier jobs get the odd ones;
+//! beyond P jobs, the later ones get none), none above p_max; each job's remaining fraction
+//! of its execution progresses at 1 / T(p) per unit time.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use super::policy::{Policy, Rule, equipartition};
+use super::workload::MoldableJob;
+
+/// Which jobs count, and when the run is saturated (the paper: 500, 19,500, 10,000).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Measure {
+    pub warmup: usize,
+    pub window: usize,
+    /// Saturated once this many jobs arrive after the window with measured jobs unfinished.
+    pub saturation: Option<usize>,
+}
+
+/// Means over the measured jobs (thousands of seconds, processors).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PartitionRun {
+    pub response: f64,
+    pub wait: f64,
+    pub run: f64,
+    /// Processors per measured job (DYN-EQUI: averaged over its running time).
+    pub partition: f64,
+    pub saturated: bool,
+    /// DYN-EQUI: the largest |remaining fraction| left when a job was declared finished.
+    pub drift: f64,
+}
+
+fn key(t: f64) -> u64 {
+    debug_assert!(t >= 0.0 && t.is_finite());
+    t.to_bits()
+}
+
+/// Per-job results.
+struct Record {
+    start: Vec<f64>,
+    end: Vec<f64>,
+    /// Processor-time and running time, for the mean partition size.
+    area: Vec<f64>,
+    busy: Vec<f64>,
+}
+
+/// Simulates `jobs` (by arrival) on `procs` processors under `policy`.
+pub fn simulate(jobs: &[MoldableJob], procs: u32, policy: Policy, measure: &Measure) -> PartitionRun {
+    let n = jobs.len();
+    let measured = measure.warmup.min(n)..(measure.warmup + measure.window).min(n);
+    let saturation_at = measure.saturation.map(|s| measured.end + s);
+    let mut record = Record {
+        start: vec![f64::NAN; n],
+        end: vec![f64::NAN; n],
+        area: vec![0.0; n],
+        busy: vec![0.0; n],
+    };
+    let (saturated, drift) = match policy {
+        Policy::DynEqui => dyn_equi(jobs, procs, &measured, saturation_at, &mut record),
+        Policy::Adaptive { rule, knowledge } => (
+            adaptive(jobs, procs, policy, rule, knowledge, &measured, saturation_at, &mut record),
+            0.0,
+        ),
+    };
+    let count = measured.len().max(1) as f64;
+    let mean = |f: &dyn Fn(usize) -> f64| measured.clone().map(f).sum::<f64>() / count;
+    if saturated {
+        return PartitionRun {
+            response: f64::INFINITY,
+            wait: f64::INFINITY,
+            run: f64::NAN,
+            partition: f64::NAN,
+            saturated,
+            drift,
+        };
+    }
+    PartitionRun {
+        response: mean(&|j| record.end[j] - jobs[j].arrival),
+        wait: mean(&|j| record.start[j] - jobs[j].arrival),
+        run: mean(&|j| record.end[j] - record.start[j]),
+        partition: mean(&|j| record.area[j] / record.busy[j]),
+        saturated,
+        drift,
+    }
+}
+
+/// The non-preemptive policies; returns whether the run saturated.
+#[allow(clippy::too_many_arguments)]
+fn adaptive(
+    jobs: &[MoldableJob],
+    procs: u32,
+    policy: Policy,
+    rule: Rule,
+    knowledge: u8,
+    measured: &std::ops::Range<usize>,
+    saturation_at: Option<usize>,
+    record: &mut Record,
+) -> bool {
+    let n = jobs.len();
+    let demand = |j: usize| jobs[j].time(1);
+    let mut waiting: Vec<usize> = Vec::new();
+    let mut completions: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::new();
+    let (mut free, mut running, mut cursor, mut unfinished) = (procs, 0usize, 0usize, measured.len());
+    let mut sizes: Vec<u32> = Vec::new();
+    let mut caps: Vec<u32> = Vec::new();
+    loop {
+        let arrival = jobs.get(cursor).map(|j| j.arrival);
+        let completion = completions.peek().map(|Reverse((t, _))| f64::from_bits(*t));
+        let now = match (arrival, completion) {
+            (Some(a), Some(c)) => a.min(c),
+            (Some(a), None) => a,
+            (None, Some(c)) => c,
+            (None, None) => break,
+        };
+        while let Some(&Reverse((t, j))) = completions.peek() {
+            if t != key(now) {
+                break;
+            }
+            completions.pop();
+            // A non-preemptive job's area is its partition size (busy is 1).
+            free += record.area[j] as u32;
+            running -= 1;
+            unfinished -= usize::from(measured.contains(&j));
+        }
+        while cursor < n && jobs[cursor].arrival == now {
+            if policy.sdf_queue() {
+                let at = waiting.partition_point(|&w| (demand(w), w) < (demand(cursor), cursor));
+                waiting.insert(at, cursor);
+            } else {
+                waiting.push(cursor);
+            }
+            cursor += 1;
+        }
+        if unfinished == 0 && cursor >= measured.end {
+            return false;
+        }
+        if saturation_at.is_some_and(|s| cursor >= s) {
+            return true;
+        }
+        if waiting.is_empty() || free == 0 {
+            continue;
+        }
+        // The rule: which jobs start, and on how many processors.
+        sizes.clear();
+        match rule {
+            Rule::Asp => {
+                let k = waiting.len().min(free as usize);
+                caps.clear();
+                caps.extend(waiting[..k].iter().map(|&j| jobs[j].p_max));
+                equipartition(free, &caps, &mut sizes);
+            }
+            Rule::Ap1 | Rule::Aep | Rule::Sdf { .. } => {
+                let target = match rule {
+                    Rule::Ap1 => (procs / waiting.len() as u32).max(1),
+                    Rule::Aep => (procs / (waiting.len() + running) as u32).max(1),
+                    Rule::Sdf { max } => max.unwrap_or(procs),
+                    Rule::Asp => unreachable!(),
+                };
+                let mut left = free;
+                for &j in &waiting {
+                    if left == 0 {
+                        break;
+                    }
+                    let size = jobs[j].p_max.min(target).min(left);
+                    sizes.push(size);
+                    left -= size;
+                }
+            }
+        }
+        if knowledge == 2 {
+            let total: u32 = sizes.iter().sum();
+            differential(jobs, &waiting[..sizes.len()], total, &mut sizes);
+        }
+        for (i, &size) in sizes.iter().enumerate() {
+            let j = waiting[i];
+            let t = jobs[j].time(size);
+            record.start[j] = now;
+            record.end[j] = now + t;
+            record.area[j] = size as f64;
+            record.busy[j] = 1.0;
+            completions.push(Reverse((key(now + t), j)));
+            free -= size;
+            running += 1;
+        }
+        waiting.drain(..sizes.len());
+    }
+    false
+}
+
+/// DIF: one processor each for `jobs_in`, then the rest of `total` one at a time to the
+/// job whose run time drops most (T(p) - T(p+1), below p_max; ties to the earlier one).
+fn differential(jobs: &[MoldableJob], jobs_in: &[usize], total: u32, sizes: &mut [u32]) {
+    for s in sizes.iter_mut() {
+        *s = 1;
+    }
+    for _ in jobs_in.len() as u32..total {
+        let best = (0..jobs_in.len())
+            .filter(|&i| sizes[i] < jobs[jobs_in[i]].p_max)
+            .map(|i| {
+                let (job, p) = (&jobs[jobs_in[i]], sizes[i]);
+                (i, job.time(p) - job.time(p + 1))
+            })
+            .fold(None::<(usize, f64)>, |best, (i, gain)| match best {
+                Some((_, g)) if g >= gain => best,
+                _ => Some((i, gain)),
+            });
+        match best {
+            Some((i, _)) => sizes[i] += 1,
+            None => break,
+        }
+    }
+}
+
+/// DYN-EQUI; returns (saturated, largest drift).
+fn dyn_equi(
+    jobs: &[MoldableJob],
+    procs: u32,
+    measured: &std::ops::Range<usize>,
+    saturation_at: Option<usize>,
+    record: &mut Record,
+) -> (bool, f64) {
+    let n = jobs.len();
+    // Jobs in the system in arrival order, their remaining fraction and share.
+    let mut system: Vec<usize> = Vec::new();
+    let mut remaining = vec![1.0f64; n];
+    let mut share = vec![0u32; n];
+    let (mut shares, mut caps) = (Vec::new(), Vec::new());
+    let (mut cursor, mut unfinished, mut last, mut drift) = (0usize, measured.len(), 0.0f64, 0.0f64);
+    loop {
+        // The next departure under the current shares.
+        let departure = system
+            .iter()
+            .filter(|&&j| share[j] > 0)
+            .map(|&j| last + remaining[j] * jobs[j].time(share[j]))
+            .fold(f64::INFINITY, f64::min);
+        let arrival = jobs.get(cursor).map_or(f64::INFINITY, |j| j.arrival);
+        let now = departure.min(arrival);
+        if !now.is_finite() {
+            break;
+        }
+        // Progress at the old shares.
+        let dt = now - last;
+        for &j in &system {
+            if share[j] > 0 {
+                remaining[j] -= dt / jobs[j].time(share[j]);
+                record.area[j] += dt * share[j] as f64;
+                record.busy[j] += dt;
+            }
+        }
+        last = now;
+        // Departures: the job(s) whose end is now (their remainder is rounding noise).
+        system.retain(|&j| {
+            // Done when the time it has left is rounding noise.
+            let done = share[j] > 0 && remaining[j] * jobs[j].time(share[j]) <= 1e-9 * now.max(1.0);
+            if done {
+                drift = drift.max(remaining[j].abs());
+                record.end[j] = now;
+                unfinished -= usize::from(measured.contains(&j));
+            }
+            !done
+        });
+        while cursor < n && jobs[cursor].arrival == now {
+            system.push(cursor);
+            cursor += 1;
+        }
+        if unfinished == 0 && cursor >= measured.end {
+            return (false, drift);
+        }
+        if saturation_at.is_some_and(|s| cursor >= s) {
+            return (true, drift);
+        }
+        caps.clear();
+        caps.extend(system.iter().map(|&j| jobs[j].p_max));
+        equipartition(procs, &caps, &mut shares);
+        for (&j, &s) in system.iter().zip(&shares) {
+            if s > 0 && record.start[j].is_nan() {
+                record.start[j] = now;
+            }
+            share[j] = s;
+        }
+    }
+    (false, drift)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::partition::workload::Shape;
+
+    fn all(n: usize) -> Measure {
+        Measure {
+            warmup: 0,
+            window: n,
+            saturation: None,
+        }
+    }
+
+    fn job(arrival: f64, work: f64, p_max: u32) -> MoldableJob {
+        MoldableJob::new(arrival, work, p_max, Shape::Good)
+    }
+
+    #[test]
+    fn dyn_equi_shares_and_conserves_work() {
+        // Two jobs of W = 64, p_max = 64 on 8 processors (beta = 1/64): alone the first runs
+        // on 8, T(8) = 8 + 0.125 = 8.125; the second arrives at 2 and both get 4 (T(4) =
+        // 16.0625). Job 1 has 1 - 2/8.125 left, done after (1 - 2/8.125) x 16.0625 more.
+        let jobs = [job(0.0, 64.0, 64), job(2.0, 64.0, 64)];
+        let r = simulate(&jobs, 8, Policy::DynEqui, &all(2));
+        let end1 = 2.0 + (1.0 - 2.0 / 8.125) * 16.0625;
+        // Job 2 then has done (end1 - 2) / 16.0625 and finishes the rest on 8.
+        let end2 = end1 + (1.0 - (end1 - 2.0) / 16.0625) * 8.125;
+        assert!((r.response - (end1 + end2 - 2.0) / 2.0).abs() < 1e-9, "{r:?}");
+        assert!(r.drift < 1e-9);
+        assert_eq!(r.wait, 0.0);
+    }
+
+    #[test]
+    fn each_rule_allocates_by_hand() {
+        // 8 processors. Job 0 (W 100, p_max 4) arrives alone at 0; jobs 1 (W 50, p_max 16),
+        // 2 (W 10, p_max 16) and 3 (W 30, p_max 4) arrive at 1 with 4 processors free.
+        let jobs = [job(0.0, 100.0, 4), job(1.0, 50.0, 16), job(1.0, 10.0, 16), job(1.0, 30.0, 4)];
+        let partition = |policy: &str| {
+            let run = simulate(&jobs, 8, policy.parse().unwrap(), &all(4));
+            assert!(!run.saturated);
+            run.partition
+        };
+        // ASP: job 0 takes 4; the 4 free are divided among the three waiting: 2, 1, 1.
+        assert_eq!(partition("asp"), (4.0 + 2.0 + 1.0 + 1.0) / 4.0);
+        // AP1: target 8/3 = 2: jobs 1 and 2 get 2 each; job 3 starts when job 2 ends (T(2) =
+        // 5.08), alone in the queue (target 8) but with only 2 free: the last job takes
+        // what is left.
+        assert_eq!(partition("ap1"), (4.0 + 2.0 + 2.0 + 2.0) / 4.0);
+        // AEP: target 8 / (3 waiting + 1 running) = 2 at time 1, then 8 / (1 + 2) = 2.
+        assert_eq!(partition("aep"), (4.0 + 2.0 + 2.0 + 2.0) / 4.0);
+        // SDF-Max 1: everyone gets one processor.
+        assert_eq!(partition("sdf-max(max=1)"), 1.0);
+        // SDF: queue by T(1) = job 2, job 3, job 1; job 2 takes all 4 free.
+        let sdf = simulate(&jobs, 8, "sdf".parse().unwrap(), &all(4));
+        assert!(sdf.wait > 0.0);
+    }
+
+    #[test]
+    fn dif_gives_processors_where_time_drops_most() {
+        // Two jobs, 6 processors to hand out: W = 100 (p_max 10) and W = 10 (p_max 10).
+        // Each starts with 1; the big one's drops (100/2 - ...) dominate.
+        let jobs = [job(0.0, 100.0, 10), job(0.0, 10.0, 10)];
+        let mut sizes = vec![0, 0];
+        differential(&jobs, &[0, 1], 6, &mut sizes);
+        // Gains T(p) - T(p+1) = W / (p (p + 1)) - W / 100: big 49, 15.67, 7.33, 4, ...;
+        // small 4.9, 1.57, ... The 4 to hand out go to big (2, 3, 4), then small (4.9 > 4).
+        assert_eq!(sizes, [4, 2]);
+    }
+}
