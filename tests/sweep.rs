@@ -566,3 +566,54 @@ count = 2
     }
     fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn partitioning_policies_are_an_axis_normalised_by_dyn_equi() {
+    let dir = temp("partition");
+    let spec = r#"
+metrics = ["normalized_response", "mean_partition", "mean_wait"]
+[run]
+model = "sevcik"
+workload = "wk4"
+load = 0.5
+[axes]
+policy = ["dyn-equi", "aep", "sdf-max(max=1)"]
+[measure]
+warmup = 50
+window = 500
+saturation = 1000
+[replications]
+count = 2
+"#;
+    let plan = plan_from(spec, &dir);
+    for threads in [1, 2] {
+        run_sweep(&plan, &options(&dir.join(format!("t{threads}")), threads)).unwrap();
+    }
+    assert_same_outputs(&dir.join("t1"), &dir.join("t2"));
+    let runs = read_runs(&dir.join("t1/runs.csv"), &plan).unwrap();
+    let seeds: std::collections::BTreeSet<u64> = runs.iter().map(|r| r.seed).collect();
+    assert_eq!(seeds.len(), 2, "common random numbers across policies");
+    for r in &runs {
+        match plan.cells[r.cell].policy.unwrap().to_string().as_str() {
+            "dyn-equi" => assert_eq!(r.metrics[0], 1.0),
+            "sdf-max(max=1)" => assert_eq!(r.metrics[1], 1.0),
+            _ => assert!(r.metrics[0] > 0.0 && r.metrics[0].is_finite()),
+        }
+    }
+    for (from, to, expected) in [
+        (
+            "[measure]\nwarmup = 50\nwindow = 500\nsaturation = 1000\n",
+            "",
+            "set [measure]",
+        ),
+        ("workload = \"wk4\"", "workload = \"wk5\"", "wk5"),
+        ("\"aep\",", "\"aep(3)\",", "aep(3)"),
+        ("\"mean_wait\"", "\"mean_bsld\"", "for a partitioning sweep"),
+    ] {
+        let path = dir.join("bad.toml");
+        fs::write(&path, spec.replace(from, to)).unwrap();
+        let err = Plan::from_file(&path).unwrap_err().to_string();
+        assert!(err.contains(expected), "{expected}: {err}");
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}

@@ -154,12 +154,29 @@ mod tests {
     #[test]
     fn policies_parse_and_print_back() {
         for s in [
-            "dyn-equi", "asp", "ap1", "aep", "asp(1)", "ap1(1)", "aep(1)", "asp(2)", "ap1(2)", "aep(2)", "sdf",
+            "dyn-equi",
+            "asp",
+            "ap1",
+            "aep",
+            "asp(1)",
+            "ap1(1)",
+            "aep(1)",
+            "asp(2)",
+            "ap1(2)",
+            "aep(2)",
+            "sdf",
             "sdf-max(max=2)",
         ] {
             assert_eq!(s.parse::<Policy>().unwrap().to_string(), s);
         }
-        for bad in ["asp(3)", "sdf(1)", "sdf-max", "sdf-max(max=0)", "equi", "dyn-equi(1)"] {
+        for bad in [
+            "asp(3)",
+            "sdf(1)",
+            "sdf-max",
+            "sdf-max(max=0)",
+            "equi",
+            "dyn-equi(1)",
+        ] {
             assert!(bad.parse::<Policy>().is_err(), "{bad}");
         }
     }

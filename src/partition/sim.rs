@@ -44,6 +44,35 @@ pub struct PartitionRun {
     pub saturated: bool,
     /// DYN-EQUI: the largest |remaining fraction| left when a job was declared finished.
     pub drift: f64,
+    /// Jobs measured.
+    pub measured: usize,
+}
+
+/// The metrics of a partitioning run (sweep metric names).
+pub const PARTITION_METRICS: [&str; 6] = [
+    "jobs",
+    "mean_response",
+    "mean_wait",
+    "mean_run",
+    "mean_partition",
+    "normalized_response",
+];
+
+impl PartitionRun {
+    /// A metric by name ([`PARTITION_METRICS`]); `normalized_response` divides by
+    /// `reference`'s (DYN-EQUI on the same jobs). Saturated: infinite response times,
+    /// undefined run times and partition sizes.
+    pub fn metric(&self, name: &str, reference: Option<&PartitionRun>) -> Option<f64> {
+        Some(match name {
+            "jobs" => self.measured as f64,
+            "mean_response" => self.response,
+            "mean_wait" => self.wait,
+            "mean_run" => self.run,
+            "mean_partition" => self.partition,
+            "normalized_response" => reference.map_or(f64::NAN, |r| self.response / r.response),
+            _ => return None,
+        })
+    }
 }
 
 fn key(t: f64) -> u64 {
@@ -74,7 +103,16 @@ pub fn simulate(jobs: &[MoldableJob], procs: u32, policy: Policy, measure: &Meas
     let (saturated, drift) = match policy {
         Policy::DynEqui => dyn_equi(jobs, procs, &measured, saturation_at, &mut record),
         Policy::Adaptive { rule, knowledge } => (
-            adaptive(jobs, procs, policy, rule, knowledge, &measured, saturation_at, &mut record),
+            adaptive(
+                jobs,
+                procs,
+                policy,
+                rule,
+                knowledge,
+                &measured,
+                saturation_at,
+                &mut record,
+            ),
             0.0,
         ),
     };
@@ -88,6 +126,7 @@ pub fn simulate(jobs: &[MoldableJob], procs: u32, policy: Policy, measure: &Meas
             partition: f64::NAN,
             saturated,
             drift,
+            measured: measured.len(),
         };
     }
     PartitionRun {
@@ -97,6 +136,7 @@ pub fn simulate(jobs: &[MoldableJob], procs: u32, policy: Policy, measure: &Meas
         partition: mean(&|j| record.area[j] / record.busy[j]),
         saturated,
         drift,
+        measured: measured.len(),
     }
 }
 
@@ -334,7 +374,12 @@ mod tests {
     fn each_rule_allocates_by_hand() {
         // 8 processors. Job 0 (W 100, p_max 4) arrives alone at 0; jobs 1 (W 50, p_max 16),
         // 2 (W 10, p_max 16) and 3 (W 30, p_max 4) arrive at 1 with 4 processors free.
-        let jobs = [job(0.0, 100.0, 4), job(1.0, 50.0, 16), job(1.0, 10.0, 16), job(1.0, 30.0, 4)];
+        let jobs = [
+            job(0.0, 100.0, 4),
+            job(1.0, 50.0, 16),
+            job(1.0, 10.0, 16),
+            job(1.0, 30.0, 4),
+        ];
         let partition = |policy: &str| {
             let run = simulate(&jobs, 8, policy.parse().unwrap(), &all(4));
             assert!(!run.saturated);

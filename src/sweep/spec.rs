@@ -57,6 +57,7 @@ use super::value::Value;
 use crate::error::{Error, Result};
 use crate::malleable::{Allocation, MALLEABLE_METRICS};
 use crate::metrics::METRIC_NAMES;
+use crate::partition::{PARTITION_METRICS, Policy, Workload as MoldableWorkload};
 use crate::predict::PredictorKind;
 use crate::sched::SchedulerKind;
 use crate::sim::Window;
@@ -166,6 +167,12 @@ pub struct Axis {
 #[derive(Clone, Debug)]
 pub enum WorkloadConfig {
     Model(Model),
+    /// Anastasiadis & Sevcik's moldable jobs.
+    Moldable {
+        workload: MoldableWorkload,
+        procs: u32,
+        load: f64,
+    },
     Trace {
         path: PathBuf,
         procs: Option<u32>,
@@ -192,6 +199,9 @@ pub struct Cell {
     /// Malleable allocation strategy: the cell runs [`crate::malleable::simulate`] instead
     /// of the rigid engine.
     pub strategy: Option<Allocation>,
+    /// Partitioning policy for moldable jobs (`model = "sevcik"`): the cell runs
+    /// [`crate::partition::simulate`].
+    pub policy: Option<Policy>,
     /// With a strategy: evaluate it application-centrically
     /// ([`crate::malleable::application_centric`]) rather than system-centrically.
     pub application: bool,
@@ -233,19 +243,82 @@ pub struct Plan {
     pub max_cells: usize,
 }
 
+/// A cell's run parameters, resolved.
+struct Resolved {
+    workload: WorkloadConfig,
+    scheduler: SchedulerKind,
+    predictor: Option<PredictorKind>,
+    strategy: Option<Allocation>,
+    policy: Option<Policy>,
+}
+
+/// The moldable workload of Anastasiadis & Sevcik: `model = "sevcik"`, `policy`,
+/// `workload` (wk1-wk4), `load`, `procs` (32); the `[measure]` window is required.
+fn resolve_moldable(
+    params: &BTreeMap<String, Value>,
+    window: Option<&Window>,
+) -> std::result::Result<Resolved, String> {
+    const KEYS: [&str; 5] = ["model", "policy", "workload", "load", "procs"];
+    if let Some(k) = params.keys().find(|k| !KEYS.contains(&k.as_str())) {
+        return Err(format!(
+            "{k}: not a parameter of model sevcik; allowed: {}",
+            KEYS.join(", ")
+        ));
+    }
+    if params.get("model").is_none_or(|m| m.to_string() != "sevcik") {
+        return Err("policy: partitioning policies need model = \"sevcik\"".into());
+    }
+    let policy: Policy = match params.get("policy") {
+        Some(v) => v.to_string().parse()?,
+        None => return Err(format!("policy: not set; one of {}", Policy::NAMES.join(", "))),
+    };
+    let workload: MoldableWorkload = match params.get("workload") {
+        Some(v) => v.to_string().parse()?,
+        None => return Err("workload: not set; one of wk1, wk2, wk3, wk4".into()),
+    };
+    let load = match params.get("load").and_then(|v| v.as_f64()) {
+        Some(x) if x > 0.0 && x.is_finite() => x,
+        _ => return Err("load: set a positive offered load".into()),
+    };
+    let procs = match params.get("procs") {
+        None => 32,
+        Some(Value::Int(i)) if *i > 0 => *i as u32,
+        Some(v) => return Err(format!("procs = {v}: expected a positive integer")),
+    };
+    if window.is_none() {
+        return Err(
+            "model sevcik: set [measure] (the paper: warmup = 500, window = 19500, saturation = 10000)"
+                .into(),
+        );
+    }
+    Ok(Resolved {
+        workload: WorkloadConfig::Moldable {
+            workload,
+            procs,
+            load,
+        },
+        scheduler: SchedulerKind::Fcfs,
+        predictor: None,
+        strategy: None,
+        policy: Some(policy),
+    })
+}
+
 /// An exclude/only rule: for each named axis (by position), the values that match.
 type Rule = Vec<(usize, Vec<Value>)>;
 
 /// Grids above this many cells ask for `--yes` unless the spec sets `max_cells`.
 pub const DEFAULT_MAX_CELLS: usize = 1000;
 
-const GENERAL_KEYS: [&str; 11] = [
+const GENERAL_KEYS: [&str; 13] = [
     "model",
     "trace",
     "scheduler",
     "predictor",
     "strategy",
     "evaluation",
+    "policy",
+    "workload",
     "procs",
     "load",
     "load_scale",
@@ -254,7 +327,7 @@ const GENERAL_KEYS: [&str; 11] = [
 ];
 
 /// Parameters that do not change the workload (excluded from the seed).
-const NON_WORKLOAD_KEYS: [&str; 4] = ["scheduler", "predictor", "strategy", "evaluation"];
+const NON_WORKLOAD_KEYS: [&str; 5] = ["scheduler", "predictor", "strategy", "evaluation", "policy"];
 
 /// 64-bit FNV-1a: a stable hash for spec files and seeds (std's hashers are not stable).
 pub fn fnv1a(bytes: &[u8]) -> u64 {
@@ -298,17 +371,19 @@ impl Plan {
             return Err(err(format!("name = '{name}': must be a plain folder name")));
         }
         // Malleable sweeps (a `strategy` parameter) report their own metrics.
-        let malleable = raw.run.contains_key("strategy") || raw.axes.contains_key("strategy");
-        let known: &[&str] = if malleable {
-            &MALLEABLE_METRICS
+        // Malleable (a `strategy`) and moldable (a `policy`) sweeps report their own metrics.
+        let has = |k: &str| raw.run.contains_key(k) || raw.axes.contains_key(k);
+        let (known, kind): (&[&str], &str) = if has("strategy") {
+            (&MALLEABLE_METRICS, " for a malleable sweep")
+        } else if has("policy") {
+            (&PARTITION_METRICS, " for a partitioning sweep")
         } else {
-            &METRIC_NAMES
+            (&METRIC_NAMES, "")
         };
         for m in &raw.metrics {
             if !known.contains(&m.as_str()) {
                 return Err(err(format!(
-                    "metrics: unknown metric '{m}'{}; allowed: {}",
-                    if malleable { " for a malleable sweep" } else { "" },
+                    "metrics: unknown metric '{m}'{kind}; allowed: {}",
                     known.join(", ")
                 )));
             }
@@ -471,19 +546,18 @@ impl Plan {
                 for (a, v) in axes.iter().zip(&values) {
                     params.insert(a.name.clone(), v.clone());
                 }
-                let (workload, scheduler, predictor, strategy) = resolve(&params, base_dir, window.as_ref())
-                    .map_err(|m| {
-                        let at: Vec<String> = axes
-                            .iter()
-                            .zip(&values)
-                            .map(|(a, v)| format!("{}={v}", a.name))
-                            .collect();
-                        err(if at.is_empty() {
-                            m
-                        } else {
-                            format!("{m} (in the cell {})", at.join(", "))
-                        })
-                    })?;
+                let resolved = resolve(&params, base_dir, window.as_ref()).map_err(|m| {
+                    let at: Vec<String> = axes
+                        .iter()
+                        .zip(&values)
+                        .map(|(a, v)| format!("{}={v}", a.name))
+                        .collect();
+                    err(if at.is_empty() {
+                        m
+                    } else {
+                        format!("{m} (in the cell {})", at.join(", "))
+                    })
+                })?;
                 let workload_key = params
                     .iter()
                     .filter(|(k, _)| !NON_WORKLOAD_KEYS.contains(&k.as_str()))
@@ -493,10 +567,11 @@ impl Plan {
                 cells.push(Cell {
                     index: cells.len(),
                     values,
-                    workload,
-                    scheduler,
-                    predictor,
-                    strategy,
+                    workload: resolved.workload,
+                    scheduler: resolved.scheduler,
+                    predictor: resolved.predictor,
+                    strategy: resolved.strategy,
+                    policy: resolved.policy,
                     application: params
                         .get("evaluation")
                         .is_some_and(|v| v.to_string() == "application"),
@@ -601,15 +676,10 @@ fn resolve(
     params: &BTreeMap<String, Value>,
     base_dir: &Path,
     window: Option<&Window>,
-) -> std::result::Result<
-    (
-        WorkloadConfig,
-        SchedulerKind,
-        Option<PredictorKind>,
-        Option<Allocation>,
-    ),
-    String,
-> {
+) -> std::result::Result<Resolved, String> {
+    if params.contains_key("policy") || params.get("model").is_some_and(|m| m.to_string() == "sevcik") {
+        return resolve_moldable(params, window);
+    }
     let text = |k: &str| params.get(k).map(|v| v.to_string());
     match params.get("evaluation").map(|v| v.to_string()) {
         None => {}
@@ -731,7 +801,13 @@ fn resolve(
                 }
             }
             let model = Model::from_name(&name, &model_params).map_err(|e| e.to_string())?;
-            Ok((WorkloadConfig::Model(model), scheduler, predictor, strategy))
+            Ok(Resolved {
+                workload: WorkloadConfig::Model(model),
+                scheduler,
+                predictor,
+                strategy,
+                policy: None,
+            })
         }
         (None, Some(trace)) => {
             for k in params.keys() {
@@ -754,8 +830,8 @@ fn resolve(
             if load.is_some() && load_scale.is_some() {
                 return Err("load and load_scale both scale a trace; choose one".into());
             }
-            Ok((
-                WorkloadConfig::Trace {
+            Ok(Resolved {
+                workload: WorkloadConfig::Trace {
                     path,
                     procs: whole("procs")?.map(|p| p as u32),
                     jobs,
@@ -766,7 +842,8 @@ fn resolve(
                 scheduler,
                 predictor,
                 strategy,
-            ))
+                policy: None,
+            })
         }
     }
 }

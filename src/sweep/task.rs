@@ -37,7 +37,7 @@ fn trace_key(w: &WorkloadConfig) -> Option<TraceKey> {
             first,
             ..
         } => Some((path.clone(), *procs, jobs.clone(), *first)),
-        WorkloadConfig::Model(_) => None,
+        WorkloadConfig::Model(_) | WorkloadConfig::Moldable { .. } => None,
     }
 }
 
@@ -121,8 +121,49 @@ pub fn run_replication(
     worker: &mut Worker,
 ) -> (RunRecord, u64) {
     let seed = plan.seed_for(cell, rep);
+    if let (
+        WorkloadConfig::Moldable {
+            workload,
+            procs,
+            load,
+        },
+        Some(policy),
+    ) = (&cell.workload, cell.policy)
+    {
+        let window = plan
+            .window
+            .as_ref()
+            .expect("validated: moldable sweeps have a window");
+        let measure = crate::partition::Measure {
+            warmup: window.measured.start,
+            window: window.measured.len(),
+            saturation: window.saturation,
+        };
+        let count = window.measured.end + window.saturation.unwrap_or(0);
+        let jobs = crate::partition::generate(*workload, *procs, *load, count, seed);
+        let run = crate::partition::simulate(&jobs, *procs, policy, &measure);
+        // Normalised by DYN-EQUI on the same jobs, when asked for.
+        let reference =
+            plan.metrics.iter().any(|m| m == "normalized_response").then(|| {
+                crate::partition::simulate(&jobs, *procs, crate::partition::Policy::DynEqui, &measure)
+            });
+        let metrics = plan
+            .metrics
+            .iter()
+            .map(|m| run.metric(m, reference.as_ref()).expect("validated metric"))
+            .collect();
+        let record = RunRecord {
+            cell: cell.index,
+            rep,
+            seed,
+            saturated: run.saturated,
+            metrics,
+        };
+        return (record, count as u64);
+    }
     let owned;
     let workload: &Workload = match &cell.workload {
+        WorkloadConfig::Moldable { .. } => unreachable!("handled above"),
         WorkloadConfig::Model(model) => {
             owned = model.generate(seed);
             &owned
