@@ -575,8 +575,8 @@ metrics = ["normalized_response", "mean_partition", "mean_wait"]
 [run]
 model = "sevcik"
 workload = "wk4"
-load = 0.5
 [axes]
+load = [0.3, 0.5]
 policy = ["dyn-equi", "aep", "sdf-max(max=1)"]
 [measure]
 warmup = 50
@@ -584,15 +584,28 @@ window = 500
 saturation = 1000
 [replications]
 count = 2
+[[plot]]
+metric = "mean_partition"
+x = "load"
+facet = "policy"
 "#;
     let plan = plan_from(spec, &dir);
     for threads in [1, 2] {
         run_sweep(&plan, &options(&dir.join(format!("t{threads}")), threads)).unwrap();
     }
     assert_same_outputs(&dir.join("t1"), &dir.join("t2"));
+    // One plot per facet value.
+    for policy in ["dyn-equi", "aep", "sdf-max_max_1_"] {
+        let file = dir.join(format!("t1/mean_partition_vs_load_policy-{policy}.svg"));
+        assert!(file.exists(), "{} missing", file.display());
+    }
     let runs = read_runs(&dir.join("t1/runs.csv"), &plan).unwrap();
     let seeds: std::collections::BTreeSet<u64> = runs.iter().map(|r| r.seed).collect();
-    assert_eq!(seeds.len(), 2, "common random numbers across policies");
+    assert_eq!(
+        seeds.len(),
+        4,
+        "common random numbers across policies (2 loads x 2 reps)"
+    );
     for r in &runs {
         match plan.cells[r.cell].policy.unwrap().to_string().as_str() {
             "dyn-equi" => assert_eq!(r.metrics[0], 1.0),

@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::sweep::output::CellEstimates;
 use crate::sweep::spec::{Plan, PlotSpec};
 
-const COLORS: [RGBColor; 8] = [
+const COLORS: [RGBColor; 14] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
     RGBColor(44, 160, 44),
@@ -19,14 +19,37 @@ const COLORS: [RGBColor; 8] = [
     RGBColor(140, 86, 75),
     RGBColor(227, 119, 194),
     RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+    RGBColor(0, 0, 0),
+    RGBColor(174, 199, 232),
+    RGBColor(255, 187, 120),
+    RGBColor(152, 223, 138),
 ];
 
-/// File name of a plot: `<metric>_vs_<x>[_by_<series>].svg`.
-pub fn plot_file(p: &PlotSpec) -> String {
-    match &p.series {
-        Some(s) => format!("{}_vs_{}_by_{s}.svg", p.metric, p.x),
-        None => format!("{}_vs_{}.svg", p.metric, p.x),
+/// File name of a plot: `<metric>_vs_<x>[_by_<series>][_<facet>-<value>].svg`, the facet
+/// value's characters other than letters, digits, '.' and '-' replaced by '_'.
+pub fn plot_file(p: &PlotSpec, facet: Option<&str>) -> String {
+    let mut name = match &p.series {
+        Some(s) => format!("{}_vs_{}_by_{s}", p.metric, p.x),
+        None => format!("{}_vs_{}", p.metric, p.x),
+    };
+    if let Some(label) = facet {
+        let clean: String = label
+            .replacen('=', "-", 1)
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        name.push('_');
+        name.push_str(&clean);
     }
+    name + ".svg"
 }
 
 /// Readable tick labels: whole numbers for large values, three significant digits else.
@@ -45,7 +68,15 @@ fn tick(v: f64) -> String {
 /// Points whose mean is not finite (saturated cells) are left out and named in the title.
 /// With `log_y`, values are drawn as log10 (non-positive ones left out) and labelled in
 /// the metric's own units.
-pub fn write_plot(dir: &Path, plan: &Plan, p: &PlotSpec, estimates: &[CellEstimates]) -> Result<()> {
+/// With `facet` (e.g. `workload=wk1`), `estimates` hold that facet's cells and the title
+/// names it.
+pub fn write_plot(
+    dir: &Path,
+    plan: &Plan,
+    p: &PlotSpec,
+    estimates: &[CellEstimates],
+    facet: Option<&str>,
+) -> Result<()> {
     let x_axis = plan.axes.iter().position(|a| a.name == p.x).expect("validated");
     let series_axis = p
         .series
@@ -124,12 +155,16 @@ pub fn write_plot(dir: &Path, plan: &Plan, p: &PlotSpec, estimates: &[CellEstima
         .max(0.5 * (!numeric) as u8 as f64)
         .max(1e-9);
     let pad_y = ((y_max - y_min) * 0.08).max(1e-9);
-    let path = dir.join(plot_file(p));
-    let tmp = dir.join(format!(".{}.tmp{}", plot_file(p), std::process::id()));
+    let file = plot_file(p, facet);
+    let path = dir.join(&file);
+    let tmp = dir.join(format!(".{file}.tmp{}", std::process::id()));
     let draw = || -> std::result::Result<(), Box<dyn std::error::Error>> {
         let root = SVGBackend::new(&tmp, (800, 500)).into_drawing_area();
         root.fill(&WHITE)?;
         let mut title = format!("{} vs {} ({}% CI)", p.metric, p.x, plan.confidence * 100.0);
+        if let Some(label) = facet {
+            title = format!("{label}: {title}");
+        }
         if left_out > 0 {
             title.push_str(&format!(
                 "; {left_out} cells left out (saturated or not positive)"

@@ -38,6 +38,7 @@
 //! x = "load"
 //! series = "scheduler"
 //! log_y = true                   # optional
+//! facet = "workload"             # optional: one plot per value of this axis
 //! ```
 //!
 //! Run parameters: `model`, `trace`, `scheduler`, `predictor` (for `sjbf` and `easy-pred`,
@@ -118,6 +119,7 @@ struct RawPlot {
     metric: String,
     x: String,
     series: Option<String>,
+    facet: Option<String>,
     #[serde(default)]
     log_y: bool,
 }
@@ -216,6 +218,8 @@ pub struct PlotSpec {
     pub metric: String,
     pub x: String,
     pub series: Option<String>,
+    /// One plot per value of this axis.
+    pub facet: Option<String>,
     /// Logarithmic y axis (for metrics spanning orders of magnitude).
     pub log_y: bool,
 }
@@ -519,7 +523,7 @@ impl Plan {
             if !raw.metrics.contains(&p.metric) {
                 return Err(err(format!("plot[{i}].metric = '{}': not in metrics", p.metric)));
             }
-            for axis in std::iter::once(&p.x).chain(p.series.iter()) {
+            for axis in std::iter::once(&p.x).chain(p.series.iter()).chain(p.facet.iter()) {
                 if !axis_names.contains(&axis.as_str()) {
                     return Err(err(format!(
                         "plot[{i}]: '{axis}' is not an axis; axes: {}",
@@ -610,6 +614,7 @@ impl Plan {
                     metric: p.metric,
                     x: p.x,
                     series: p.series,
+                    facet: p.facet,
                     log_y: p.log_y,
                 })
                 .collect(),
