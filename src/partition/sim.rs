@@ -410,5 +410,9 @@ mod tests {
         // Gains T(p) - T(p+1) = W / (p (p + 1)) - W / 100: big 49, 15.67, 7.33, 4, ...;
         // small 4.9, 1.57, ... The 4 to hand out go to big (2, 3, 4), then small (4.9 > 4).
         assert_eq!(sizes, [4, 2]);
+        // Equal gains go to the earlier job in the queue.
+        let twins = [job(0.0, 30.0, 8), job(0.0, 30.0, 8)];
+        differential(&twins, &[0, 1], 3, &mut sizes);
+        assert_eq!(sizes, [2, 1]);
     }
 }
