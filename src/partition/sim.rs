@@ -371,6 +371,20 @@ mod tests {
     }
 
     #[test]
+    fn dyn_equi_keeps_work_exact_over_a_long_run() {
+        // 3,000 jobs of the mixed workload at 70% load: every job's executed fraction sums to
+        // 1 within rounding, and shares never exceed p_max (partition <= mean p_max bound).
+        let jobs = crate::partition::generate(crate::partition::Workload::Wk4, 32, 0.7, 3_000, 11);
+        let r = simulate(&jobs, 32, Policy::DynEqui, &all(3_000));
+        assert!(!r.saturated && r.drift < 1e-9, "{r:?}");
+        let mut shares = Vec::new();
+        let caps: Vec<u32> = jobs.iter().take(40).map(|j| j.p_max).collect();
+        equipartition(32, &caps, &mut shares);
+        assert!(shares.iter().zip(&caps).all(|(s, c)| s <= c));
+        assert_eq!(shares.iter().sum::<u32>(), 32);
+    }
+
+    #[test]
     fn each_rule_allocates_by_hand() {
         // 8 processors. Job 0 (W 100, p_max 4) arrives alone at 0; jobs 1 (W 50, p_max 16),
         // 2 (W 10, p_max 16) and 3 (W 30, p_max 4) arrive at 1 with 4 processors free.
