@@ -139,13 +139,7 @@ pub fn application_centric(jobs: &Jobs, procs: u32, allocation: &Allocation) -> 
     let rebels = savings.len() as u64;
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
     let losing = savings.iter().filter(|&&s| s < 0.0).count();
-    savings.sort_by(f64::total_cmp);
-    let median = match savings.len() {
-        0 => f64::NAN,
-        // + 0.0 turns a -0.0 into 0.
-        k if k % 2 == 1 => savings[k / 2] + 0.0,
-        k => 0.5 * (savings[k / 2 - 1] + savings[k / 2]) + 0.0,
-    };
+    let median = crate::metrics::median(&mut savings);
     Ok(ApplicationReport {
         jobs: n as u64,
         spoiled,

@@ -82,16 +82,10 @@ impl MalleableOutcome {
         let mut change: Vec<f64> = (0..n).map(|j| self.end[j] - avg.end[j]).collect();
         let faster = change.iter().filter(|&&d| d < 0.0).count();
         let slower = change.iter().filter(|&&d| d > 0.0).count();
-        change.sort_by(f64::total_cmp);
-        let median = match n {
-            0 => f64::NAN,
-            k if k % 2 == 1 => change[k / 2],
-            k => 0.5 * (change[k / 2 - 1] + change[k / 2]),
-        };
         self.vs_avg = Some(JobByJob {
             faster: faster as f64 / n.max(1) as f64,
             slower: slower as f64 / n.max(1) as f64,
-            median_change: median + 0.0,
+            median_change: crate::metrics::median(&mut change),
         });
     }
 }

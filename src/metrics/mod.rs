@@ -277,6 +277,19 @@ pub const METRIC_NAMES: [&str; 18] = [
     "backfilled",
 ];
 
+/// Sorts `values` and returns their median (the mean of the two middle ones for an even
+/// count; NaN for none), with -0 turned into 0 so that printed results never read "-0".
+pub fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let k = values.len();
+    let m = match k {
+        0 => f64::NAN,
+        k if k % 2 == 1 => values[k / 2],
+        k => 0.5 * (values[k / 2 - 1] + values[k / 2]),
+    };
+    m + 0.0
+}
+
 /// Whether a metric grows without bound when a run saturates (recorded as infinity then).
 pub fn diverges_when_saturated(name: &str) -> bool {
     !matches!(

@@ -34,14 +34,8 @@ pub fn column_lines(points: &[(f64, f64)]) -> Vec<(f64, f64, f64)> {
         .enumerate()
         .filter(|(_, ys)| ys.len() >= MIN_PER_COLUMN)
         .map(|(c, ys)| {
-            ys.sort_by(f64::total_cmp);
-            let k = ys.len();
-            let median = if k % 2 == 1 {
-                ys[k / 2]
-            } else {
-                0.5 * (ys[k / 2 - 1] + ys[k / 2])
-            };
-            let mean = ys.iter().sum::<f64>() / k as f64;
+            let mean = ys.iter().sum::<f64>() / ys.len() as f64;
+            let median = crate::metrics::median(ys);
             (lo + (c as f64 + 0.5) * width, mean, median)
         })
         .collect()
