@@ -22,7 +22,11 @@ with open(os.path.join(folder, "summary.csv"), newline="") as f:
         for values, v in ((workloads, row["workload"]), (loads, row["load"]), (policies, row["policy"])):
             if v not in values:
                 values.append(v)
-        cells.setdefault(key, {})[row["metric"]] = (float(row["mean"]) if row["mean"] else math.nan, int(row["n"]))
+        cells.setdefault(key, {})[row["metric"]] = (
+            float(row["mean"]) if row["mean"] else math.nan,
+            int(row["n"]),
+            row["target_met"],
+        )
 
 
 def cell(value, digits):
@@ -54,5 +58,9 @@ for w in workloads:
     print(f"### {w.upper()}: mean partition size (processors)\n")
     table(w, "mean_partition", 1)
 counts = [v["mean_response"][1] for v in cells.values()]
-print(f"Replications per cell: {min(counts)} to {max(counts)}, {sum(counts)} in all "
-      f"(cells at the maximum, {max(counts)}, did not reach the 5% target).")
+saturated = sum(1 for v in cells.values() if math.isinf(v["mean_response"][0]))
+missed = sum(1 for v in cells.values()
+             if v["mean_response"][2] == "false" and not math.isinf(v["mean_response"][0]))
+print(f"Replications per cell: {min(counts)} to {max(counts)}, {sum(counts)} in all; "
+      f"{saturated} cells saturated (they stop at their first round), "
+      f"{missed} stopped at the maximum without reaching the 5% target.")
