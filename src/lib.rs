@@ -21,6 +21,7 @@ pub mod sched;
 pub mod sim;
 pub mod speedup;
 pub mod sweep;
+pub mod utility;
 pub mod workload;
 
 /// Simulated time in whole ticks. For SWF traces and the built-in models a tick is one
