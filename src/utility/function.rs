@@ -118,7 +118,7 @@ impl UtilityFunction {
     /// linear between points, zero after the last (and before 0, where it is undefined).
     pub fn value(&self, t: f64) -> f64 {
         let p = &self.points;
-        if !(t >= 0.0) {
+        if t.is_nan() || t < 0.0 {
             return 0.0;
         }
         // The first point whose time exceeds t.
