@@ -14,12 +14,12 @@ use serde::Serialize;
 
 use super::bias::{BiasFit, PredictionQuality};
 use super::sim::{
-    Chooser, Head, MALLEABLE_METRICS, Running, Situation, decide_head, quality_metric, resolve_pending,
+    Chooser, Head, MALLEABLE_METRICS, Running, Situation, decide_head, max_size, quality_metric,
+    resolve_pending, run_time,
 };
 use super::{Allocation, Strategy, simulate};
 use crate::error::{Error, Result};
 use crate::queue_time::{LifetimeFit, UniformLog};
-use crate::speedup::downey_speedup;
 use crate::workload::Jobs;
 
 /// Table 1 of Downey 1997 for one strategy. Savings in seconds.
@@ -78,10 +78,8 @@ pub fn application_centric(jobs: &Jobs, procs: u32, allocation: &Allocation) -> 
         .as_ref()
         .expect("simulate checked the model columns");
     let n = jobs.len();
-    let max_of = |j: usize| (model.avg_parallelism[j].round().max(1.0) as u32).min(procs);
-    let run = |j: usize, size: u32| {
-        model.lifetime[j] / downey_speedup(model.avg_parallelism[j], model.sigma[j], size as f64)
-    };
+    let max_of = |j: usize| max_size(model, j, procs);
+    let run = |j: usize, size: u32| run_time(model, j, size);
     let mut by_end: Vec<usize> = (0..n).collect();
     by_end.sort_by(|&a, &b| avg.end[a].total_cmp(&avg.end[b]));
     let mut finished = 0;

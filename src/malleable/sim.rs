@@ -327,6 +327,16 @@ pub(crate) fn resolve_pending(
     });
 }
 
+/// Job `j`'s largest cluster: round(A), at least 1, at most the machine.
+pub(crate) fn max_size(model: &MalleableColumns, j: usize, procs: u32) -> u32 {
+    (model.avg_parallelism[j].round().max(1.0) as u32).min(procs)
+}
+
+/// Job `j`'s run time on `size` processors: L / S(size).
+pub(crate) fn run_time(model: &MalleableColumns, j: usize, size: u32) -> f64 {
+    model.lifetime[j] / downey_speedup(model.avg_parallelism[j], model.sigma[j], size as f64)
+}
+
 /// What the head sees when it decides.
 pub(crate) struct Situation<'a> {
     pub(crate) now: f64,
@@ -355,8 +365,7 @@ pub(crate) fn decide_head(
     pending: &mut Vec<Pending>,
 ) -> Option<u32> {
     let (now, free, arrived, prompted) = (s.now, s.free, s.arrived, s.prompted);
-    let run =
-        |size: u32| model.lifetime[j] / downey_speedup(model.avg_parallelism[j], model.sigma[j], size as f64);
+    let run = |size: u32| run_time(model, j, size);
     let first = !head.seen;
     head.seen = true;
     let cap = if allocation.lock_in {
@@ -415,18 +424,9 @@ pub(crate) fn decide_head(
             } else if free >= cap {
                 Some(cap)
             } else {
-                let runtime = |size: u32| run(size);
-                let (choice, raw) = chooser.choose(
-                    allocation,
-                    s.fit,
-                    s.correction,
-                    now,
-                    free,
-                    cap,
-                    s.running,
-                    runtime,
-                );
-                if let Some(n) = verdict(allocation, choice, free, cap, runtime) {
+                let (choice, raw) =
+                    chooser.choose(allocation, s.fit, s.correction, now, free, cap, s.running, run);
+                if let Some(n) = verdict(allocation, choice, free, cap, run) {
                     Some(n)
                 } else {
                     head.target = Some(choice.n);
@@ -455,14 +455,8 @@ pub fn simulate(jobs: &Jobs, procs: u32, allocation: &Allocation) -> Result<Mall
         Error::Invalid("malleable strategies need a workload of the Downey model (--model downey)".into())
     })?;
     let n = jobs.len();
-    let max_size: Vec<u32> = model
-        .avg_parallelism
-        .iter()
-        .map(|&a| (a.round().max(1.0) as u32).min(procs))
-        .collect();
-    let run = |j: usize, size: u32| {
-        model.lifetime[j] / downey_speedup(model.avg_parallelism[j], model.sigma[j], size as f64)
-    };
+    let max_size: Vec<u32> = (0..n).map(|j| max_size(model, j, procs)).collect();
+    let run = |j: usize, size: u32| run_time(model, j, size);
     let mut start = vec![f64::NAN; n];
     let mut end = vec![f64::NAN; n];
     let mut size = vec![0u32; n];
