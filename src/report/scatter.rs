@@ -81,24 +81,21 @@ pub fn write_prediction_scatter(path: &Path, pairs: &[(f64, f64)], title: &str) 
         .map_err(|e| failed(e.to_string()))?
         .label("identity")
         .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], BLACK));
-    let red = RGBColor(214, 39, 40);
-    chart
-        .draw_series(LineSeries::new(
-            lines.iter().map(|l| (l.0, l.1)),
-            red.stroke_width(2),
-        ))
-        .map_err(|e| failed(e.to_string()))?
-        .label("mean of each column")
-        .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], red.stroke_width(2)));
-    let green = RGBColor(44, 160, 44);
-    chart
-        .draw_series(LineSeries::new(
-            lines.iter().map(|l| (l.0, l.2)),
-            green.stroke_width(2),
-        ))
-        .map_err(|e| failed(e.to_string()))?
-        .label("median of each column")
-        .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], green.stroke_width(2)));
+    // The per-column mean (red) and median (green) lines.
+    let columns: [(RGBColor, &str, fn(&(f64, f64, f64)) -> f64); 2] = [
+        (RGBColor(214, 39, 40), "mean of each column", |l| l.1),
+        (RGBColor(44, 160, 44), "median of each column", |l| l.2),
+    ];
+    for (color, label, y) in columns {
+        chart
+            .draw_series(LineSeries::new(
+                lines.iter().map(|l| (l.0, y(l))),
+                color.stroke_width(2),
+            ))
+            .map_err(|e| failed(e.to_string()))?
+            .label(label)
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], color.stroke_width(2)));
+    }
     chart
         .configure_series_labels()
         .border_style(BLACK)
