@@ -13,8 +13,11 @@ const COLUMNS: usize = 20;
 /// Columns with fewer points get no mean or median.
 const MIN_PER_COLUMN: usize = 5;
 
+/// A column's centre and the mean and median of its outcomes (log10).
+pub type ColumnLine = (f64, f64, f64);
+
 /// Per column of log10 prediction: (column centre, mean, median) of log10 outcome.
-pub fn column_lines(points: &[(f64, f64)]) -> Vec<(f64, f64, f64)> {
+pub fn column_lines(points: &[(f64, f64)]) -> Vec<ColumnLine> {
     let (lo, hi) = points
         .iter()
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
@@ -82,14 +85,14 @@ pub fn write_prediction_scatter(path: &Path, pairs: &[(f64, f64)], title: &str) 
         .label("identity")
         .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], BLACK));
     // The per-column mean (red) and median (green) lines.
-    let columns: [(RGBColor, &str, fn(&(f64, f64, f64)) -> f64); 2] = [
-        (RGBColor(214, 39, 40), "mean of each column", |l| l.1),
-        (RGBColor(44, 160, 44), "median of each column", |l| l.2),
+    let columns = [
+        (RGBColor(214, 39, 40), "mean of each column", false),
+        (RGBColor(44, 160, 44), "median of each column", true),
     ];
-    for (color, label, y) in columns {
+    for (color, label, median) in columns {
         chart
             .draw_series(LineSeries::new(
-                lines.iter().map(|l| (l.0, y(l))),
+                lines.iter().map(|l| (l.0, if median { l.2 } else { l.1 })),
                 color.stroke_width(2),
             ))
             .map_err(|e| failed(e.to_string()))?
