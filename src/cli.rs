@@ -74,6 +74,9 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Utility functions (Lee & Snavely): augment a trace with synthetic ones.
+    #[command(subcommand)]
+    Utility(UtilityCommand),
     /// Combine the outputs of sharded sweeps into the files a single run would write.
     Merge {
         /// Output folders of the shards (`sweep --shard K/N`).
@@ -113,6 +116,76 @@ struct SweepArgs {
     /// Run a grid larger than the spec's max_cells.
     #[arg(long)]
     yes: bool,
+}
+
+#[derive(Subcommand)]
+enum UtilityCommand {
+    /// Write the trace with a utility function appended to every job line (the paper's SWF
+    /// extension) and its recorded wait times kept.
+    Augment {
+        /// SWF trace (.swf or .swf.gz).
+        path: PathBuf,
+        #[command(flatten)]
+        read: ReadArgs,
+        #[command(flatten)]
+        utility: UtilityArgs,
+        /// Seed of the generator.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Where to write the augmented trace.
+        #[arg(long, value_name = "FILE.swf")]
+        out: PathBuf,
+    },
+}
+
+/// Priorities and synthetic utility functions (see `schedlab::utility::generate`).
+#[derive(Args, Clone)]
+struct UtilityArgs {
+    /// Queue-to-priority map, 0 the highest: sdsc-blue, or queue:priority pairs such as
+    /// 1:0,2:1,*:2. Gives jobs priorities (for prio and ga) and, unless the trace carries
+    /// utility functions, generates them.
+    #[arg(long, value_name = "MAP")]
+    priorities: Option<String>,
+    /// Decay types: mixed, linear, exponential, step, or weights such as 2:1:1.
+    #[arg(long, default_value = "mixed")]
+    decay: String,
+    /// Deadline = max(factor x basis, 10 s).
+    #[arg(long, default_value_t = 2.0)]
+    deadline_factor: f64,
+    /// What the deadline multiplies: the recorded wait, or the recorded turnaround.
+    #[arg(long, default_value = "turnaround", value_parser = ["wait", "turnaround"])]
+    deadline_from: String,
+    /// Intermediate points of linear and exponential functions.
+    #[arg(long, default_value_t = 4)]
+    utility_points: usize,
+    /// Top of the start values, per processor-minute requested (60: one per
+    /// processor-second, which gives aggregate utilities of the paper's magnitude).
+    #[arg(long, default_value_t = 60.0)]
+    globmax: f64,
+    /// Standard deviation of the start values, in priority bins.
+    #[arg(long, default_value_t = 0.5)]
+    utility_sd: f64,
+}
+
+impl UtilityArgs {
+    fn augmentation(&self) -> Result<Option<schedlab::utility::Augmentation>> {
+        let Some(map) = &self.priorities else {
+            return Ok(None);
+        };
+        let model = schedlab::utility::UtilityModel {
+            globmax: self.globmax,
+            sd: self.utility_sd,
+            decay: self.decay.parse().map_err(anyhow::Error::msg)?,
+            deadline_factor: self.deadline_factor,
+            deadline_from: self.deadline_from.parse().map_err(anyhow::Error::msg)?,
+            points: self.utility_points,
+        };
+        model.validate().map_err(anyhow::Error::msg)?;
+        Ok(Some(schedlab::utility::Augmentation {
+            priorities: map.parse().map_err(|e| anyhow::anyhow!("--priorities: {e}"))?,
+            model,
+        }))
+    }
 }
 
 #[derive(Subcommand)]
@@ -167,9 +240,15 @@ struct RunArgs {
     /// sbh-noest(criteria=PX|P|X|*,...,growth=balanced|unbalanced,cap=100000).
     #[arg(long, value_name = "SPEC")]
     predictor: Option<String>,
-    /// Seed of the synthetic model.
+    /// Seed of the synthetic model, the utility generator and the GA.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    #[command(flatten)]
+    utility: UtilityArgs,
+    /// Requested times equal to the runtimes (Lee & Snavely's Table 2); the utility
+    /// functions are generated from the original requests first.
+    #[arg(long)]
+    exact_estimates: bool,
     /// Write one CSV row per job: times, wait, bsld, predictions and their accuracy, and
     /// every prediction the job had (see README).
     #[arg(long, value_name = "FILE.csv")]
@@ -223,6 +302,13 @@ pub fn run() -> Result<()> {
             let exports = PairExports { pairs_out, scatter };
             malleable(&strategy, &params, seed, application, &exports, json)
         }
+        Command::Utility(UtilityCommand::Augment {
+            path,
+            read,
+            utility,
+            seed,
+            out,
+        }) => augment(path, read, utility, seed, out),
         Command::Merge { shards, out } => {
             let plan = schedlab::sweep::merge::merge(&shards, &out)?;
             eprintln!(
@@ -268,7 +354,14 @@ fn run_one(args: RunArgs) -> Result<()> {
         }
     };
     let t0 = Instant::now();
-    let workload = workload_spec(&args)?.load(args.seed)?;
+    let mut workload = workload_spec(&args)?.load(args.seed)?;
+    if let Some(a) = args.utility.augmentation()? {
+        a.apply(&mut workload.jobs, args.seed)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", workload.name))?;
+    }
+    if args.exact_estimates {
+        schedlab::utility::exact_estimates(&mut workload.jobs);
+    }
     let loaded = t0.elapsed();
     let mut engine = Engine::new()
         .with_validation(args.validate || cfg!(debug_assertions))
@@ -329,6 +422,37 @@ fn run_one(args: RunArgs) -> Result<()> {
     Ok(())
 }
 
+fn augment(path: PathBuf, read: ReadArgs, utility: UtilityArgs, seed: u64, out: PathBuf) -> Result<()> {
+    let augmentation = utility
+        .augmentation()?
+        .context("--priorities is required: the generator needs each job's priority")?;
+    let mut workload = schedlab::workload::swf::read_swf(&path, &read.swf_options())?;
+    anyhow::ensure!(
+        workload.jobs.utility.is_none(),
+        "{}: already carries utility functions",
+        path.display()
+    );
+    augmentation
+        .apply(&mut workload.jobs, seed)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let m = &augmentation.model;
+    let note = format!(
+        "utility functions by schedlab: priorities {}, decay {}, deadline max({} x recorded {}, 10 s), \
+         {} intermediate points, globmax {}, sd {} bins, seed {seed}",
+        augmentation.priorities, m.decay, m.deadline_factor, m.deadline_from, m.points, m.globmax, m.sd
+    );
+    let starts = schedlab::workload::swf::recorded_starts(&workload.jobs);
+    write_atomically(&out, |w| write_swf(w, &workload, &starts, &note))?;
+    eprintln!(
+        "wrote {} jobs with utility functions to {} ({} skipped{})",
+        workload.jobs.len(),
+        out.display(),
+        workload.skipped.total(),
+        skip_detail(&workload.skipped)
+    );
+    Ok(())
+}
+
 fn print_summary(out: &mut impl Write, w: &Workload, kind: SchedulerKind, s: &Summary) -> io::Result<()> {
     writeln!(out, "workload     {} ({} procs)", w.name, w.procs)?;
     writeln!(out, "scheduler    {kind}")?;
@@ -352,7 +476,21 @@ fn print_summary(out: &mut impl Write, w: &Workload, kind: SchedulerKind, s: &Su
     row(out, "wait", s.mean_wait, &s.wait, " s")?;
     row(out, "response", s.mean_response, &s.response, " s")?;
     row(out, "bsld", s.mean_bsld, &s.bsld, "")?;
-    writeln!(out, "expansion    mean {:.3}", s.mean_expansion)?;
+    row(out, "expansion", s.mean_expansion, &s.expansion, "")?;
+    if let Some(u) = &s.utility {
+        writeln!(
+            out,
+            "utility      aggregate {:.4e} of {:.4e} at once; % of start value earned, best first: \
+             p25 {:.2}  p50 {:.2}  p75 {:.2}  p98 {:.2}  p100 {:.2}",
+            u.aggregate_utility,
+            u.total_start_value,
+            u.earned.p25,
+            u.earned.p50,
+            u.earned.p75,
+            u.earned.p98,
+            u.earned.p100
+        )?;
+    }
     writeln!(out, "utilization  {:.4}", s.utilization)?;
     writeln!(out, "makespan     {} s", s.makespan)?;
     writeln!(

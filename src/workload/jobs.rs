@@ -47,6 +47,10 @@ pub struct Jobs {
     pub queue: Vec<i32>,
     pub partition: Vec<i32>,
     pub status: Vec<i8>,
+    /// Wait time the trace recorded (field 3, -1 unknown): not used by the simulation,
+    /// which computes its own, but by models built on the original schedule (the utility
+    /// deadlines of Lee & Snavely).
+    pub recorded_wait: Vec<i64>,
     /// Raw SWF fields kept for round trips: 6, 7, 8, 9, 10, 17, 18. Narrow types keep a
     /// 250k-job log well under 64 MiB; values that do not fit are stored as -1 (unknown).
     pub avg_cpu: Vec<f32>,
@@ -58,6 +62,12 @@ pub struct Jobs {
     pub think_time: Vec<i32>,
     /// Model fields; empty for traces.
     pub malleable: Option<MalleableColumns>,
+    /// Priority of each job, 0 the highest (from the queue field through a
+    /// [`crate::utility::PriorityMap`]); `None` until a map is applied.
+    pub priority: Option<Vec<u16>>,
+    /// Utility of each job's turnaround (Lee & Snavely), from the SWF extension or the
+    /// synthetic generator; `None` for plain traces.
+    pub utility: Option<Vec<crate::utility::UtilityFunction>>,
 }
 
 /// One job as a plain record, used to build a [`Jobs`] table row by row.
@@ -74,6 +84,7 @@ pub struct JobRecord {
     pub queue: i32,
     pub partition: i32,
     pub status: i8,
+    pub recorded_wait: i64,
     pub avg_cpu: f32,
     pub used_memory: i64,
     pub requested_procs: i32,
@@ -98,6 +109,7 @@ impl JobRecord {
             queue: -1,
             partition: -1,
             status: -1,
+            recorded_wait: -1,
             avg_cpu: -1.0,
             used_memory: -1,
             requested_procs: -1,
@@ -123,6 +135,7 @@ impl Jobs {
             queue: Vec::with_capacity(n),
             partition: Vec::with_capacity(n),
             status: Vec::with_capacity(n),
+            recorded_wait: Vec::with_capacity(n),
             avg_cpu: Vec::with_capacity(n),
             used_memory: Vec::with_capacity(n),
             requested_procs: Vec::with_capacity(n),
@@ -131,6 +144,8 @@ impl Jobs {
             preceding_job: Vec::with_capacity(n),
             think_time: Vec::with_capacity(n),
             malleable: None,
+            priority: None,
+            utility: None,
         }
     }
 
@@ -161,6 +176,7 @@ impl Jobs {
         self.queue.reserve_exact(additional);
         self.partition.reserve_exact(additional);
         self.status.reserve_exact(additional);
+        self.recorded_wait.reserve_exact(additional);
         self.avg_cpu.reserve_exact(additional);
         self.used_memory.reserve_exact(additional);
         self.requested_procs.reserve_exact(additional);
@@ -182,6 +198,7 @@ impl Jobs {
         self.queue.push(r.queue);
         self.partition.push(r.partition);
         self.status.push(r.status);
+        self.recorded_wait.push(r.recorded_wait);
         self.avg_cpu.push(r.avg_cpu);
         self.used_memory.push(r.used_memory);
         self.requested_procs.push(r.requested_procs);
@@ -209,11 +226,11 @@ impl Jobs {
         }
         let mut order: Vec<u32> = (0..self.len() as u32).collect();
         order.sort_by_key(|&i| self.submit[i as usize]);
-        fn permute<T: Copy>(column: &mut Vec<T>, order: &[u32]) {
+        fn permute<T: Clone>(column: &mut Vec<T>, order: &[u32]) {
             if column.is_empty() {
                 return;
             }
-            *column = order.iter().map(|&i| column[i as usize]).collect();
+            *column = order.iter().map(|&i| column[i as usize].clone()).collect();
         }
         permute(&mut self.swf_id, &order);
         permute(&mut self.submit, &order);
@@ -226,6 +243,7 @@ impl Jobs {
         permute(&mut self.queue, &order);
         permute(&mut self.partition, &order);
         permute(&mut self.status, &order);
+        permute(&mut self.recorded_wait, &order);
         permute(&mut self.avg_cpu, &order);
         permute(&mut self.used_memory, &order);
         permute(&mut self.requested_procs, &order);
@@ -237,6 +255,12 @@ impl Jobs {
             permute(&mut m.lifetime, &order);
             permute(&mut m.avg_parallelism, &order);
             permute(&mut m.sigma, &order);
+        }
+        if let Some(p) = &mut self.priority {
+            permute(p, &order);
+        }
+        if let Some(u) = &mut self.utility {
+            permute(u, &order);
         }
     }
 }

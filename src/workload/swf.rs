@@ -9,6 +9,11 @@
 //! runtime < 0, submit < 0, procs > machine size. Machine size = `--procs` if given, else the
 //! header's MaxProcs, else MaxNodes. Field 6 (average CPU time) may be fractional; every
 //! other field must be an integer.
+//!
+//! Utility extension (Lee & Snavely, section 4.1): a job line may carry its utility function
+//! after the 18 fields as `time value time value ...` (see [`crate::utility`]). Either every
+//! job line of a file has them or none does; a trace read with them writes them back, so an
+//! augmented trace round-trips.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -108,6 +113,9 @@ pub fn parse_swf<R: BufRead>(mut reader: R, path: &Path, options: &SwfOptions) -
     let mut not_selected = 0u64;
     let mut jobs = Jobs::default();
     let mut machine: Option<u32> = None;
+    let mut utility: Vec<crate::utility::UtilityFunction> = Vec::new();
+    // Whether job lines carry utility tuples, fixed by the first job line.
+    let mut augmented: Option<bool> = None;
     let mut line = String::with_capacity(256);
     let mut line_no = 0usize;
     let swf_error = |line: usize, message: String| Error::Swf {
@@ -135,7 +143,11 @@ pub fn parse_swf<R: BufRead>(mut reader: R, path: &Path, options: &SwfOptions) -
             header.absorb(comment.trim());
             continue;
         }
-        let parsed = match parse_fields(text) {
+        let parsed = parse_fields(text).and_then(|(fields, cpu, tail)| {
+            let function = parse_utility(tail, &mut augmented)?;
+            Ok(((fields, cpu), function))
+        });
+        let (parsed, function) = match parsed {
             Ok(parsed) => parsed,
             Err(_) if options.lenient => {
                 skipped.malformed += 1;
@@ -183,6 +195,7 @@ pub fn parse_swf<R: BufRead>(mut reader: R, path: &Path, options: &SwfOptions) -
             }
         };
         jobs.push(&record);
+        utility.extend(function);
         if options.selection.first.is_some_and(|n| jobs.len() >= n) {
             break;
         }
@@ -198,6 +211,9 @@ pub fn parse_swf<R: BufRead>(mut reader: R, path: &Path, options: &SwfOptions) -
                 message: "machine size unknown: the header has no MaxProcs or MaxNodes; pass --procs".into(),
             })?,
     };
+    if augmented == Some(true) {
+        jobs.utility = Some(utility);
+    }
     jobs.sort_by_submit();
     Ok(Workload {
         name: path
@@ -216,15 +232,22 @@ pub fn parse_swf<R: BufRead>(mut reader: R, path: &Path, options: &SwfOptions) -
 /// exact values travel beside them).
 type Fields = [i64; 18];
 
-fn parse_fields(text: &str) -> Result<(Fields, f64), String> {
+/// The 18 fields, the exact average CPU time, and the text after field 18 (empty for a
+/// plain SWF line).
+fn parse_fields(text: &str) -> Result<(Fields, f64, &str), String> {
     let mut fields = [0i64; 18];
     let mut fractional = 0f64;
     let mut count = 0usize;
-    for token in text.split_ascii_whitespace() {
-        count += 1;
-        if count > 18 {
-            continue;
+    let mut rest = text;
+    while count < 18 {
+        rest = rest.trim_start();
+        if rest.is_empty() {
+            break;
         }
+        let end = rest.find(|c: char| c.is_ascii_whitespace()).unwrap_or(rest.len());
+        let token = &rest[..end];
+        rest = &rest[end..];
+        count += 1;
         let field = count;
         if field == FRACTIONAL_FIELD {
             let v: f64 = token
@@ -251,7 +274,29 @@ fn parse_fields(text: &str) -> Result<(Fields, f64), String> {
     if count != 18 {
         return Err(format!("expected 18 fields, found {count}"));
     }
-    Ok((fields, fractional))
+    Ok((fields, fractional, rest.trim()))
+}
+
+/// The utility function after field 18, checking that job lines agree on having one.
+fn parse_utility(
+    tail: &str,
+    augmented: &mut Option<bool>,
+) -> Result<Option<crate::utility::UtilityFunction>, String> {
+    let has = !tail.is_empty();
+    match *augmented.get_or_insert(has) {
+        true if !has => Err(
+            "no utility tuples after field 18, but the first job line has them \
+             (an augmented trace gives every job its function)"
+                .into(),
+        ),
+        false if has => Err("fields after field 18, but the first job line has none \
+             (expected 18 fields, or utility tuples on every job line)"
+            .into()),
+        false => Ok(None),
+        true => crate::utility::UtilityFunction::parse_tokens(tail.split_ascii_whitespace())
+            .map(Some)
+            .map_err(|e| format!("utility tuples after field 18: {e}")),
+    }
 }
 
 enum Skip {
@@ -290,6 +335,7 @@ fn job_from_fields((f, cpu): &(Fields, f64), machine: u32) -> Result<JobRecord, 
         queue: narrow(f[14]),
         partition: narrow(f[15]),
         status: f[10].clamp(-1, i8::MAX as i64) as i8,
+        recorded_wait: f[2],
         avg_cpu: *cpu as f32,
         used_memory: f[6],
         requested_procs: narrow(f[7]),
@@ -301,8 +347,9 @@ fn job_from_fields((f, cpu): &(Fields, f64), machine: u32) -> Result<JobRecord, 
 }
 
 /// Writes a simulated schedule as SWF: every job with its simulated wait (f3) and runtime
-/// (f4), the processors it used (f5) and every other field as read. Jobs are written in
-/// arrival order. `start[j]` is the simulated start of job `j`.
+/// (f4), the processors it used (f5) and every other field as read, then its utility
+/// tuples if the jobs have them. Jobs are written in arrival order. `start[j]` is the
+/// simulated start of job `j`; [`recorded_starts`] rewrites the trace's own schedule.
 pub fn write_swf<W: Write>(
     mut out: W,
     workload: &Workload,
@@ -311,11 +358,7 @@ pub fn write_swf<W: Write>(
 ) -> std::io::Result<()> {
     let jobs = &workload.jobs;
     writeln!(out, "; Version: 2.2")?;
-    writeln!(
-        out,
-        "; Note: schedule simulated by schedlab {}",
-        env!("CARGO_PKG_VERSION")
-    )?;
+    writeln!(out, "; Note: written by schedlab {}", env!("CARGO_PKG_VERSION"))?;
     if !note.is_empty() {
         writeln!(out, "; Note: {note}")?;
     }
@@ -330,7 +373,7 @@ pub fn write_swf<W: Write>(
     writeln!(out, "; MaxRecords: {}", jobs.len())?;
     writeln!(out, "; MaxProcs: {}", workload.procs)?;
     for j in 0..jobs.len() {
-        writeln!(
+        write!(
             out,
             "{} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {}",
             jobs.swf_id[j],
@@ -352,8 +395,22 @@ pub fn write_swf<W: Write>(
             jobs.preceding_job[j],
             jobs.think_time[j],
         )?;
+        match &jobs.utility {
+            Some(u) => writeln!(out, " {}", u[j])?,
+            None => writeln!(out)?,
+        }
     }
     out.flush()
+}
+
+/// Start times that make [`write_swf`] reproduce the wait times the trace recorded (-1,
+/// unknown, stays -1).
+pub fn recorded_starts(jobs: &Jobs) -> Vec<Time> {
+    jobs.submit
+        .iter()
+        .zip(&jobs.recorded_wait)
+        .map(|(&s, &w)| s + w)
+        .collect()
 }
 
 /// Convenience for tests and examples: parse SWF text held in memory.
