@@ -232,9 +232,11 @@ struct RunArgs {
     params: Vec<(String, String)>,
     #[command(flatten)]
     read: ReadArgs,
-    /// Scheduling policy.
-    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(SchedulerKind::NAMES))]
-    scheduler: String,
+    /// Scheduling policy: fcfs, easy, sjbf, conservative, easy-pred, prio (Priority-FIFO,
+    /// needs --priorities) or ga (needs utility functions: --priorities or an augmented
+    /// trace), also ga(population=20,generations=100,mutation=10).
+    #[arg(long, value_parser = |s: &str| s.parse::<SchedulerKind>())]
+    scheduler: SchedulerKind,
     /// Runtime predictor for sjbf and easy-pred: perfect, estimate (default), constant(c=1),
     /// ruh(k=3,stat=median,prop=false), sbh(criteria=PE|P|E|*,search=dfs,depth=unlimited,prop=true,think=1200),
     /// sbh-noest(criteria=PX|P|X|*,...,growth=balanced|unbalanced,cap=100000).
@@ -344,7 +346,7 @@ fn workload_spec(args: &RunArgs) -> Result<WorkloadSpec> {
 }
 
 fn run_one(args: RunArgs) -> Result<()> {
-    let kind: SchedulerKind = args.scheduler.parse().map_err(anyhow::Error::msg)?;
+    let kind = args.scheduler;
     let predictor: Option<PredictorKind> = match &args.predictor {
         None => None,
         Some(spec) => {
@@ -362,13 +364,27 @@ fn run_one(args: RunArgs) -> Result<()> {
     if args.exact_estimates {
         schedlab::utility::exact_estimates(&mut workload.jobs);
     }
+    anyhow::ensure!(
+        kind != SchedulerKind::Prio || workload.jobs.priority.is_some(),
+        "scheduler prio needs job priorities: give --priorities MAP (e.g. sdsc-blue)"
+    );
+    anyhow::ensure!(
+        !matches!(kind, SchedulerKind::Ga(_)) || workload.jobs.utility.is_some(),
+        "scheduler ga needs utility functions: give --priorities MAP to generate them, or an augmented trace"
+    );
     let loaded = t0.elapsed();
     let mut engine = Engine::new()
         .with_validation(args.validate || cfg!(debug_assertions))
         .with_prediction_history(args.jobs_out.is_some());
     let mut scheduler = kind.build();
+    scheduler.set_seed(args.seed);
     let t1 = Instant::now();
-    let outcome = scheduler.run_window(&mut engine, &workload.jobs, workload.procs, predictor, None);
+    // On a rayon worker, so that the GA's parallel fitness evaluations fork there instead of
+    // entering the pool from outside once per generation.
+    let (outcome, ()) = rayon::join(
+        || scheduler.run_window(&mut engine, &workload.jobs, workload.procs, predictor, None),
+        || (),
+    );
     let simulated = t1.elapsed();
     let all = 0..workload.jobs.len();
     let summary = Summary::of_outcome(&workload.jobs, workload.procs, &outcome, all, &workload.skipped);

@@ -88,8 +88,18 @@ fn naive(jobs: &Jobs, procs: u32, kind: SchedulerKind, constant: Option<Time>) -
             queue.push(arrived);
             arrived += 1;
         }
+        if kind == SchedulerKind::Prio {
+            // Priority-FIFO: EASY over the queue in (priority, arrival) order.
+            let priority = jobs.priority.as_ref().expect("prio needs priorities");
+            queue.sort_by_key(|&j| (priority[j], j));
+        }
         match kind {
-            SchedulerKind::Fcfs | SchedulerKind::Easy | SchedulerKind::EasyPred | SchedulerKind::Sjbf => {
+            SchedulerKind::Ga(_) => unreachable!("the GA is checked against EASY in tests/lee_snavely.rs"),
+            SchedulerKind::Fcfs
+            | SchedulerKind::Easy
+            | SchedulerKind::EasyPred
+            | SchedulerKind::Sjbf
+            | SchedulerKind::Prio => {
                 while let Some(&h) = queue.first() {
                     if jobs.procs[h] as i64 > free {
                         break;
@@ -215,6 +225,19 @@ proptest! {
             let got = kind.build().run(&mut engine, &jobs, procs).start.to_vec();
             prop_assert_eq!(got, expected, "{}", kind);
         }
+    }
+
+    /// Priority-FIFO with random priorities: the reference's EASY over the queue sorted by
+    /// (priority, arrival).
+    #[test]
+    fn prio_matches_the_naive_reference((procs, mut jobs) in workload(), seed in 0u64..1_000_000) {
+        let priority: Vec<u16> = (0..jobs.len() as u64)
+            .map(|j| (schedlab::sweep::spec::mix64(seed ^ j) % 3) as u16)
+            .collect();
+        jobs.priority = Some(priority);
+        let expected = naive(&jobs, procs, SchedulerKind::Prio, None);
+        let got = SchedulerKind::Prio.build().run(&mut Engine::new().with_validation(true), &jobs, procs).start.to_vec();
+        prop_assert_eq!(got, expected);
     }
 
     /// Predictions that change while jobs run (each deadline miss moves a shadow and may

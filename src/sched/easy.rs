@@ -42,22 +42,22 @@ const NO_SHADOW: Time = Time::MAX;
 /// A waiting job with what the backfill test reads, kept inline so the scan touches one
 /// array. The prediction of a waiting job does not change while it waits.
 #[derive(Clone, Copy, Debug)]
-struct Waiting {
-    prediction: Time,
-    job: JobId,
-    procs: u32,
+pub(super) struct Waiting {
+    pub(super) prediction: Time,
+    pub(super) job: JobId,
+    pub(super) procs: u32,
 }
 
 /// `Waiting::procs` of a job that has started: no free count is that large, so a marked
 /// entry is never tried again, and compaction needs no lookup.
-const STARTED: u32 = u32::MAX;
+pub(super) const STARTED: u32 = u32::MAX;
 
 /// The head's reservation as computed at the end of the previous pass.
 #[derive(Clone, Copy, Debug)]
-struct Reservation {
-    head: JobId,
-    shadow: Time,
-    extra: u32,
+pub(super) struct Reservation {
+    pub(super) head: JobId,
+    pub(super) shadow: Time,
+    pub(super) extra: u32,
 }
 
 /// EASY backfilling, or SJBF with [`BackfillOrder::ShortestPrediction`] (see the module docs).
@@ -114,7 +114,7 @@ impl Easy {
     }
 
     /// The head's shadow time and the extra processors at that time. O(running).
-    fn compute_reservation(ctx: &SchedCtx, head: JobId) -> Reservation {
+    pub(super) fn compute_reservation(ctx: &SchedCtx, head: JobId) -> Reservation {
         let need = ctx.procs(head);
         let mut avail = ctx.free();
         let running = ctx.running();
@@ -138,7 +138,7 @@ impl Easy {
     /// Tries `candidates` in order against the reservation, marking those it starts with
     /// `STARTED`; returns how many started. The hot loop of EASY: the free count lives in a
     /// local, and marked entries fail the size test without a branch of their own.
-    fn backfill<'a>(
+    pub(super) fn backfill<'a>(
         ctx: &mut SchedCtx,
         candidates: impl Iterator<Item = &'a mut Waiting>,
         r: &mut Reservation,

@@ -6,10 +6,14 @@
 mod conservative;
 mod easy;
 mod fcfs;
+pub mod ga;
+mod priority;
 
 pub use conservative::Conservative;
 pub use easy::{BackfillOrder, Easy};
 pub use fcfs::Fcfs;
+pub use ga::{Ga, GaParams};
+pub use priority::PriorityFifo;
 
 use std::fmt;
 use std::str::FromStr;
@@ -21,7 +25,8 @@ use crate::workload::Jobs;
 /// The schedulers `--scheduler` accepts. `easy` is the classic baseline and always uses
 /// the user estimates; `sjbf` and `easy-pred` (EASY's arrival order with predictions for
 /// the shadow time and the backfill test) use the chosen runtime predictor. `fcfs` and
-/// `conservative` ignore predictions.
+/// `conservative` ignore predictions. `prio` (Priority-FIFO) needs job priorities and `ga`
+/// (written `ga` or `ga(population=20,generations=100,mutation=10)`) utility functions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum SchedulerKind {
     Fcfs,
@@ -29,9 +34,13 @@ pub enum SchedulerKind {
     Sjbf,
     Conservative,
     EasyPred,
+    Prio,
+    Ga(GaParams),
 }
 
 impl SchedulerKind {
+    /// The schedulers that run on any job table; `prio` and `ga` also need priorities and
+    /// utility functions (see [`crate::utility`]).
     pub const ALL: [SchedulerKind; 5] = [
         SchedulerKind::Fcfs,
         SchedulerKind::Easy,
@@ -40,7 +49,7 @@ impl SchedulerKind {
         SchedulerKind::EasyPred,
     ];
 
-    pub const NAMES: [&'static str; 5] = ["fcfs", "easy", "sjbf", "conservative", "easy-pred"];
+    pub const NAMES: [&'static str; 7] = ["fcfs", "easy", "sjbf", "conservative", "easy-pred", "prio", "ga"];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -49,6 +58,8 @@ impl SchedulerKind {
             SchedulerKind::Sjbf => "sjbf",
             SchedulerKind::Conservative => "conservative",
             SchedulerKind::EasyPred => "easy-pred",
+            SchedulerKind::Prio => "prio",
+            SchedulerKind::Ga(_) => "ga",
         }
     }
 
@@ -80,21 +91,52 @@ impl SchedulerKind {
             }
             SchedulerKind::Sjbf => AnyScheduler::Easy(Easy::new(BackfillOrder::ShortestPrediction)),
             SchedulerKind::Conservative => AnyScheduler::Conservative(Conservative::default()),
+            SchedulerKind::Prio => AnyScheduler::Prio(PriorityFifo::default()),
+            SchedulerKind::Ga(p) => AnyScheduler::Ga(Box::new(Ga::new(p))),
         }
     }
 }
 
 impl fmt::Display for SchedulerKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        match self {
+            SchedulerKind::Ga(p) if *p != GaParams::default() => write!(
+                f,
+                "ga(population={},generations={},mutation={})",
+                p.population, p.generations, p.mutation
+            ),
+            k => f.write_str(k.name()),
+        }
     }
 }
 
 impl FromStr for SchedulerKind {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let s = s.trim();
+        if let Some(args) = s.strip_prefix("ga(").and_then(|r| r.strip_suffix(')')) {
+            let mut p = GaParams::default();
+            for item in args.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+                let bad = || {
+                    format!(
+                        "scheduler '{s}': '{item}' is not KEY=N with KEY population (>= 1), \
+                         generations or mutation (percent, <= 100)"
+                    )
+                };
+                let (k, v) = item.split_once('=').ok_or_else(bad)?;
+                let v: u32 = v.trim().parse().map_err(|_| bad())?;
+                match k.trim() {
+                    "population" if v >= 1 => p.population = v,
+                    "generations" => p.generations = v,
+                    "mutation" if v <= 100 => p.mutation = v,
+                    _ => return Err(bad()),
+                }
+            }
+            return Ok(SchedulerKind::Ga(p));
+        }
         SchedulerKind::ALL
             .into_iter()
+            .chain([SchedulerKind::Prio, SchedulerKind::Ga(GaParams::default())])
             .find(|k| k.name() == s)
             .ok_or_else(|| {
                 format!(
@@ -111,6 +153,8 @@ pub enum AnyScheduler {
     Fcfs(Fcfs),
     Easy(Easy),
     Conservative(Conservative),
+    Prio(PriorityFifo),
+    Ga(Box<Ga>),
 }
 
 impl AnyScheduler {
@@ -140,6 +184,17 @@ impl AnyScheduler {
             (AnyScheduler::Conservative(s), _) => {
                 engine.run_window(jobs, procs, s, &mut UserEstimates, window)
             }
+            (AnyScheduler::Prio(s), _) => engine.run_window(jobs, procs, s, &mut UserEstimates, window),
+            (AnyScheduler::Ga(s), _) => {
+                engine.run_window(jobs, procs, s.as_mut(), &mut UserEstimates, window)
+            }
+        }
+    }
+
+    /// Seeds the scheduler's own random choices (only the GA has any).
+    pub fn set_seed(&mut self, seed: u64) {
+        if let AnyScheduler::Ga(g) = self {
+            g.set_seed(seed);
         }
     }
 }

@@ -1,0 +1,591 @@
+//! The genetic-algorithm scheduler of Lee & Snavely (section 6): at each scheduling point it
+//! evolves an ordering of the waiting queue that maximises aggregate utility, then starts
+//! the jobs that ordering starts now.
+//!
+//! - Fitness of an ordering: the aggregate utility of scheduling the queue in that order by
+//!   EASY backfilling from the current machine state, with every job (running or waiting)
+//!   taking its requested time (its prediction, the estimate): a projection of the future.
+//!   Each job earns u(projected start + requested time - submit).
+//! - Initial population: the seeds sorted by arrival; by priority, then arrival; by current
+//!   utility per node-hour; by absolute current utility (both descending, ties by arrival;
+//!   "current utility" = what the job earns if started now), cut to the population size,
+//!   then random permutations.
+//! - Each generation keeps the fittest ordering (elitism of one) and breeds the rest: two
+//!   parents by binary tournament (the fitter of two drawn at random, ties to the earlier),
+//!   the zipper crossover of section 6 (alternately the next job of each parent not yet in
+//!   the child), and with probability `mutation` percent a swap of two random positions.
+//!   The paper adapted the GA of Russell & Norvig's code, which selects in proportion to
+//!   fitness; aggregate utilities of orderings differ by a few percent, so proportional
+//!   selection barely selects, and the tournament is scale-free.
+//! - Budget: generations, never wall-clock time. Defaults: population 20, 100 generations,
+//!   mutation 10% (the textbook code's rate): 20 + 100 x 19 = 1,920 evaluations a decision.
+//!
+//! Fitness evaluations of a generation run in parallel (rayon), in one chunk of orderings
+//! per thread, each chunk with scratch buffers the GA keeps; they grow to the largest queue
+//! seen and are then reused, so a warm evaluation allocates nothing. Selection, crossover and mutation run on the calling
+//! thread with one seeded generator, so the result is the same for any thread count.
+//!
+//! Passes whose outcome cannot depend on the order are decided without evolving: when no
+//! waiting job fits in the free processors (nothing starts), and when all of them fit
+//! together (all start).
+
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rand_xoshiro::rand_core::{Rng, SeedableRng};
+use rayon::prelude::*;
+
+use crate::Time;
+use crate::sim::{SchedCtx, Scheduler};
+use crate::utility::UtilityFunction;
+use crate::workload::{JobId, Jobs};
+
+/// The GA's parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GaParams {
+    pub population: u32,
+    pub generations: u32,
+    /// Chance that a child gets a swap mutation, percent.
+    pub mutation: u32,
+}
+
+impl Default for GaParams {
+    fn default() -> Self {
+        GaParams {
+            population: 20,
+            generations: 100,
+            mutation: 10,
+        }
+    }
+}
+
+impl GaParams {
+    /// Fitness evaluations of one decision.
+    pub fn evaluations(&self) -> u64 {
+        self.population as u64 + self.generations as u64 * (self.population as u64 - 1)
+    }
+}
+
+/// A waiting job as the projection reads it.
+#[derive(Clone, Copy, Debug)]
+struct Candidate {
+    job: JobId,
+    procs: u32,
+    /// Requested time (the engine's prediction).
+    request: Time,
+    submit: Time,
+}
+
+/// What every evaluation of one decision shares: the machine now and the waiting jobs.
+struct Snapshot<'a> {
+    now: Time,
+    free: u32,
+    /// Running jobs' predicted ends and processors, ascending by end.
+    running: &'a [(Time, u32)],
+    queue: &'a [Candidate],
+    utility: &'a [UtilityFunction],
+}
+
+/// Buffers of the projection, one per parallel chunk of a generation.
+#[derive(Debug, Default)]
+struct Scratch {
+    /// Predicted ends still to come, ascending from `ends_from`.
+    ends: Vec<(Time, u32)>,
+    /// The ordering's jobs not yet started (queue indices), `u32::MAX` once started.
+    pending: Vec<u32>,
+}
+
+impl Snapshot<'_> {
+    /// Aggregate utility of running the queue in `order` (queue indices) by EASY
+    /// backfilling; the jobs that start at `now` are appended to `started_now` if given.
+    fn project(&self, order: &[u32], s: &mut Scratch, mut started_now: Option<&mut Vec<JobId>>) -> f64 {
+        const DONE: u32 = u32::MAX;
+        s.ends.clear();
+        s.ends.extend_from_slice(self.running);
+        s.pending.clear();
+        s.pending.extend_from_slice(order);
+        let mut ends_from = 0;
+        let (mut t, mut free) = (self.now, self.free);
+        let mut front = 0;
+        let mut total = 0.0;
+        let queue = self.queue;
+        let mut start = |i: u32, t: Time, ends: &mut Vec<(Time, u32)>, ends_from: usize| {
+            let c = queue[i as usize];
+            let end = t + c.request;
+            total += self.utility[c.job.index()].value((end - c.submit) as f64);
+            let at = ends_from + ends[ends_from..].partition_point(|e| e.0 <= end);
+            ends.insert(at, (end, c.procs));
+            if t == self.now
+                && let Some(list) = started_now.as_deref_mut()
+            {
+                list.push(c.job);
+            }
+        };
+        loop {
+            // Heads in order while they fit.
+            while front < s.pending.len() {
+                let i = s.pending[front];
+                if i != DONE {
+                    let procs = queue[i as usize].procs;
+                    if procs > free {
+                        break;
+                    }
+                    free -= procs;
+                    start(i, t, &mut s.ends, ends_from);
+                }
+                front += 1;
+            }
+            if front == s.pending.len() {
+                break;
+            }
+            // The blocked head's shadow time and extra processors.
+            let need = queue[s.pending[front] as usize].procs;
+            let mut avail = free;
+            let mut k = ends_from;
+            while avail < need {
+                avail += s.ends[k].1;
+                k += 1;
+            }
+            let shadow = s.ends[k - 1].0;
+            while k < s.ends.len() && s.ends[k].0 == shadow {
+                avail += s.ends[k].1;
+                k += 1;
+            }
+            let mut extra = avail - need;
+            // Backfill the rest in order.
+            for p in front + 1..s.pending.len() {
+                if free == 0 {
+                    break;
+                }
+                let i = s.pending[p];
+                if i == DONE {
+                    continue;
+                }
+                let c = queue[i as usize];
+                if c.procs > free {
+                    continue;
+                }
+                if t + c.request <= shadow {
+                } else if c.procs <= extra {
+                    extra -= c.procs;
+                } else {
+                    continue;
+                }
+                free -= c.procs;
+                start(i, t, &mut s.ends, ends_from);
+                s.pending[p] = DONE;
+            }
+            // Next instant at which processors free up.
+            let next = s.ends[ends_from].0;
+            t = t.max(next);
+            while ends_from < s.ends.len() && s.ends[ends_from].0 <= t {
+                free += s.ends[ends_from].1;
+                ends_from += 1;
+            }
+        }
+        total
+    }
+}
+
+/// The GA scheduler (module docs).
+#[derive(Debug)]
+pub struct Ga {
+    params: GaParams,
+    seed: u64,
+    rng: Xoshiro256PlusPlus,
+    /// Waiting jobs in arrival order.
+    queue: Vec<JobId>,
+    /// Populations as flat rows of `queue.len()` queue indices.
+    population: Vec<u32>,
+    next: Vec<u32>,
+    fitness: Vec<f64>,
+    next_fitness: Vec<f64>,
+    /// Crossover scratch: which queue indices the child holds.
+    taken: Vec<bool>,
+    /// Seed-ordering keys.
+    keys: Vec<(f64, u32)>,
+    started: Vec<JobId>,
+    /// Projection buffers, one per chunk a generation is split into.
+    scratch: Vec<Scratch>,
+    /// Snapshot buffers, kept between decisions.
+    running: Vec<(Time, u32)>,
+    candidates: Vec<Candidate>,
+    /// Decisions evolved, and passes decided without evolving, in this run.
+    pub decisions: u64,
+    pub shortcuts: u64,
+}
+
+impl Ga {
+    pub fn new(params: GaParams) -> Self {
+        assert!(params.population >= 1, "the GA needs a population of at least 1");
+        Ga {
+            params,
+            seed: 0,
+            rng: Xoshiro256PlusPlus::seed_from_u64(0),
+            queue: Vec::new(),
+            population: Vec::new(),
+            next: Vec::new(),
+            fitness: Vec::new(),
+            next_fitness: Vec::new(),
+            taken: Vec::new(),
+            keys: Vec::new(),
+            started: Vec::new(),
+            running: Vec::new(),
+            candidates: Vec::new(),
+            scratch: Vec::new(),
+            decisions: 0,
+            shortcuts: 0,
+        }
+    }
+
+    pub fn params(&self) -> GaParams {
+        self.params
+    }
+
+    /// Seeds the GA's random choices for the next runs (each run restarts from it).
+    pub fn set_seed(&mut self, seed: u64) {
+        self.seed = seed;
+    }
+
+    /// Uniform index below `n`.
+    fn below(&mut self, n: usize) -> usize {
+        ((self.rng.next_u64() as u128 * n as u128) >> 64) as usize
+    }
+
+    /// Evaluates rows `from..` of `population` into `fitness`: one chunk of rows per rayon
+    /// thread, each with its own scratch, which the GA keeps (so a warm run allocates
+    /// nothing). Each row's fitness depends on that row alone, so the chunking does not
+    /// change the result.
+    fn evaluate(
+        snapshot: &Snapshot,
+        population: &[u32],
+        fitness: &mut [f64],
+        from: usize,
+        scratch: &mut Vec<Scratch>,
+    ) {
+        let q = snapshot.queue.len();
+        let rows = fitness.len() - from;
+        if rows == 0 {
+            return;
+        }
+        let chunks = rayon::current_num_threads().clamp(1, rows);
+        if scratch.len() < chunks {
+            scratch.resize_with(chunks, Scratch::default);
+        }
+        let per_chunk = rows.div_ceil(chunks);
+        fitness[from..]
+            .par_chunks_mut(per_chunk)
+            .zip(population[from * q..].par_chunks(per_chunk * q))
+            .zip(scratch.par_iter_mut())
+            .for_each(|((f, orders), s)| {
+                for (f, order) in f.iter_mut().zip(orders.chunks(q)) {
+                    *f = snapshot.project(order, s, None);
+                }
+            });
+    }
+
+    /// The fitter of two random rows (ties to the lower index).
+    fn tournament(&mut self, fitness: &[f64]) -> usize {
+        let (a, b) = (self.below(fitness.len()), self.below(fitness.len()));
+        let (a, b) = (a.min(b), a.max(b));
+        if fitness[b] > fitness[a] { b } else { a }
+    }
+
+    /// Evolves an ordering for the current queue and returns the best row's index.
+    fn evolve(&mut self, snapshot: &Snapshot, priority: Option<&[u16]>) -> usize {
+        let q = self.queue.len();
+        let pop = self.params.population as usize;
+        self.population.clear();
+        self.population.reserve(pop * q);
+        // Seeds: arrival; priority then arrival; current utility per node-hour; current utility.
+        let now = snapshot.now;
+        let current =
+            |c: &Candidate| snapshot.utility[c.job.index()].value((now + c.request - c.submit) as f64);
+        for seed in 0..pop.min(4) {
+            self.keys.clear();
+            for (i, c) in snapshot.queue.iter().enumerate() {
+                let key = match seed {
+                    0 => 0.0,
+                    1 => priority.map_or(0.0, |p| p[c.job.index()] as f64),
+                    2 => -current(c) / (c.procs as f64 * c.request as f64 / 3600.0),
+                    _ => -current(c),
+                };
+                self.keys.push((key, i as u32));
+            }
+            self.keys.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            self.population.extend(self.keys.iter().map(|k| k.1));
+        }
+        for _ in pop.min(4)..pop {
+            let row = self.population.len();
+            self.population.extend(0..q as u32);
+            for i in (1..q).rev() {
+                let j = self.below(i + 1);
+                self.population.swap(row + i, row + j);
+            }
+        }
+        self.fitness.clear();
+        self.fitness.resize(pop, 0.0);
+        Self::evaluate(
+            snapshot,
+            &self.population,
+            &mut self.fitness,
+            0,
+            &mut self.scratch,
+        );
+        self.taken.clear();
+        self.taken.resize(q, false);
+        for _ in 0..self.params.generations {
+            let best = argmax(&self.fitness);
+            self.next.clear();
+            self.next
+                .extend_from_slice(&self.population[best * q..(best + 1) * q]);
+            self.next_fitness.clear();
+            self.next_fitness.push(self.fitness[best]);
+            let fitness = std::mem::take(&mut self.fitness);
+            for _ in 1..pop {
+                let a = self.tournament(&fitness);
+                let b = self.tournament(&fitness);
+                let row = self.next.len();
+                zipper(
+                    &self.population[a * q..(a + 1) * q],
+                    &self.population[b * q..(b + 1) * q],
+                    &mut self.taken,
+                    &mut self.next,
+                );
+                if q > 1 && self.below(100) < self.params.mutation as usize {
+                    let (i, j) = (self.below(q), self.below(q));
+                    self.next.swap(row + i, row + j);
+                }
+                self.next_fitness.push(0.0);
+            }
+            self.fitness = fitness;
+            Self::evaluate(snapshot, &self.next, &mut self.next_fitness, 1, &mut self.scratch);
+            std::mem::swap(&mut self.population, &mut self.next);
+            std::mem::swap(&mut self.fitness, &mut self.next_fitness);
+        }
+        argmax(&self.fitness)
+    }
+}
+
+/// Index of the largest value, the first of equals.
+fn argmax(values: &[f64]) -> usize {
+    let mut best = 0;
+    for (i, &v) in values.iter().enumerate() {
+        if v > values[best] {
+            best = i;
+        }
+    }
+    best
+}
+
+/// The zipper crossover (Lee & Snavely, section 6): the child takes the first job of
+/// parent `a`, then the first of `b`, and so on alternately, each time passing over jobs
+/// the child already holds. Appends the child to `out`; `taken` is all false on entry and
+/// on return.
+pub fn zipper(a: &[u32], b: &[u32], taken: &mut [bool], out: &mut Vec<u32>) {
+    let q = a.len();
+    let from = out.len();
+    let (mut ia, mut ib) = (0, 0);
+    for k in 0..q {
+        let (parent, cursor) = if k % 2 == 0 { (a, &mut ia) } else { (b, &mut ib) };
+        while taken[parent[*cursor] as usize] {
+            *cursor += 1;
+        }
+        let job = parent[*cursor];
+        taken[job as usize] = true;
+        out.push(job);
+        *cursor += 1;
+    }
+    for &job in &out[from..] {
+        taken[job as usize] = false;
+    }
+}
+
+impl Scheduler for Ga {
+    fn reset(&mut self, jobs: &Jobs, _procs: u32) {
+        assert!(
+            jobs.utility.is_some(),
+            "ga needs utility functions: give a priority map (--priorities or `priorities`) or an augmented trace"
+        );
+        self.rng = Xoshiro256PlusPlus::seed_from_u64(self.seed);
+        self.queue.clear();
+        self.decisions = 0;
+        self.shortcuts = 0;
+    }
+
+    fn on_arrival(&mut self, job: JobId, _ctx: &SchedCtx) {
+        self.queue.push(job);
+    }
+
+    fn schedule(&mut self, ctx: &mut SchedCtx) {
+        if self.queue.is_empty() {
+            return;
+        }
+        let free = ctx.free();
+        let (mut fits, mut sum) = (false, 0u64);
+        for &j in &self.queue {
+            let p = ctx.procs(j);
+            fits |= p <= free;
+            sum += p as u64;
+        }
+        if !fits {
+            self.shortcuts += 1;
+            return;
+        }
+        if sum <= free as u64 {
+            self.shortcuts += 1;
+            for &j in &self.queue {
+                ctx.start(j);
+            }
+            self.queue.clear();
+            return;
+        }
+        self.decisions += 1;
+        let jobs = ctx.jobs();
+        let (mut running, mut candidates) = (
+            std::mem::take(&mut self.running),
+            std::mem::take(&mut self.candidates),
+        );
+        running.clear();
+        running.extend(ctx.running().iter().map(|r| (r.predicted_end, r.procs)));
+        candidates.clear();
+        candidates.extend(self.queue.iter().map(|&job| Candidate {
+            job,
+            procs: ctx.procs(job),
+            request: ctx.prediction(job),
+            submit: jobs.submit[job.index()],
+        }));
+        let snapshot = Snapshot {
+            now: ctx.now(),
+            free,
+            running: &running,
+            queue: &candidates,
+            utility: jobs.utility.as_deref().expect("checked at reset"),
+        };
+        let best = self.evolve(&snapshot, jobs.priority.as_deref());
+        let q = self.queue.len();
+        let mut started = std::mem::take(&mut self.started);
+        started.clear();
+        if self.scratch.is_empty() {
+            self.scratch.push(Scratch::default());
+        }
+        snapshot.project(
+            &self.population[best * q..(best + 1) * q],
+            &mut self.scratch[0],
+            Some(&mut started),
+        );
+        (self.running, self.candidates) = (running, candidates);
+        for &j in &started {
+            ctx.start(j);
+        }
+        self.queue.retain(|&j| ctx.start_time(j).is_none());
+        self.started = started;
+    }
+
+    fn waiting(&self) -> usize {
+        self.queue.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zipper_by_hand() {
+        let mut taken = vec![false; 5];
+        let mut child = Vec::new();
+        zipper(&[0, 1, 2, 3, 4], &[4, 3, 2, 1, 0], &mut taken, &mut child);
+        assert_eq!(child, [0, 4, 1, 3, 2]);
+        // Duplicates are passed over in each parent.
+        child.clear();
+        zipper(&[2, 0, 1, 3, 4], &[2, 1, 0, 4, 3], &mut taken, &mut child);
+        assert_eq!(child, [2, 1, 0, 4, 3]);
+        assert!(taken.iter().all(|&t| !t));
+    }
+
+    #[test]
+    fn every_row_stays_a_permutation_under_crossover_and_mutation() {
+        let utility = vec![UtilityFunction::new(vec![(0.0, 10.0), (1000.0, 0.0)]).unwrap(); 30];
+        let queue: Vec<Candidate> = (0..30)
+            .map(|i| Candidate {
+                job: JobId(i),
+                procs: 1 + i % 7,
+                request: 10 + 13 * i as Time,
+                submit: 0,
+            })
+            .collect();
+        let running = [(50, 6), (80, 2)];
+        let snapshot = Snapshot {
+            now: 5,
+            free: 0,
+            running: &running,
+            queue: &queue,
+            utility: &utility,
+        };
+        let mut ga = Ga::new(GaParams {
+            population: 9,
+            generations: 25,
+            mutation: 100,
+        });
+        ga.queue = queue.iter().map(|c| c.job).collect();
+        let best = ga.evolve(&snapshot, None);
+        assert_eq!(ga.population.len(), 9 * 30);
+        for row in ga.population.chunks(30) {
+            let mut sorted = row.to_vec();
+            sorted.sort_unstable();
+            assert_eq!(sorted, (0..30).collect::<Vec<u32>>());
+        }
+        // Elitism: the best of the last generation is at least the best seed.
+        let arrival: Vec<u32> = (0..30).collect();
+        let seed_fitness = snapshot.project(&arrival, &mut Scratch::default(), None);
+        assert!(ga.fitness[best] >= seed_fitness);
+    }
+
+    #[test]
+    fn projection_by_hand() {
+        // 4 processors, 2 free until t = 100. Jobs (procs, request): A (2, 50), B (4, 10),
+        // C (1, 20). Order A, B, C: A starts now (ends 50), B is the head, shadow 100
+        // (extra 0), C cannot backfill (0 + 20 <= 100 but no processor is free). At 50 A
+        // ends: C ends by the shadow (50 + 20 <= 100) and starts; B starts at 100.
+        let utility: Vec<UtilityFunction> = (0..3)
+            .map(|_| UtilityFunction::new(vec![(0.0, 1000.0), (1000.0, 0.0)]).unwrap())
+            .collect();
+        let queue = [
+            Candidate {
+                job: JobId(0),
+                procs: 2,
+                request: 50,
+                submit: 0,
+            },
+            Candidate {
+                job: JobId(1),
+                procs: 4,
+                request: 10,
+                submit: 0,
+            },
+            Candidate {
+                job: JobId(2),
+                procs: 1,
+                request: 20,
+                submit: 0,
+            },
+        ];
+        let snapshot = Snapshot {
+            now: 0,
+            free: 2,
+            running: &[(100, 2)],
+            queue: &queue,
+            utility: &utility,
+        };
+        let mut started = Vec::new();
+        let total = snapshot.project(&[0, 1, 2], &mut Scratch::default(), Some(&mut started));
+        // Turnarounds 50, 110, 70: utilities 950 + 890 + 930.
+        assert_eq!(total, 950.0 + 890.0 + 930.0);
+        assert_eq!(started, [JobId(0)]);
+        // Order B, A, C: B blocks (shadow 100, extra 0); A (2 procs, ends 50 <= 100)
+        // backfills now; C does not fit. A ends at 50, C starts (ends 70 <= 100); B at 100.
+        started.clear();
+        let total = snapshot.project(&[1, 0, 2], &mut Scratch::default(), Some(&mut started));
+        assert_eq!(total, 950.0 + 890.0 + 930.0);
+        assert_eq!(started, [JobId(0)]);
+    }
+}
