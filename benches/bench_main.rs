@@ -6,6 +6,7 @@ mod benchmarks;
 
 criterion_main!(
     benchmarks::engine::benches,
+    benchmarks::ga::benches,
     benchmarks::predict::benches,
     benchmarks::queue_time::benches,
     benchmarks::sweep::benches

@@ -630,3 +630,115 @@ facet = "policy"
     }
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A small hand-made trace: 400 jobs on 64 processors in queues 0-2, with recorded waits.
+fn utility_trace(dir: &Path) -> PathBuf {
+    let mut text = String::from("; MaxProcs: 64\n");
+    for i in 0..400u64 {
+        let submit = i * 97;
+        let runtime = 60 + (i * 7919) % 5000;
+        let procs = 1 << ((i * 31) % 6);
+        let wait = (i * 13) % 900;
+        text.push_str(&format!(
+            "{} {submit} {wait} {runtime} {procs} -1 -1 {procs} {} -1 1 {} 1 1 {} -1 -1 -1\n",
+            i + 1,
+            runtime * 2,
+            i % 17,
+            i % 3
+        ));
+    }
+    let path = dir.join("valued.swf");
+    fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn utility_sweeps_share_functions_within_a_replication_and_any_thread_count() {
+    let dir = temp("utility");
+    utility_trace(&dir);
+    let spec = r#"
+metrics = ["aggregate_utility", "earned_p50", "mean_wait"]
+[run]
+trace = "valued.swf"
+priorities = "0:0,1:1,2:2"
+[axes]
+deadline_factor = [1, 3]
+scheduler = ["easy", "prio", "ga(population=1,generations=0)", "ga(population=6,generations=4)"]
+[replications]
+count = 2
+"#;
+    let plan = plan_from(spec, &dir);
+    run_sweep(&plan, &options(&dir.join("t1"), 1)).unwrap();
+    run_sweep(&plan, &options(&dir.join("t2"), 2)).unwrap();
+    assert_same_outputs(&dir.join("t1"), &dir.join("t2"));
+    let runs = read_runs(&dir.join("t1/runs.csv"), &plan).unwrap();
+    let of = |cell: usize, rep: usize| {
+        runs.iter()
+            .find(|r| r.cell == cell && r.rep == rep)
+            .unwrap()
+            .metrics
+            .clone()
+    };
+    for (first, factor) in [(0, 1), (4, 3)] {
+        for rep in 0..2 {
+            // The GA without evolution is EASY on the same functions.
+            assert_eq!(of(first, rep), of(first + 2, rep), "factor {factor}, rep {rep}");
+        }
+        // Each replication draws new functions.
+        assert_ne!(of(first, 0)[0], of(first, 1)[0]);
+    }
+    // Longer deadlines earn more.
+    assert!(of(4, 0)[0] > of(0, 0)[0]);
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn utility_spec_mistakes_are_named() {
+    let dir = temp("utility-validation");
+    utility_trace(&dir);
+    let base = "metrics = [\"mean_wait\"]\n[run]\ntrace = \"valued.swf\"\n[replications]\ncount = 1\n";
+    let cases: &[(&str, &[&str])] = &[
+        ("scheduler = \"prio\"", &["prio", "needs priorities"]),
+        ("scheduler = \"ga\"", &["ga", "needs utility functions"]),
+        (
+            "scheduler = \"easy\"\ndecay = \"step\"",
+            &["decay", "need priorities"],
+        ),
+        (
+            "scheduler = \"easy\"\npriorities = \"0:0\"\ndecay = \"steep\"",
+            &["decay = 'steep'", "exponential"],
+        ),
+        (
+            "scheduler = \"easy\"\npriorities = \"0:0,x\"",
+            &["priority map", "item 2"],
+        ),
+        ("scheduler = \"ga(population=0)\"", &["population=0"]),
+    ];
+    for (run, needles) in cases {
+        let text = base.replace("[run]\n", &format!("[run]\n{run}\n"));
+        let path = dir.join("bad.toml");
+        fs::write(&path, &text).unwrap();
+        let err = Plan::from_file(&path).expect_err(run).to_string();
+        for needle in *needles {
+            assert!(err.contains(needle), "error for `{run}` lacks '{needle}': {err}");
+        }
+    }
+    // A utility metric needs functions.
+    let text = base
+        .replace("[\"mean_wait\"]", "[\"aggregate_utility\"]")
+        .replace("[run]\n", "[run]\nscheduler = \"easy\"\n");
+    fs::write(dir.join("bad.toml"), &text).unwrap();
+    let err = Plan::from_file(&dir.join("bad.toml")).unwrap_err().to_string();
+    assert!(err.contains("aggregate_utility needs utility functions"), "{err}");
+    // A queue the map does not cover is caught when the trace is read, naming the job.
+    let text = base.replace(
+        "[run]\n",
+        "[run]\nscheduler = \"prio\"\npriorities = \"0:0,1:1\"\n",
+    );
+    let plan = plan_from(&text, &dir);
+    let err = run_sweep(&plan, &options(&dir.join("out"), 1))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("job 3 is in queue 2"), "{err}");
+    fs::remove_dir_all(&dir).unwrap();
+}

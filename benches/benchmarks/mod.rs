@@ -1,5 +1,6 @@
 //! One module per bench group.
 pub mod engine;
+pub mod ga;
 pub mod predict;
 pub mod queue_time;
 pub mod sweep;

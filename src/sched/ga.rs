@@ -4,7 +4,8 @@
 //!
 //! - Fitness of an ordering: the aggregate utility of scheduling the queue in that order by
 //!   EASY backfilling from the current machine state, with every job (running or waiting)
-//!   taking its requested time (its prediction, the estimate): a projection of the future.
+//!   taking its requested time (the estimate, at least 1 s, as for EASY): a projection of
+//!   the future.
 //!   Each job earns u(projected start + requested time - submit).
 //! - Initial population: the seeds sorted by arrival; by priority, then arrival; by current
 //!   utility per node-hour; by absolute current utility (both descending, ties by arrival;
@@ -63,6 +64,11 @@ impl GaParams {
         self.population as u64 + self.generations as u64 * (self.population as u64 - 1)
     }
 }
+
+/// Smallest generation (orderings x queue length) evaluated in parallel: below it rayon's
+/// fork and join cost more than they save (`cargo bench --bench bench_main -- ga-decision`:
+/// a 10-job queue took 0.74 ms a decision on one thread and 0.88 ms on two).
+const PARALLEL_MIN_WORK: usize = 512;
 
 /// A waiting job as the projection reads it.
 #[derive(Clone, Copy, Debug)]
@@ -266,7 +272,12 @@ impl Ga {
         if rows == 0 {
             return;
         }
-        let chunks = rayon::current_num_threads().clamp(1, rows);
+        // A generation of short orderings is cheaper than forking: evaluate it in place.
+        let chunks = if rows * q < PARALLEL_MIN_WORK {
+            1
+        } else {
+            rayon::current_num_threads().clamp(1, rows)
+        };
         if scratch.len() < chunks {
             scratch.resize_with(chunks, Scratch::default);
         }
@@ -365,6 +376,64 @@ impl Ga {
     }
 }
 
+impl Ga {
+    /// One decision outside the engine (for benches and tests): the jobs the evolved
+    /// ordering of `waiting` starts at `now` with `free` processors free and `running`
+    /// (predicted end, processors) ascending by end. The GA keeps its random state between
+    /// calls.
+    pub fn decide(
+        &mut self,
+        jobs: &Jobs,
+        now: Time,
+        free: u32,
+        running: &[(Time, u32)],
+        waiting: &[JobId],
+    ) -> &[JobId] {
+        self.queue.clear();
+        self.queue.extend_from_slice(waiting);
+        self.running.clear();
+        self.running.extend_from_slice(running);
+        self.evolve_and_pick(jobs, now, free);
+        &self.started
+    }
+
+    /// Evolves an ordering of `self.queue` against `self.running` and leaves the jobs it
+    /// starts now in `self.started`.
+    fn evolve_and_pick(&mut self, jobs: &Jobs, now: Time, free: u32) {
+        self.decisions += 1;
+        let (running, mut candidates) = (
+            std::mem::take(&mut self.running),
+            std::mem::take(&mut self.candidates),
+        );
+        candidates.clear();
+        candidates.extend(self.queue.iter().map(|&job| Candidate {
+            job,
+            procs: jobs.procs[job.index()],
+            request: jobs.estimate[job.index()].max(1),
+            submit: jobs.submit[job.index()],
+        }));
+        let snapshot = Snapshot {
+            now,
+            free,
+            running: &running,
+            queue: &candidates,
+            utility: jobs.utility.as_deref().expect("the GA needs utility functions"),
+        };
+        let best = self.evolve(&snapshot, jobs.priority.as_deref());
+        let q = self.queue.len();
+        self.started.clear();
+        if self.scratch.is_empty() {
+            self.scratch.push(Scratch::default());
+        }
+        snapshot.project(
+            &self.population[best * q..(best + 1) * q],
+            &mut self.scratch[0],
+            Some(&mut self.started),
+        );
+        (self.running, self.candidates) = (running, candidates);
+    }
+}
+
 /// Index of the largest value, the first of equals.
 fn argmax(values: &[f64]) -> usize {
     let mut best = 0;
@@ -438,46 +507,14 @@ impl Scheduler for Ga {
             self.queue.clear();
             return;
         }
-        self.decisions += 1;
-        let jobs = ctx.jobs();
-        let (mut running, mut candidates) = (
-            std::mem::take(&mut self.running),
-            std::mem::take(&mut self.candidates),
-        );
-        running.clear();
-        running.extend(ctx.running().iter().map(|r| (r.predicted_end, r.procs)));
-        candidates.clear();
-        candidates.extend(self.queue.iter().map(|&job| Candidate {
-            job,
-            procs: ctx.procs(job),
-            request: ctx.prediction(job),
-            submit: jobs.submit[job.index()],
-        }));
-        let snapshot = Snapshot {
-            now: ctx.now(),
-            free,
-            running: &running,
-            queue: &candidates,
-            utility: jobs.utility.as_deref().expect("checked at reset"),
-        };
-        let best = self.evolve(&snapshot, jobs.priority.as_deref());
-        let q = self.queue.len();
-        let mut started = std::mem::take(&mut self.started);
-        started.clear();
-        if self.scratch.is_empty() {
-            self.scratch.push(Scratch::default());
-        }
-        snapshot.project(
-            &self.population[best * q..(best + 1) * q],
-            &mut self.scratch[0],
-            Some(&mut started),
-        );
-        (self.running, self.candidates) = (running, candidates);
-        for &j in &started {
+        self.running.clear();
+        self.running
+            .extend(ctx.running().iter().map(|r| (r.predicted_end, r.procs)));
+        self.evolve_and_pick(ctx.jobs(), ctx.now(), free);
+        for &j in &self.started {
             ctx.start(j);
         }
         self.queue.retain(|&j| ctx.start_time(j).is_none());
-        self.started = started;
     }
 
     fn waiting(&self) -> usize {

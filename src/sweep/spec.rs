@@ -48,6 +48,14 @@
 //! `load_scale` (traces:
 //! multiply inter-arrival times), `jobs` (traces: SWF job-number range), `first` (traces),
 //! and every parameter of the chosen model.
+//!
+//! Utility functions (traces, Lee & Snavely): `priorities` (a queue-to-priority map such as
+//! `"sdsc-blue"`; gives jobs priorities and, unless the trace carries functions, generates
+//! them with the replication's seed), `decay`, `deadline_factor`, `deadline_from`,
+//! `utility_points`, `globmax`, `utility_sd` (see [`crate::utility::generate`]), and
+//! `exact_estimates = true` (requested times equal to runtimes, after generation). They
+//! enable the schedulers `prio` and `ga` and the metrics of
+//! [`crate::metrics::UTILITY_METRICS`]. The GA's own seed is derived from the replication's.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -184,6 +192,10 @@ pub enum WorkloadConfig {
         load: Option<f64>,
         /// Inter-arrival times are multiplied by this.
         load_scale: Option<f64>,
+        /// Priorities and utility functions, generated per replication.
+        augmentation: Option<crate::utility::Augmentation>,
+        /// Requested times set to the runtimes (after the utility functions are generated).
+        exact_estimates: bool,
     },
 }
 
@@ -314,7 +326,7 @@ type Rule = Vec<(usize, Vec<Value>)>;
 /// Grids above this many cells ask for `--yes` unless the spec sets `max_cells`.
 pub const DEFAULT_MAX_CELLS: usize = 1000;
 
-const GENERAL_KEYS: [&str; 13] = [
+const GENERAL_KEYS: [&str; 21] = [
     "model",
     "trace",
     "scheduler",
@@ -328,6 +340,14 @@ const GENERAL_KEYS: [&str; 13] = [
     "load_scale",
     "jobs",
     "first",
+    "priorities",
+    "decay",
+    "deadline_factor",
+    "deadline_from",
+    "utility_points",
+    "globmax",
+    "utility_sd",
+    "exact_estimates",
 ];
 
 /// Parameters that do not change the workload (excluded from the seed).
@@ -593,6 +613,25 @@ impl Plan {
         if cells.is_empty() {
             return Err(err("exclude/only rules leave no cell to run".into()));
         }
+        if let Some(m) = raw
+            .metrics
+            .iter()
+            .find(|m| crate::metrics::UTILITY_METRICS.contains(&m.as_str()))
+            && let Some(cell) = cells.iter().find(|c| {
+                !matches!(
+                    &c.workload,
+                    WorkloadConfig::Trace {
+                        augmentation: Some(_),
+                        ..
+                    }
+                )
+            })
+        {
+            return Err(err(format!(
+                "metrics: {m} needs utility functions, but cell {} has none; set priorities on a trace",
+                cell.index
+            )));
+        }
         Ok(Plan {
             name,
             description: raw.description.unwrap_or_default(),
@@ -674,6 +713,54 @@ fn axis_values(key: &str, v: &toml::Value) -> std::result::Result<Vec<Value>, St
             .map(|v| vec![v])
             .ok_or_else(|| format!("{key}: expected a list of values or {{ from, to, step }}")),
     }
+}
+
+/// The utility parameters of a trace cell: `None` without `priorities`.
+fn resolve_augmentation(
+    params: &BTreeMap<String, Value>,
+) -> std::result::Result<Option<crate::utility::Augmentation>, String> {
+    const MODEL_KEYS: [&str; 6] = [
+        "decay",
+        "deadline_factor",
+        "deadline_from",
+        "utility_points",
+        "globmax",
+        "utility_sd",
+    ];
+    let Some(map) = params.get("priorities") else {
+        if let Some(k) = MODEL_KEYS.iter().find(|k| params.contains_key(**k)) {
+            return Err(format!(
+                "{k}: utility parameters need priorities (e.g. \"sdsc-blue\")"
+            ));
+        }
+        return Ok(None);
+    };
+    let mut model = crate::utility::UtilityModel::default();
+    let number = |k: &str, default: f64| -> std::result::Result<f64, String> {
+        match params.get(k) {
+            None => Ok(default),
+            Some(v) => v.as_f64().ok_or_else(|| format!("{k} = {v}: expected a number")),
+        }
+    };
+    if let Some(v) = params.get("decay") {
+        model.decay = v.to_string().parse()?;
+    }
+    if let Some(v) = params.get("deadline_from") {
+        model.deadline_from = v.to_string().parse()?;
+    }
+    model.deadline_factor = number("deadline_factor", model.deadline_factor)?;
+    model.globmax = number("globmax", model.globmax)?;
+    model.sd = number("utility_sd", model.sd)?;
+    model.points = match params.get("utility_points") {
+        None => model.points,
+        Some(Value::Int(i)) if *i >= 0 => *i as usize,
+        Some(v) => return Err(format!("utility_points = {v}: expected a whole number")),
+    };
+    model.validate()?;
+    Ok(Some(crate::utility::Augmentation {
+        priorities: map.to_string().parse()?,
+        model,
+    }))
 }
 
 /// Turns one cell's parameters into a workload and a scheduler, or says what is wrong.
@@ -835,6 +922,24 @@ fn resolve(
             if load.is_some() && load_scale.is_some() {
                 return Err("load and load_scale both scale a trace; choose one".into());
             }
+            let augmentation = resolve_augmentation(params)?;
+            let exact_estimates = match params.get("exact_estimates") {
+                None | Some(Value::Bool(false)) => false,
+                Some(Value::Bool(true)) => true,
+                Some(v) => return Err(format!("exact_estimates = {v}: expected true or false")),
+            };
+            let needs = match scheduler {
+                SchedulerKind::Prio => Some("priorities"),
+                SchedulerKind::Ga(_) => Some("utility functions"),
+                _ => None,
+            };
+            if let Some(what) = needs
+                && augmentation.is_none()
+            {
+                return Err(format!(
+                    "scheduler = {scheduler}: needs {what}; set priorities (e.g. \"sdsc-blue\")"
+                ));
+            }
             Ok(Resolved {
                 workload: WorkloadConfig::Trace {
                     path,
@@ -843,6 +948,8 @@ fn resolve(
                     first: whole("first")?.map(|n| n as usize),
                     load,
                     load_scale,
+                    augmentation,
+                    exact_estimates,
                 },
                 scheduler,
                 predictor,

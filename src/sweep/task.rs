@@ -79,6 +79,21 @@ impl Traces {
                     ),
                 });
             }
+            for c in cells
+                .iter()
+                .filter(|c| trace_key(&c.workload).as_ref() == Some(&key))
+            {
+                if let WorkloadConfig::Trace {
+                    augmentation: Some(a),
+                    ..
+                } = &c.workload
+                {
+                    a.priorities.apply(&w.jobs).map_err(|message| Error::Workload {
+                        path: key.0.clone(),
+                        message,
+                    })?;
+                }
+            }
             let load = TraceInfo::of(&w).offered_load;
             traces.loaded.insert(key, (Arc::new(w), load));
         }
@@ -161,7 +176,7 @@ pub fn run_replication(
         };
         return (record, count as u64);
     }
-    let owned;
+    let mut owned;
     let workload: &Workload = match &cell.workload {
         WorkloadConfig::Moldable { .. } => unreachable!("handled above"),
         WorkloadConfig::Model(model) => {
@@ -183,6 +198,24 @@ pub fn run_replication(
                 (None, None) => w,
             }
         }
+    };
+    let workload: &Workload = match &cell.workload {
+        WorkloadConfig::Trace {
+            augmentation,
+            exact_estimates,
+            ..
+        } if augmentation.is_some() || *exact_estimates => {
+            // Utility functions drawn with the replication's seed, then exact requests.
+            owned = workload.clone();
+            if let Some(a) = augmentation {
+                a.apply(&mut owned.jobs, seed).expect("validated priority map");
+            }
+            if *exact_estimates {
+                crate::utility::exact_estimates(&mut owned.jobs);
+            }
+            &owned
+        }
+        _ => workload,
     };
     if let Some(allocation) = &cell.strategy {
         let (jobs, procs) = (&workload.jobs, workload.procs);
@@ -221,6 +254,8 @@ pub fn run_replication(
         .schedulers
         .entry(cell.scheduler)
         .or_insert_with(|| cell.scheduler.build());
+    // The GA's choices get their own stream, apart from the workload's.
+    scheduler.set_seed(crate::sweep::spec::mix64(seed ^ 0x6761_5f73_6565_6473));
     let window = plan.window.as_ref();
     let outcome = scheduler.run_window(
         &mut worker.engine,

@@ -17,9 +17,9 @@
 //! - Deadline D (where the value reaches 0): `max(factor x basis, 10 s)`, factor 2 by
 //!   default (1 and 3 in Figure 8). The paper's basis is the wait the trace recorded; with
 //!   utility a function of *turnaround*, that makes every job whose runtime exceeds twice
-//!   its recorded wait worthless under any schedule (3,802 of jobs 5000-10000 of SDSC-BLUE)
-//!   and cannot produce the paper's own Table 1, where half the jobs earn 41-59% of their
-//!   start value. schedlab offers both bases: `wait` (the text) and `turnaround` (recorded
+//!   its recorded wait worthless under any schedule (3,610 of the 4,809 jobs 5000-10000 of
+//!   SDSC-BLUE that run) and cannot produce the paper's own Table 1, where half the jobs
+//!   earn 41-59% of their start value. schedlab offers both bases: `wait` (the text) and `turnaround` (recorded
 //!   wait plus runtime, the time the user originally waited for the result); see
 //!   results/lee-snavely/README.md for what each gives.
 //! - Decay: expected linear, expected exponential or step, drawn by the mix weights (one
