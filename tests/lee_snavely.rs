@@ -164,8 +164,33 @@ fn check_schedule(jobs: &Jobs, procs: u32, start: &[Time]) -> Result<(), TestCas
     Ok(())
 }
 
+/// Two random permutations of 0..n.
+fn two_permutations() -> impl Strategy<Value = (Vec<u32>, Vec<u32>)> {
+    (1usize..60).prop_flat_map(|n| {
+        let perm = Just((0..n as u32).collect::<Vec<u32>>()).prop_shuffle();
+        (perm.clone(), perm)
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(150))]
+
+    #[test]
+    fn zipper_crossover_always_yields_a_permutation((a, b) in two_permutations()) {
+        let mut taken = vec![false; a.len()];
+        let mut child = vec![7, 7];
+        schedlab::sched::ga::zipper(&a, &b, &mut taken, &mut child);
+        prop_assert_eq!(&child[..2], &[7, 7]);
+        let mut sorted = child[2..].to_vec();
+        sorted.sort_unstable();
+        prop_assert_eq!(sorted, (0..a.len() as u32).collect::<Vec<_>>());
+        // Alternation: the child starts with a's first job, then b's first other job.
+        prop_assert_eq!(child[2], a[0]);
+        if a.len() > 1 {
+            prop_assert_eq!(child[3], if b[0] == a[0] { b[1] } else { b[0] });
+        }
+        prop_assert!(taken.iter().all(|&t| !t));
+    }
 
     #[test]
     fn prio_and_ga_keep_the_invariants((procs, jobs) in common::random_workload(16, 40), seed in 0u64..1000) {
