@@ -74,6 +74,9 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Parallel NAS jobs on a non-dedicated cluster whose nodes also serve local users
+    /// (Hanzich et al.): FCFS or backfilling, Normal or Uniform node selection, MPL.
+    Cluster(ClusterArgs),
     /// Utility functions (Lee & Snavely): augment a trace with synthetic ones.
     #[command(subcommand)]
     Utility(UtilityCommand),
@@ -116,6 +119,42 @@ struct SweepArgs {
     /// Run a grid larger than the spec's max_cells.
     #[arg(long)]
     yes: bool,
+}
+
+#[derive(Args)]
+struct ClusterArgs {
+    /// Job selection: fcfs or backfilling.
+    #[arg(long, default_value = "fcfs")]
+    jsp: String,
+    /// Node selection: normal or uniform.
+    #[arg(long, default_value = "normal")]
+    nsp: String,
+    /// Most parallel tasks per node (1 for the paper's Basic policy).
+    #[arg(long, default_value_t = 4)]
+    mpl: u32,
+    #[arg(long, default_value_t = 64)]
+    nodes: u32,
+    /// Share of the nodes with a local user at any time.
+    #[arg(long, default_value_t = 0.75)]
+    local_share: f64,
+    /// Parallel jobs.
+    #[arg(long, default_value_t = 1000)]
+    jobs: usize,
+    /// Multiplies the Gamma(12, 2.55 s) inter-arrival times (above 1: less load).
+    #[arg(long, default_value_t = 1.0)]
+    arrival_scale: f64,
+    /// Most CPU the parallel tasks on a node with a local user may ask for together.
+    #[arg(long, default_value_t = 1.0)]
+    contract_cpu: f64,
+    /// Seed of the parallel workload; the local users get their own stream from it.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// One CSV row per job: application, arrival, start, end, wait, exec, turnaround, CPU time.
+    #[arg(long, value_name = "FILE.csv")]
+    jobs_out: Option<PathBuf>,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Subcommand)]
@@ -304,6 +343,7 @@ pub fn run() -> Result<()> {
             let exports = PairExports { pairs_out, scatter };
             malleable(&strategy, &params, seed, application, &exports, json)
         }
+        Command::Cluster(args) => cluster(args),
         Command::Utility(UtilityCommand::Augment {
             path,
             read,
@@ -432,6 +472,123 @@ fn run_one(args: RunArgs) -> Result<()> {
             secs * 1e3,
             summary.jobs as f64 / secs.max(1e-9),
             outcome.passes
+        )?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+fn cluster(args: ClusterArgs) -> Result<()> {
+    use schedlab::nondedicated::{Hardware, LocalLoad, ParallelWorkload, Setup, SocialContract, simulate};
+    anyhow::ensure!(args.mpl >= 1, "--mpl must be at least 1");
+    anyhow::ensure!(args.nodes >= 1, "--nodes must be at least 1");
+    anyhow::ensure!(
+        (0.0..=1.0).contains(&args.local_share),
+        "--local-share must be in [0, 1]"
+    );
+    let setup = Setup {
+        hardware: Hardware {
+            nodes: args.nodes,
+            mpl: args.mpl,
+            contract: SocialContract {
+                cpu: args.contract_cpu,
+                ..SocialContract::default()
+            },
+            ..Hardware::default()
+        },
+        jsp: args.jsp.parse().map_err(anyhow::Error::msg)?,
+        nsp: args.nsp.parse().map_err(anyhow::Error::msg)?,
+    };
+    anyhow::ensure!(
+        args.arrival_scale > 0.0 && args.arrival_scale.is_finite(),
+        "--arrival-scale must be positive"
+    );
+    let workload = ParallelWorkload {
+        jobs: args.jobs,
+        arrival_scale: args.arrival_scale,
+        ..ParallelWorkload::default()
+    };
+    let jobs = workload.generate(args.seed);
+    let local = LocalLoad::Generated {
+        share: args.local_share,
+        seed: schedlab::sweep::spec::mix64(args.seed ^ 0x6c6f_6361_6c00),
+    };
+    let t0 = Instant::now();
+    let run = simulate(&setup, &jobs, &local)?;
+    let secs = t0.elapsed().as_secs_f64();
+    if let Some(path) = &args.jobs_out {
+        write_atomically(path, |w| {
+            writeln!(
+                w,
+                "job,application,arrival,start,end,wait,exec,turnaround,cpu_time,nodes"
+            )?;
+            for (i, (j, o)) in jobs.iter().zip(&run.jobs).enumerate() {
+                let nodes: Vec<String> = o.nodes.iter().map(|n| n.to_string()).collect();
+                writeln!(
+                    w,
+                    "{i},{},{},{},{},{},{},{},{},{}",
+                    j.app,
+                    o.arrival,
+                    o.start,
+                    o.end,
+                    o.wait(),
+                    o.exec(),
+                    o.turnaround(),
+                    o.cpu_time,
+                    nodes.join(";")
+                )?;
+            }
+            Ok(())
+        })?;
+    }
+    let mut out = io::stdout().lock();
+    let (wait, exec, turnaround) = (
+        run.mean(|o| o.wait()),
+        run.mean(|o| o.exec()),
+        run.mean(|o| o.turnaround()),
+    );
+    if args.json {
+        let value = serde_json::json!({
+            "jsp": setup.jsp.to_string(), "nsp": setup.nsp.to_string(), "mpl": args.mpl,
+            "nodes": args.nodes, "local_share": args.local_share, "jobs": run.jobs.len(),
+            "seed": args.seed, "mean_wait": wait, "mean_exec": exec,
+            "mean_turnaround": turnaround, "makespan": run.makespan(),
+            "local_sessions": run.local_sessions, "mean_queue": run.mean_queue,
+            "arrival_scale": args.arrival_scale,
+        });
+        serde_json::to_writer(&mut out, &value)?;
+        writeln!(out)?;
+    } else {
+        writeln!(
+            out,
+            "cluster      {} nodes, MPL {}, {} with {:.0}% of nodes carrying a local user",
+            args.nodes,
+            args.mpl,
+            format_args!("{} + {}", setup.jsp, setup.nsp),
+            100.0 * args.local_share
+        )?;
+        writeln!(
+            out,
+            "jobs         {} NAS jobs, seed {}",
+            run.jobs.len(),
+            args.seed
+        )?;
+        writeln!(
+            out,
+            "mean         wait {wait:.1} s, execution {exec:.1} s, turnaround {turnaround:.1} s"
+        )?;
+        writeln!(
+            out,
+            "makespan     {:.0} s; mean queue {:.1} jobs; {} local sessions started",
+            run.makespan(),
+            run.mean_queue,
+            run.local_sessions
+        )?;
+        writeln!(
+            out,
+            "timing       simulate {:.1} ms ({} passes)",
+            secs * 1e3,
+            run.passes
         )?;
     }
     out.flush()?;

@@ -13,6 +13,7 @@ pub mod atomic;
 pub mod error;
 pub mod malleable;
 pub mod metrics;
+pub mod nondedicated;
 pub mod partition;
 pub mod predict;
 pub mod queue_time;

@@ -1,0 +1,22 @@
+//! Non-dedicated clusters (Hanzich et al., CISNE): workstations whose owners use them
+//! while parallel jobs time-share them under a social contract.
+//!
+//! - `model`: the NAS parallel jobs of Table 3 with gamma inter-arrival times, the local
+//!   user profiles of Table 2 and their sessions, the job and node selection policies.
+//! - `cluster`: node state, the social contract, Normal and Uniform node selection, and
+//!   the CPU model of equations 6-8 that sets each job's progress rate.
+//! - `sim`: the off-line simulator that plays the real cluster: FCFS or EASY backfilling,
+//!   rate-based progress with completions moved whenever a node's load changes.
+//!
+//! The turnaround estimators (Historical, Simulation, Hybrid) build on these.
+
+pub mod cluster;
+pub mod model;
+pub mod sim;
+
+pub use cluster::{Hardware, Node, SocialContract};
+pub use model::{
+    Application, Benchmark, JobSelection, LocalLoad, LocalSession, NodeSelection, ParallelJob,
+    ParallelWorkload, Profile,
+};
+pub use sim::{JobOutcome, Run, Setup, SimError, simulate};

@@ -1,0 +1,446 @@
+//! The off-line simulator of a non-dedicated cluster (Hanzich et al., section 5), which
+//! plays the "real cluster" the estimators are judged against.
+//!
+//! Events: parallel arrivals, parallel completions, local sessions starting and ending.
+//! Time is continuous (seconds, f64). At each instant: local session ends, then starts, then
+//! completions, then arrivals; then one scheduling pass; then every running job whose
+//! progress rate changed (see `cluster`) has its completion moved: its remaining dedicated
+//! time is brought up to date at the old rate and a new completion is pushed with a new
+//! generation, so a stale one is dropped when popped. Rates are exact between events.
+//!
+//! Job selection:
+//! - FCFS: start queue heads in arrival order while the node selection places them.
+//! - Backfilling (EASY): if the head cannot be placed, project the running jobs' ends at
+//!   their current rates (now + remaining / rate), release them in that order on a copy of
+//!   the nodes until the head can be placed: that instant is its shadow time, that copy
+//!   the cluster it expects. A later job starts now if it can be placed now and either its
+//!   projected end (now + dedicated time / its rate once started) comes by the shadow time,
+//!   or the expected cluster with its tasks added still places the head (then they are
+//!   added). Local users are assumed to stay as they are: nobody knows their future.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use super::cluster::{Hardware, Node, rate, select};
+use super::model::{Application, LocalLoad, LocalProcess, LocalSession, ParallelJob};
+use super::{JobSelection, NodeSelection};
+
+/// Policies and hardware of one run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Setup {
+    pub hardware: Hardware,
+    pub jsp: JobSelection,
+    pub nsp: NodeSelection,
+}
+
+impl Setup {
+    /// The paper's Basic policy: FCFS, Normal, MPL_paral = 1.
+    pub fn basic(nodes: u32) -> Self {
+        Setup {
+            hardware: Hardware {
+                nodes,
+                mpl: 1,
+                ..Hardware::default()
+            },
+            jsp: JobSelection::Fcfs,
+            nsp: NodeSelection::Normal,
+        }
+    }
+}
+
+/// What happened to one parallel job.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobOutcome {
+    pub arrival: f64,
+    pub start: f64,
+    pub end: f64,
+    /// CPU time its tasks received, summed over its life.
+    pub cpu_time: f64,
+    pub nodes: Vec<u32>,
+}
+
+impl JobOutcome {
+    pub fn wait(&self) -> f64 {
+        self.start - self.arrival
+    }
+    pub fn exec(&self) -> f64 {
+        self.end - self.start
+    }
+    pub fn turnaround(&self) -> f64 {
+        self.end - self.arrival
+    }
+}
+
+/// A whole run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Run {
+    pub jobs: Vec<JobOutcome>,
+    /// Local sessions that started during the run.
+    pub local_sessions: u64,
+    pub passes: u64,
+    /// Time-averaged number of waiting jobs, from the first arrival to the last end.
+    pub mean_queue: f64,
+}
+
+impl Run {
+    pub fn mean(&self, f: impl Fn(&JobOutcome) -> f64) -> f64 {
+        self.jobs.iter().map(f).sum::<f64>() / self.jobs.len().max(1) as f64
+    }
+
+    /// Last end minus first arrival.
+    pub fn makespan(&self) -> f64 {
+        let first = self.jobs.iter().map(|j| j.arrival).fold(f64::INFINITY, f64::min);
+        let last = self.jobs.iter().map(|j| j.end).fold(f64::NEG_INFINITY, f64::max);
+        if self.jobs.is_empty() { 0.0 } else { last - first }
+    }
+}
+
+/// Why a run cannot be done.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SimError {
+    /// A job needs more nodes than the cluster has, or more memory than a node.
+    NeverFits { job: usize, app: String },
+    /// The queue stopped moving for longer than the bound (e.g. a social contract no task
+    /// can meet on a fully loaded cluster).
+    Stuck { at: f64, waiting: usize },
+}
+
+impl std::fmt::Display for SimError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SimError::NeverFits { job, app } => write!(
+                f,
+                "job {job} ({app}) can never run: it needs more nodes than the cluster has or more memory than a node"
+            ),
+            SimError::Stuck { at, waiting } => write!(
+                f,
+                "at t = {at:.0} s no job had started for 10^8 s with {waiting} waiting: the social contract or the local load leaves no room"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SimError {}
+
+/// A running job.
+#[derive(Clone, Debug)]
+struct Running {
+    job: usize,
+    nodes: Vec<u32>,
+    /// Dedicated seconds still to run, as of `last`.
+    remaining: f64,
+    rate: f64,
+    last: f64,
+    generation: u32,
+    cpu_time: f64,
+}
+
+/// A future event, earliest first.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Event {
+    t: f64,
+    /// 0: a local session ends (id = node); 1: a job completes (id = job).
+    kind: u8,
+    id: u32,
+    generation: u32,
+}
+
+impl Eq for Event {}
+impl Ord for Event {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .t
+            .total_cmp(&self.t)
+            .then(other.kind.cmp(&self.kind))
+            .then(other.id.cmp(&self.id))
+            .then(other.generation.cmp(&self.generation))
+    }
+}
+impl PartialOrd for Event {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// Longest time the queue may stand still before the run is declared stuck.
+const STUCK_AFTER: f64 = 1e8;
+
+/// The simulator's state.
+struct Cluster<'a> {
+    setup: Setup,
+    jobs: &'a [ParallelJob],
+    nodes: Vec<Node>,
+    sessions: Vec<Option<LocalSession>>,
+    running: Vec<Running>,
+    queue: Vec<usize>,
+    events: BinaryHeap<Event>,
+    outcomes: Vec<Option<JobOutcome>>,
+    /// Generation of each job's valid completion.
+    generation: Vec<u32>,
+    keys: Vec<(u32, u32, f64, u32)>,
+    chosen: Vec<u32>,
+    passes: u64,
+}
+
+/// Runs `jobs` (in arrival order) on the cluster with the local users of `local`.
+pub fn simulate(setup: &Setup, jobs: &[ParallelJob], local: &LocalLoad) -> Result<Run, SimError> {
+    let hw = &setup.hardware;
+    for (i, j) in jobs.iter().enumerate() {
+        if j.app.tasks > hw.nodes || j.app.memory_mb > hw.memory_mb || j.app.tasks == 0 {
+            return Err(SimError::NeverFits {
+                job: i,
+                app: j.app.to_string(),
+            });
+        }
+    }
+    let mut c = Cluster {
+        setup: *setup,
+        jobs,
+        nodes: vec![Node::default(); hw.nodes as usize],
+        sessions: vec![None; hw.nodes as usize],
+        running: Vec::new(),
+        queue: Vec::new(),
+        events: BinaryHeap::new(),
+        outcomes: vec![None; jobs.len()],
+        generation: vec![0; jobs.len()],
+        keys: Vec::new(),
+        chosen: Vec::new(),
+        passes: 0,
+    };
+    let mut process = LocalProcess::new(local, hw.nodes);
+    let mut next_arrival = 0;
+    let mut done = 0;
+    let mut local_sessions = 0;
+    let mut last_start = jobs.first().map_or(0.0, |j| j.arrival);
+    let (mut queue_area, mut last_t) = (0.0, last_start);
+    while done < jobs.len() {
+        let t_arrival = jobs.get(next_arrival).map_or(f64::INFINITY, |j| j.arrival);
+        let t_local = process.next_start().unwrap_or(f64::INFINITY);
+        let t_event = c.events.peek().map_or(f64::INFINITY, |e| e.t);
+        let now = t_arrival.min(t_local).min(t_event);
+        assert!(now.is_finite(), "jobs remain but nothing will happen");
+        queue_area += c.queue.len() as f64 * (now - last_t);
+        last_t = now;
+        if !c.queue.is_empty() && now - last_start > STUCK_AFTER {
+            return Err(SimError::Stuck {
+                at: now,
+                waiting: c.queue.len(),
+            });
+        }
+        // Local ends, then starts, then completions, then arrivals.
+        while let Some(&e) = c.events.peek()
+            && e.t == now
+            && e.kind == 0
+        {
+            c.events.pop();
+            let s = c.sessions[e.id as usize].take().expect("a session to end");
+            let n = &mut c.nodes[e.id as usize];
+            (n.has_local, n.local_cpu, n.local_memory) = (false, 0.0, 0.0);
+            process.ended(&s, now);
+        }
+        while process.next_start() == Some(now) {
+            let s = process.pop().expect("a session to start");
+            local_sessions += 1;
+            let n = &mut c.nodes[s.node as usize];
+            (n.has_local, n.local_cpu, n.local_memory) = (true, s.cpu, s.memory * hw.memory_mb);
+            c.sessions[s.node as usize] = Some(s);
+            c.events.push(Event {
+                t: s.end,
+                kind: 0,
+                id: s.node,
+                generation: 0,
+            });
+        }
+        while let Some(&e) = c.events.peek()
+            && e.t == now
+        {
+            c.events.pop();
+            if e.generation == c.generation[e.id as usize] {
+                c.complete(e.id as usize, now);
+                done += 1;
+            }
+        }
+        while next_arrival < jobs.len() && jobs[next_arrival].arrival == now {
+            c.queue.push(next_arrival);
+            next_arrival += 1;
+        }
+        if c.schedule(now) {
+            last_start = now;
+        }
+        c.update_rates(now);
+    }
+    let run = Run {
+        jobs: c
+            .outcomes
+            .into_iter()
+            .map(|o| o.expect("every job ran"))
+            .collect(),
+        local_sessions,
+        passes: c.passes,
+        mean_queue: 0.0,
+    };
+    let span = run.makespan();
+    Ok(Run {
+        mean_queue: if span > 0.0 { queue_area / span } else { 0.0 },
+        ..run
+    })
+}
+
+impl Cluster<'_> {
+    fn app(&self, job: usize) -> &Application {
+        &self.jobs[job].app
+    }
+
+    /// Ends running job `job` at `now`, releasing its tasks.
+    fn complete(&mut self, job: usize, now: f64) {
+        let i = self
+            .running
+            .iter()
+            .position(|r| r.job == job)
+            .expect("completing a running job");
+        let mut r = self.running.swap_remove(i);
+        let app = self.jobs[job].app;
+        r.cpu_time += app.tasks as f64 * app.cpu * r.rate * (now - r.last);
+        for &n in &r.nodes {
+            self.nodes[n as usize].remove_task(&app);
+        }
+        let o = self.outcomes[job].as_mut().expect("started");
+        o.end = now;
+        o.cpu_time = r.cpu_time;
+    }
+
+    /// Starts `job` on `self.chosen` at `now`.
+    fn start(&mut self, job: usize, now: f64) {
+        let app = self.jobs[job].app;
+        for &n in &self.chosen {
+            self.nodes[n as usize].add_task(&app);
+        }
+        self.outcomes[job] = Some(JobOutcome {
+            arrival: self.jobs[job].arrival,
+            start: now,
+            end: f64::NAN,
+            cpu_time: 0.0,
+            nodes: self.chosen.clone(),
+        });
+        // Rate 0 until `update_rates` sets the real one and pushes the completion.
+        self.running.push(Running {
+            job,
+            nodes: self.chosen.clone(),
+            remaining: app.exec,
+            rate: 0.0,
+            last: now,
+            generation: self.generation[job],
+            cpu_time: 0.0,
+        });
+    }
+
+    /// Brings every running job whose rate changed up to date and moves its completion.
+    fn update_rates(&mut self, now: f64) {
+        for r in &mut self.running {
+            let new = rate(&self.nodes, &r.nodes);
+            if new == r.rate {
+                continue;
+            }
+            let app = self.jobs[r.job].app;
+            let progress = r.rate * (now - r.last);
+            r.remaining = (r.remaining - progress).max(0.0);
+            r.cpu_time += app.tasks as f64 * app.cpu * progress;
+            r.last = now;
+            r.rate = new;
+            self.generation[r.job] += 1;
+            r.generation = self.generation[r.job];
+            self.events.push(Event {
+                t: now + r.remaining / new,
+                kind: 1,
+                id: r.job as u32,
+                generation: r.generation,
+            });
+        }
+    }
+
+    /// One pass of the job selection policy; whether any job started.
+    fn schedule(&mut self, now: f64) -> bool {
+        self.passes += 1;
+        let (hw, nsp) = (self.setup.hardware, self.setup.nsp);
+        let mut started = false;
+        // FCFS part.
+        while let Some(&head) = self.queue.first() {
+            let app = self.jobs[head].app;
+            if !select(&hw, &self.nodes, &app, nsp, &mut self.keys, &mut self.chosen) {
+                break;
+            }
+            self.start(head, now);
+            self.queue.remove(0);
+            started = true;
+        }
+        if self.setup.jsp == JobSelection::Fcfs || self.queue.len() < 2 {
+            return started;
+        }
+        // The head's shadow time and the cluster it expects then.
+        let head = *self.app(self.queue[0]);
+        let mut expected = self.nodes.clone();
+        let mut ends: Vec<(f64, usize)> = self
+            .running
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let remaining = r.remaining - r.rate * (now - r.last);
+                let speed = if r.rate > 0.0 {
+                    r.rate
+                } else {
+                    rate(&self.nodes, &r.nodes)
+                };
+                (now + remaining.max(0.0) / speed, i)
+            })
+            .collect();
+        ends.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut shadow = f64::INFINITY;
+        for &(t, i) in &ends {
+            let r = &self.running[i];
+            let app = self.jobs[r.job].app;
+            for &n in &r.nodes {
+                expected[n as usize].remove_task(&app);
+            }
+            if select(&hw, &expected, &head, nsp, &mut self.keys, &mut self.chosen) {
+                shadow = t;
+                break;
+            }
+        }
+        // Backfill the rest in order.
+        let mut k = 1;
+        while k < self.queue.len() {
+            let job = self.queue[k];
+            let app = self.jobs[job].app;
+            if !select(&hw, &self.nodes, &app, nsp, &mut self.keys, &mut self.chosen) {
+                k += 1;
+                continue;
+            }
+            let mut after = self.nodes.clone();
+            for &n in &self.chosen {
+                after[n as usize].add_task(&app);
+            }
+            let end = now + app.exec / rate(&after, &self.chosen);
+            let fits = end <= shadow || {
+                let mut with = expected.clone();
+                for &n in &self.chosen {
+                    with[n as usize].add_task(&app);
+                }
+                let mut probe = Vec::new();
+                let ok = select(&hw, &with, &head, nsp, &mut self.keys, &mut probe);
+                if ok {
+                    expected = with;
+                }
+                ok
+            };
+            if fits {
+                // `select` for the probe used other buffers; `chosen` still holds the placement.
+                self.start(job, now);
+                self.queue.remove(k);
+                started = true;
+            } else {
+                k += 1;
+            }
+        }
+        started
+    }
+}
