@@ -149,7 +149,15 @@ struct ClusterArgs {
     /// Seed of the parallel workload; the local users get their own stream from it.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// One CSV row per job: application, arrival, start, end, wait, exec, turnaround, CPU time.
+    /// Turnaround estimator judged on the run: historical, hybrid, or a simulation kernel
+    /// REM-CPU (prop-cpu, mpl-cpu, cpu-cpu, prop-mpl, mpl-mpl, cpu-mpl).
+    #[arg(long)]
+    estimator: Option<String>,
+    /// Estimate the whole workload once from the initial state instead of at each arrival.
+    #[arg(long, requires = "estimator")]
+    offline: bool,
+    /// One CSV row per job: application, arrival, start, end, wait, exec, turnaround, CPU
+    /// time, nodes (and the estimate, with --estimator).
     #[arg(long, value_name = "FILE.csv")]
     jobs_out: Option<PathBuf>,
     /// Print one JSON object.
@@ -479,7 +487,10 @@ fn run_one(args: RunArgs) -> Result<()> {
 }
 
 fn cluster(args: ClusterArgs) -> Result<()> {
-    use schedlab::nondedicated::{Hardware, LocalLoad, ParallelWorkload, Setup, SocialContract, simulate};
+    use schedlab::nondedicated::estimate::{Accuracy, Estimator, HistDb, Offline, Online};
+    use schedlab::nondedicated::{
+        Hardware, LocalLoad, ParallelWorkload, Setup, SocialContract, simulate, simulate_observed,
+    };
     anyhow::ensure!(args.mpl >= 1, "--mpl must be at least 1");
     anyhow::ensure!(args.nodes >= 1, "--nodes must be at least 1");
     anyhow::ensure!(
@@ -508,25 +519,60 @@ fn cluster(args: ClusterArgs) -> Result<()> {
         arrival_scale: args.arrival_scale,
         ..ParallelWorkload::default()
     };
-    let jobs = workload.generate(args.seed);
-    let local = LocalLoad::Generated {
+    let local_of = |seed: u64| LocalLoad::Generated {
         share: args.local_share,
-        seed: schedlab::sweep::spec::mix64(args.seed ^ 0x6c6f_6361_6c00),
+        seed: schedlab::sweep::spec::mix64(seed ^ 0x6c6f_6361_6c00),
     };
+    let jobs = workload.generate(args.seed);
+    let local = local_of(args.seed);
+    let estimator: Option<Estimator> = args
+        .estimator
+        .as_deref()
+        .map(str::parse)
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
+    // The history: a run of the same environment with the next seed.
+    let mut db = HistDb::default();
+    if matches!(estimator, Some(Estimator::Historical | Estimator::Hybrid)) {
+        let warm_jobs = workload.generate(args.seed + 1);
+        let mut warm = Online::new(Estimator::Historical, HistDb::default(), &warm_jobs);
+        warm.estimate = false;
+        simulate_observed(&setup, &warm_jobs, &local_of(args.seed + 1), &mut warm)?;
+        db = warm.db;
+    }
+    let history = db.records.len();
     let t0 = Instant::now();
-    let run = simulate(&setup, &jobs, &local)?;
+    let (run, predictions, cost) = match estimator {
+        None => (simulate(&setup, &jobs, &local)?, None, 0.0),
+        Some(e) if args.offline => {
+            let mut off = Offline::new(e, &db, jobs.len()).map_err(anyhow::Error::msg)?;
+            let run = simulate_observed(&setup, &jobs, &local, &mut off)?;
+            (run, Some(off.predictions), off.cost)
+        }
+        Some(e) => {
+            let mut on = Online::new(e, db, &jobs);
+            let run = simulate_observed(&setup, &jobs, &local, &mut on)?;
+            let per = on.cost / on.estimates.max(1) as f64;
+            (run, Some(on.predictions), per)
+        }
+    };
     let secs = t0.elapsed().as_secs_f64();
+    let accuracy = predictions.as_ref().map(|p| Accuracy::of(p, &run.jobs));
     if let Some(path) = &args.jobs_out {
         write_atomically(path, |w| {
             writeln!(
                 w,
-                "job,application,arrival,start,end,wait,exec,turnaround,cpu_time,nodes"
+                "job,application,arrival,start,end,wait,exec,turnaround,cpu_time,nodes,predicted_wait,predicted_exec"
             )?;
             for (i, (j, o)) in jobs.iter().zip(&run.jobs).enumerate() {
                 let nodes: Vec<String> = o.nodes.iter().map(|n| n.to_string()).collect();
+                let p = predictions.as_ref().and_then(|p| p[i]);
+                let (pw, pe) = p.map_or((String::new(), String::new()), |p| {
+                    (p.wait.to_string(), p.exec.to_string())
+                });
                 writeln!(
                     w,
-                    "{i},{},{},{},{},{},{},{},{},{}",
+                    "{i},{},{},{},{},{},{},{},{},{},{pw},{pe}",
                     j.app,
                     o.arrival,
                     o.start,
@@ -555,6 +601,8 @@ fn cluster(args: ClusterArgs) -> Result<()> {
             "mean_turnaround": turnaround, "makespan": run.makespan(),
             "local_sessions": run.local_sessions, "mean_queue": run.mean_queue,
             "arrival_scale": args.arrival_scale,
+            "estimator": estimator.map(|e| e.to_string()), "offline": args.offline,
+            "accuracy": accuracy, "seconds_per_estimate": cost, "history_records": history,
         });
         serde_json::to_writer(&mut out, &value)?;
         writeln!(out)?;
@@ -584,6 +632,32 @@ fn cluster(args: ClusterArgs) -> Result<()> {
             run.mean_queue,
             run.local_sessions
         )?;
+        if let (Some(e), Some(a)) = (estimator, &accuracy) {
+            writeln!(
+                out,
+                "estimator    {e} {}: D_v turnaround {:.1}%, execution {:.1}%, wait {:.1}%; bias {:+.1}%; \
+                 R_a turnaround {:.3}, execution {:.3}, wait {:.3}; {} jobs estimated",
+                if args.offline { "off-line" } else { "on-line" },
+                a.dv_turnaround,
+                a.dv_exec,
+                a.dv_wait,
+                a.bias_turnaround,
+                a.ra_turnaround,
+                a.ra_exec,
+                a.ra_wait,
+                a.jobs
+            )?;
+            writeln!(
+                out,
+                "             {} {:.1} us; history {history} records at the start",
+                if args.offline {
+                    "whole projection"
+                } else {
+                    "per estimate"
+                },
+                cost * 1e6
+            )?;
+        }
         writeln!(
             out,
             "timing       simulate {:.1} ms ({} passes)",

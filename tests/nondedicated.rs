@@ -209,3 +209,199 @@ fn impossible_jobs_are_refused_with_a_reason() {
     let err = simulate(&setup(2, 4, 0.5), &jobs, &local).unwrap_err();
     assert!(err.to_string().contains("no room"), "{err}");
 }
+
+mod estimators {
+    use super::*;
+    use schedlab::nondedicated::estimate::{
+        Accuracy, Estimator, HistDb, Offline, Online, Prediction, Record,
+    };
+    use schedlab::nondedicated::{Benchmark, JobOutcome, simulate_observed};
+
+    fn policies() -> Vec<Setup> {
+        let mut all = Vec::new();
+        for jsp in [JobSelection::Fcfs, JobSelection::Backfilling] {
+            for nsp in [NodeSelection::Normal, NodeSelection::Uniform] {
+                all.push(Setup {
+                    hardware: Hardware::default(),
+                    jsp,
+                    nsp,
+                });
+            }
+        }
+        all
+    }
+
+    fn assert_exact(predictions: &[Option<Prediction>], run: &Run) {
+        for (i, (p, o)) in predictions.iter().zip(&run.jobs).enumerate() {
+            let p = p.unwrap_or_else(|| panic!("job {i} has no prediction"));
+            assert!(
+                close(p.wait + o.arrival, o.start),
+                "job {i}: start {} vs {}",
+                p.wait + o.arrival,
+                o.start
+            );
+            assert!(
+                close(p.exec, o.exec()),
+                "job {i}: exec {} vs {}",
+                p.exec,
+                o.exec()
+            );
+        }
+    }
+
+    #[test]
+    fn the_cpu_kernel_replays_the_cluster_when_nothing_unknown_happens() {
+        // Off-line, every arrival is known; with no local users, nothing else changes, so
+        // Algorithm 3 with RemTime and CPUtime by the CPU model must reproduce the run
+        // exactly, under every policy: a differential test of the kernel against the
+        // simulator (their code paths share only the policy pass).
+        let none = LocalLoad::Fixed(vec![]);
+        let db = HistDb::default();
+        for (seed, setup) in (1..=3).flat_map(|seed| policies().into_iter().map(move |p| (seed, p))) {
+            let jobs = ParallelWorkload {
+                jobs: 250,
+                arrival_scale: 0.6,
+                ..ParallelWorkload::default()
+            }
+            .generate(seed);
+            let mut off = Offline::new("cpu-cpu".parse().unwrap(), &db, jobs.len()).unwrap();
+            let run = simulate_observed(&setup, &jobs, &none, &mut off).unwrap();
+            assert!(run.mean(|o| o.wait()) > 100.0, "the test needs waiting jobs");
+            assert_exact(&off.predictions, &run);
+        }
+    }
+
+    #[test]
+    fn on_line_estimates_are_exact_when_later_arrivals_cannot_matter() {
+        // FCFS with MPL 1 and no local users: no later job starts earlier or shares a node.
+        let jobs = ParallelWorkload {
+            jobs: 250,
+            ..ParallelWorkload::default()
+        }
+        .generate(5);
+        let setup = Setup::basic(64);
+        for e in ["mpl-cpu", "cpu-cpu", "cpu-mpl", "mpl-mpl"] {
+            let mut on = Online::new(e.parse().unwrap(), HistDb::default(), &jobs);
+            let run = simulate_observed(&setup, &jobs, &LocalLoad::Fixed(vec![]), &mut on).unwrap();
+            assert_exact(&on.predictions, &run);
+        }
+        // With local users coming and going, no estimator knows the future.
+        let local = LocalLoad::Generated { share: 0.75, seed: 9 };
+        let mut on = Online::new(Estimator::MPL_CPU, HistDb::default(), &jobs);
+        let run = simulate_observed(
+            &Setup {
+                jsp: JobSelection::Backfilling,
+                ..setup
+            },
+            &jobs,
+            &local,
+            &mut on,
+        )
+        .unwrap();
+        let a = Accuracy::of(&on.predictions, &run.jobs);
+        assert!(a.dv_turnaround > 1.0, "{a:?}");
+    }
+
+    fn record(
+        app: (Option<Benchmark>, u32),
+        ahead: f64,
+        backwards: f64,
+        shared: u32,
+        wait: f64,
+        exec: f64,
+    ) -> Record {
+        Record {
+            app,
+            ahead,
+            backwards,
+            shared,
+            wait,
+            exec,
+        }
+    }
+
+    #[test]
+    fn historical_algorithms_by_hand() {
+        let cg8 = Benchmark::Cg.application(8);
+        let bt4 = Benchmark::Bt.application(4);
+        let db = HistDb {
+            records: vec![
+                record(cg8.key(), 1000.0, 50.0, 0, 10.0, 400.0),
+                record(cg8.key(), 1030.0, 90.0, 0, 20.0, 410.0),
+                record(cg8.key(), 1040.0, 70.0, 0, 30.0, 420.0),
+                record(cg8.key(), 5000.0, 70.0, 0, 900.0, 500.0),
+                record(bt4.key(), 1020.0, 0.0, 0, 77.0, 800.0),
+            ],
+        };
+        // Algorithm 1: the CG.8 record nearest in CPUtime_ahead (1030 for 1025).
+        // Algorithm 2: within 5% of 1025 (|d| < 51.25): 1000, 1030, 1040; their mean
+        // CPUtime_backwards is 70, matched exactly by the third: its execution time.
+        let p = db.historical(&cg8, 1025.0).unwrap();
+        assert_eq!((p.wait, p.exec), (20.0, 420.0));
+        // Far from every record: the nearest (5000) for both.
+        let p = db.historical(&cg8, 4000.0).unwrap();
+        assert_eq!((p.wait, p.exec), (900.0, 500.0));
+        // An application never seen: the nearest record of any.
+        let p = db.historical(&Benchmark::Mg.application(16), 1019.0).unwrap();
+        assert_eq!(p.wait, 77.0);
+        assert!(HistDb::default().historical(&cg8, 1.0).is_none());
+    }
+
+    #[test]
+    fn hybrid_remaining_time_averages_the_nearest_shared_count() {
+        let is4 = Benchmark::Is.application(4);
+        let db = HistDb {
+            records: vec![
+                record(is4.key(), 0.0, 0.0, 0, 0.0, 280.0),
+                record(is4.key(), 0.0, 0.0, 3, 0.0, 400.0),
+                record(is4.key(), 0.0, 0.0, 3, 0.0, 500.0),
+                record(is4.key(), 0.0, 0.0, 6, 0.0, 900.0),
+            ],
+        };
+        assert_eq!(db.execution(is4.key(), 0), Some(280.0));
+        assert_eq!(db.execution(is4.key(), 3), Some(450.0));
+        // 4 is nearest to 3.
+        assert_eq!(db.execution(is4.key(), 4), Some(450.0));
+        assert_eq!(db.execution(Benchmark::Bt.application(4).key(), 0), None);
+    }
+
+    #[test]
+    fn accuracy_by_hand() {
+        let o = |arrival: f64, start: f64, end: f64| JobOutcome {
+            arrival,
+            start,
+            end,
+            cpu_time: 0.0,
+            nodes: vec![],
+        };
+        let outcomes = [o(0.0, 10.0, 110.0), o(0.0, 0.0, 50.0), o(5.0, 25.0, 125.0)];
+        let predictions = [
+            Some(Prediction {
+                wait: 20.0,
+                exec: 100.0,
+            }),
+            Some(Prediction {
+                wait: 0.0,
+                exec: 40.0,
+            }),
+            None,
+        ];
+        let a = Accuracy::of(&predictions, &outcomes);
+        assert_eq!(a.jobs, 2);
+        // Turnarounds observed 110, 50; predicted 120, 40: |10| + |10| over 160.
+        assert!(close(a.dv_turnaround, 100.0 * 20.0 / 160.0));
+        assert!(close(a.bias_turnaround, 0.0));
+        assert!(close(a.dv_wait, 100.0 * 10.0 / 10.0));
+        assert!(close(a.dv_exec, 100.0 * 10.0 / 150.0));
+    }
+
+    #[test]
+    fn estimator_names() {
+        for name in ["historical", "hybrid", "mpl-cpu", "prop-mpl", "cpu-cpu"] {
+            let e: Estimator = name.parse().unwrap();
+            assert_eq!(e.to_string(), name);
+        }
+        assert!("mpl".parse::<Estimator>().unwrap_err().contains("REM-CPU"));
+        assert!(Offline::new(Estimator::Historical, &HistDb::default(), 1).is_err());
+    }
+}

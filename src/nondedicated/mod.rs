@@ -8,10 +8,13 @@
 //! - `sim`: the off-line simulator that plays the real cluster: FCFS or EASY backfilling,
 //!   rate-based progress with completions moved whenever a node's load changes.
 //!
-//! The turnaround estimators (Historical, Simulation, Hybrid) build on these.
+//! - `estimate`: the turnaround estimators (Historical, Simulation, Hybrid), on-line and
+//!   off-line, and their accuracy (D_v, R_a).
 
 pub mod cluster;
+pub mod estimate;
 pub mod model;
+pub mod policy;
 pub mod sim;
 
 pub use cluster::{Hardware, Node, SocialContract};
@@ -19,4 +22,6 @@ pub use model::{
     Application, Benchmark, JobSelection, LocalLoad, LocalSession, NodeSelection, ParallelJob,
     ParallelWorkload, Profile,
 };
-pub use sim::{JobOutcome, Run, Setup, SimError, simulate};
+pub use sim::{
+    JobOutcome, NoObserver, Observer, Run, RunningJob, Setup, SimError, Snapshot, simulate, simulate_observed,
+};

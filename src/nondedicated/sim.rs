@@ -8,21 +8,15 @@
 //! time is brought up to date at the old rate and a new completion is pushed with a new
 //! generation, so a stale one is dropped when popped. Rates are exact between events.
 //!
-//! Job selection:
-//! - FCFS: start queue heads in arrival order while the node selection places them.
-//! - Backfilling (EASY): if the head cannot be placed, project the running jobs' ends at
-//!   their current rates (now + remaining / rate), release them in that order on a copy of
-//!   the nodes until the head can be placed: that instant is its shadow time, that copy
-//!   the cluster it expects. A later job starts now if it can be placed now and either its
-//!   projected end (now + dedicated time / its rate once started) comes by the shadow time,
-//!   or the expected cluster with its tasks added still places the head (then they are
-//!   added). Local users are assumed to stay as they are: nobody knows their future.
+//! Job selection is `policy::pass`, with each running job projected to end at its current
+//! rate (now + remaining / rate).
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use super::cluster::{Hardware, Node, rate, select};
-use super::model::{Application, LocalLoad, LocalProcess, LocalSession, ParallelJob};
+use super::cluster::{Hardware, Node, rate};
+use super::model::{LocalLoad, LocalProcess, LocalSession, ParallelJob};
+use super::policy::{PassScratch, Projected, pass};
 use super::{JobSelection, NodeSelection};
 
 /// Policies and hardware of one run.
@@ -177,13 +171,61 @@ struct Cluster<'a> {
     outcomes: Vec<Option<JobOutcome>>,
     /// Generation of each job's valid completion.
     generation: Vec<u32>,
-    keys: Vec<(u32, u32, f64, u32)>,
-    chosen: Vec<u32>,
+    scratch: PassScratch,
+    started: Vec<(usize, Vec<u32>)>,
     passes: u64,
 }
 
+/// A running job as an observer sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunningJob {
+    pub job: usize,
+    pub start: f64,
+    pub nodes: Vec<u32>,
+    /// ExecTime_cur: seconds since it started.
+    pub exec_cur: f64,
+    /// CPUtime_cur: CPU time its tasks received so far.
+    pub cpu_cur: f64,
+}
+
+/// The cluster as the scheduler knows it at an instant: what an on-line estimator reads.
+#[derive(Clone, Debug)]
+pub struct Snapshot<'a> {
+    pub now: f64,
+    pub setup: &'a Setup,
+    pub jobs: &'a [ParallelJob],
+    pub nodes: &'a [Node],
+    pub running: Vec<RunningJob>,
+    /// Waiting jobs in arrival order.
+    pub queue: &'a [usize],
+}
+
+/// Watches a run: estimators predict at arrivals and learn from starts and ends.
+pub trait Observer {
+    /// `job` has just joined the end of the queue (before the scheduling pass).
+    fn arrived(&mut self, _job: usize, _state: &Snapshot) {}
+    /// `job` has just started (after the pass; `state.queue` holds those still waiting).
+    fn started(&mut self, _job: usize, _state: &Snapshot) {}
+    /// `job` has ended.
+    fn ended(&mut self, _job: usize, _outcome: &JobOutcome) {}
+}
+
+/// Observes nothing.
+pub struct NoObserver;
+impl Observer for NoObserver {}
+
 /// Runs `jobs` (in arrival order) on the cluster with the local users of `local`.
 pub fn simulate(setup: &Setup, jobs: &[ParallelJob], local: &LocalLoad) -> Result<Run, SimError> {
+    simulate_observed(setup, jobs, local, &mut NoObserver)
+}
+
+/// [`simulate`], telling `observer` of every arrival, start and end.
+pub fn simulate_observed(
+    setup: &Setup,
+    jobs: &[ParallelJob],
+    local: &LocalLoad,
+    observer: &mut dyn Observer,
+) -> Result<Run, SimError> {
     let hw = &setup.hardware;
     for (i, j) in jobs.iter().enumerate() {
         if j.app.tasks > hw.nodes || j.app.memory_mb > hw.memory_mb || j.app.tasks == 0 {
@@ -203,8 +245,8 @@ pub fn simulate(setup: &Setup, jobs: &[ParallelJob], local: &LocalLoad) -> Resul
         events: BinaryHeap::new(),
         outcomes: vec![None; jobs.len()],
         generation: vec![0; jobs.len()],
-        keys: Vec::new(),
-        chosen: Vec::new(),
+        scratch: PassScratch::default(),
+        started: Vec::new(),
         passes: 0,
     };
     let mut process = LocalProcess::new(local, hw.nodes);
@@ -257,15 +299,22 @@ pub fn simulate(setup: &Setup, jobs: &[ParallelJob], local: &LocalLoad) -> Resul
             c.events.pop();
             if e.generation == c.generation[e.id as usize] {
                 c.complete(e.id as usize, now);
+                observer.ended(e.id as usize, c.outcomes[e.id as usize].as_ref().expect("ended"));
                 done += 1;
             }
         }
         while next_arrival < jobs.len() && jobs[next_arrival].arrival == now {
             c.queue.push(next_arrival);
+            observer.arrived(next_arrival, &c.snapshot(now));
             next_arrival += 1;
         }
         if c.schedule(now) {
             last_start = now;
+            let started = std::mem::take(&mut c.started);
+            for (job, _) in &started {
+                observer.started(*job, &c.snapshot(now));
+            }
+            c.started = started;
         }
         c.update_rates(now);
     }
@@ -287,8 +336,31 @@ pub fn simulate(setup: &Setup, jobs: &[ParallelJob], local: &LocalLoad) -> Resul
 }
 
 impl Cluster<'_> {
-    fn app(&self, job: usize) -> &Application {
-        &self.jobs[job].app
+    /// The state at `now` as an observer sees it.
+    fn snapshot(&self, now: f64) -> Snapshot<'_> {
+        let running = self
+            .running
+            .iter()
+            .map(|r| {
+                let app = &self.jobs[r.job].app;
+                let outcome = self.outcomes[r.job].as_ref().expect("started");
+                RunningJob {
+                    job: r.job,
+                    start: outcome.start,
+                    nodes: r.nodes.clone(),
+                    exec_cur: now - outcome.start,
+                    cpu_cur: r.cpu_time + app.tasks as f64 * app.cpu * r.rate * (now - r.last),
+                }
+            })
+            .collect();
+        Snapshot {
+            now,
+            setup: &self.setup,
+            jobs: self.jobs,
+            nodes: &self.nodes,
+            running,
+            queue: &self.queue,
+        }
     }
 
     /// Ends running job `job` at `now`, releasing its tasks.
@@ -309,23 +381,20 @@ impl Cluster<'_> {
         o.cpu_time = r.cpu_time;
     }
 
-    /// Starts `job` on `self.chosen` at `now`.
-    fn start(&mut self, job: usize, now: f64) {
+    /// Records `job` as started at `now` on `on` (the pass already placed its tasks).
+    fn start(&mut self, job: usize, on: &[u32], now: f64) {
         let app = self.jobs[job].app;
-        for &n in &self.chosen {
-            self.nodes[n as usize].add_task(&app);
-        }
         self.outcomes[job] = Some(JobOutcome {
             arrival: self.jobs[job].arrival,
             start: now,
             end: f64::NAN,
             cpu_time: 0.0,
-            nodes: self.chosen.clone(),
+            nodes: on.to_vec(),
         });
         // Rate 0 until `update_rates` sets the real one and pushes the completion.
         self.running.push(Running {
             job,
-            nodes: self.chosen.clone(),
+            nodes: on.to_vec(),
             remaining: app.exec,
             rate: 0.0,
             last: now,
@@ -361,86 +430,34 @@ impl Cluster<'_> {
     /// One pass of the job selection policy; whether any job started.
     fn schedule(&mut self, now: f64) -> bool {
         self.passes += 1;
-        let (hw, nsp) = (self.setup.hardware, self.setup.nsp);
-        let mut started = false;
-        // FCFS part.
-        while let Some(&head) = self.queue.first() {
-            let app = self.jobs[head].app;
-            if !select(&hw, &self.nodes, &app, nsp, &mut self.keys, &mut self.chosen) {
-                break;
-            }
-            self.start(head, now);
-            self.queue.remove(0);
-            started = true;
-        }
-        if self.setup.jsp == JobSelection::Fcfs || self.queue.len() < 2 {
-            return started;
-        }
-        // The head's shadow time and the cluster it expects then.
-        let head = *self.app(self.queue[0]);
-        let mut expected = self.nodes.clone();
-        let mut ends: Vec<(f64, usize)> = self
+        let projected: Vec<Projected> = self
             .running
             .iter()
-            .enumerate()
-            .map(|(i, r)| {
-                let remaining = r.remaining - r.rate * (now - r.last);
-                let speed = if r.rate > 0.0 {
-                    r.rate
-                } else {
-                    rate(&self.nodes, &r.nodes)
-                };
-                (now + remaining.max(0.0) / speed, i)
+            .map(|r| Projected {
+                // Progress so far at the rate that held; the rest at the rate the nodes give
+                // now (this instant's ends and starts may have changed it).
+                end: now + (r.remaining - r.rate * (now - r.last)).max(0.0) / rate(&self.nodes, &r.nodes),
+                app: self.jobs[r.job].app,
+                nodes: r.nodes.clone(),
             })
             .collect();
-        ends.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let mut shadow = f64::INFINITY;
-        for &(t, i) in &ends {
-            let r = &self.running[i];
-            let app = self.jobs[r.job].app;
-            for &n in &r.nodes {
-                expected[n as usize].remove_task(&app);
-            }
-            if select(&hw, &expected, &head, nsp, &mut self.keys, &mut self.chosen) {
-                shadow = t;
-                break;
-            }
+        let mut started = std::mem::take(&mut self.started);
+        started.clear();
+        pass(
+            &self.setup,
+            self.jobs,
+            &mut self.nodes,
+            &mut self.queue,
+            &projected,
+            now,
+            &mut self.scratch,
+            &mut started,
+        );
+        for (job, on) in &started {
+            self.start(*job, on, now);
         }
-        // Backfill the rest in order.
-        let mut k = 1;
-        while k < self.queue.len() {
-            let job = self.queue[k];
-            let app = self.jobs[job].app;
-            if !select(&hw, &self.nodes, &app, nsp, &mut self.keys, &mut self.chosen) {
-                k += 1;
-                continue;
-            }
-            let mut after = self.nodes.clone();
-            for &n in &self.chosen {
-                after[n as usize].add_task(&app);
-            }
-            let end = now + app.exec / rate(&after, &self.chosen);
-            let fits = end <= shadow || {
-                let mut with = expected.clone();
-                for &n in &self.chosen {
-                    with[n as usize].add_task(&app);
-                }
-                let mut probe = Vec::new();
-                let ok = select(&hw, &with, &head, nsp, &mut self.keys, &mut probe);
-                if ok {
-                    expected = with;
-                }
-                ok
-            };
-            if fits {
-                // `select` for the probe used other buffers; `chosen` still holds the placement.
-                self.start(job, now);
-                self.queue.remove(k);
-                started = true;
-            } else {
-                k += 1;
-            }
-        }
-        started
+        let any = !started.is_empty();
+        self.started = started;
+        any
     }
 }
