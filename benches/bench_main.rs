@@ -5,6 +5,7 @@ use criterion::criterion_main;
 mod benchmarks;
 
 criterion_main!(
+    benchmarks::cisne::benches,
     benchmarks::engine::benches,
     benchmarks::ga::benches,
     benchmarks::predict::benches,

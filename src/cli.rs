@@ -487,77 +487,45 @@ fn run_one(args: RunArgs) -> Result<()> {
 }
 
 fn cluster(args: ClusterArgs) -> Result<()> {
-    use schedlab::nondedicated::estimate::{Accuracy, Estimator, HistDb, Offline, Online};
-    use schedlab::nondedicated::{
-        Hardware, LocalLoad, ParallelWorkload, Setup, SocialContract, simulate, simulate_observed,
-    };
-    anyhow::ensure!(args.mpl >= 1, "--mpl must be at least 1");
-    anyhow::ensure!(args.nodes >= 1, "--nodes must be at least 1");
-    anyhow::ensure!(
-        (0.0..=1.0).contains(&args.local_share),
-        "--local-share must be in [0, 1]"
-    );
-    let setup = Setup {
-        hardware: Hardware {
-            nodes: args.nodes,
-            mpl: args.mpl,
-            contract: SocialContract {
-                cpu: args.contract_cpu,
-                ..SocialContract::default()
-            },
-            ..Hardware::default()
-        },
-        jsp: args.jsp.parse().map_err(anyhow::Error::msg)?,
-        nsp: args.nsp.parse().map_err(anyhow::Error::msg)?,
-    };
-    anyhow::ensure!(
-        args.arrival_scale > 0.0 && args.arrival_scale.is_finite(),
-        "--arrival-scale must be positive"
-    );
-    let workload = ParallelWorkload {
-        jobs: args.jobs,
-        arrival_scale: args.arrival_scale,
-        ..ParallelWorkload::default()
-    };
-    let local_of = |seed: u64| LocalLoad::Generated {
-        share: args.local_share,
-        seed: schedlab::sweep::spec::mix64(seed ^ 0x6c6f_6361_6c00),
-    };
-    let jobs = workload.generate(args.seed);
-    let local = local_of(args.seed);
+    use schedlab::nondedicated::estimate::Estimator;
+    use schedlab::nondedicated::{Experiment, Hardware, ParallelWorkload, Setup, SocialContract};
     let estimator: Option<Estimator> = args
         .estimator
         .as_deref()
         .map(str::parse)
         .transpose()
-        .map_err(anyhow::Error::msg)?;
-    // The history: a run of the same environment with the next seed.
-    let mut db = HistDb::default();
-    if matches!(estimator, Some(Estimator::Historical | Estimator::Hybrid)) {
-        let warm_jobs = workload.generate(args.seed + 1);
-        let mut warm = Online::new(Estimator::Historical, HistDb::default(), &warm_jobs);
-        warm.estimate = false;
-        simulate_observed(&setup, &warm_jobs, &local_of(args.seed + 1), &mut warm)?;
-        db = warm.db;
-    }
-    let history = db.records.len();
-    let t0 = Instant::now();
-    let (run, predictions, cost) = match estimator {
-        None => (simulate(&setup, &jobs, &local)?, None, 0.0),
-        Some(e) if args.offline => {
-            let mut off = Offline::new(e, &db, jobs.len()).map_err(anyhow::Error::msg)?;
-            let run = simulate_observed(&setup, &jobs, &local, &mut off)?;
-            (run, Some(off.predictions), off.cost)
-        }
-        Some(e) => {
-            let mut on = Online::new(e, db, &jobs);
-            let run = simulate_observed(&setup, &jobs, &local, &mut on)?;
-            let per = on.cost / on.estimates.max(1) as f64;
-            (run, Some(on.predictions), per)
-        }
+        .map_err(schedlab::Error::Invalid)?;
+    let experiment = Experiment {
+        setup: Setup {
+            hardware: Hardware {
+                nodes: args.nodes,
+                mpl: args.mpl,
+                contract: SocialContract {
+                    cpu: args.contract_cpu,
+                    ..SocialContract::default()
+                },
+                ..Hardware::default()
+            },
+            jsp: args.jsp.parse().map_err(schedlab::Error::Invalid)?,
+            nsp: args.nsp.parse().map_err(schedlab::Error::Invalid)?,
+        },
+        workload: ParallelWorkload {
+            jobs: args.jobs,
+            arrival_scale: args.arrival_scale,
+            ..ParallelWorkload::default()
+        },
+        local_share: args.local_share,
+        estimator,
+        offline: args.offline,
     };
+    experiment.validate().map_err(schedlab::Error::Invalid)?;
+    let setup = experiment.setup;
+    let t0 = Instant::now();
+    let report = experiment.run(args.seed)?;
     let secs = t0.elapsed().as_secs_f64();
-    let accuracy = predictions.as_ref().map(|p| Accuracy::of(p, &run.jobs));
+    let (jobs, run, predictions, accuracy) =
+        (&report.jobs, &report.run, &report.predictions, &report.accuracy);
+    let (history, cost) = (report.history, report.estimate_seconds);
     if let Some(path) = &args.jobs_out {
         write_atomically(path, |w| {
             writeln!(

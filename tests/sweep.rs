@@ -742,3 +742,57 @@ fn utility_spec_mistakes_are_named() {
     assert!(err.contains("job 3 is in queue 2"), "{err}");
     fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn cluster_sweeps_score_estimators_and_are_thread_independent() {
+    let dir = temp("cisne");
+    let spec = r#"
+metrics = ["dv_turnaround", "mean_wait", "mean_queue", "jobs"]
+[run]
+model = "cisne"
+jobs = 120
+arrival_scale = 1.5
+[axes]
+jsp = ["fcfs", "backfilling"]
+estimator = ["mpl-cpu", "historical"]
+[replications]
+count = 2
+"#;
+    let plan = plan_from(spec, &dir);
+    run_sweep(&plan, &options(&dir.join("t1"), 1)).unwrap();
+    run_sweep(&plan, &options(&dir.join("t2"), 2)).unwrap();
+    assert_same_outputs(&dir.join("t1"), &dir.join("t2"));
+    let runs = read_runs(&dir.join("t1/runs.csv"), &plan).unwrap();
+    let of = |cell: usize, rep: usize| {
+        runs.iter()
+            .find(|r| r.cell == cell && r.rep == rep)
+            .unwrap()
+            .metrics
+            .clone()
+    };
+    for rep in 0..2 {
+        // The estimator does not change the run it is judged on (same seed, same jobs).
+        assert_eq!(of(0, rep)[1..], of(1, rep)[1..]);
+        assert_eq!(of(0, rep)[3], 120.0);
+        assert!(of(0, rep)[0] > 0.0 && of(0, rep)[0].is_finite());
+    }
+    // Mistakes are named.
+    for (bad, needle) in [
+        ("jsp = [\"fcfs\", \"backfilling\"]", "jsp = [\"fcfs\", \"lifo\"]"),
+        ("jobs = 120", "jobs = 120\nscheduler = \"easy\""),
+        (
+            "jobs = 120",
+            "jobs = 120\nmode = \"offline\"\nestimator = \"historical\"",
+        ),
+    ]
+    .map(|(from, to)| (spec.replace(from, to), to))
+    {
+        fs::write(dir.join("bad.toml"), &bad).unwrap();
+        let err = Plan::from_file(&dir.join("bad.toml")).unwrap_err().to_string();
+        assert!(
+            err.contains("lifo") || err.contains("scheduler") || err.contains("off-line"),
+            "{needle}: {err}"
+        );
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}

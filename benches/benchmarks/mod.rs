@@ -1,4 +1,5 @@
 //! One module per bench group.
+pub mod cisne;
 pub mod engine;
 pub mod ga;
 pub mod predict;

@@ -423,7 +423,11 @@ impl Online {
     pub fn predict(&self, job: usize, state: &Snapshot) -> Option<Prediction> {
         let app = &state.jobs[job].app;
         match self.estimator {
-            Estimator::Historical => self.db.historical(app, self.ahead[job]),
+            Estimator::Historical => {
+                // Algorithm 1, lines 1-4: the CPU time of the jobs waiting before it.
+                let before = &state.queue[..state.queue.len().saturating_sub(1)];
+                self.db.historical(app, cpu_of(state.jobs, before))
+            }
             Estimator::Simulation { rem, cpu } => {
                 let kernel = Kernel {
                     jobs: state.jobs,

@@ -8,16 +8,19 @@
 //! - `sim`: the off-line simulator that plays the real cluster: FCFS or EASY backfilling,
 //!   rate-based progress with completions moved whenever a node's load changes.
 //!
+//! - `experiment`: one seeded run with its estimates scored, as the CLI and sweeps run it.
 //! - `estimate`: the turnaround estimators (Historical, Simulation, Hybrid), on-line and
 //!   off-line, and their accuracy (D_v, R_a).
 
 pub mod cluster;
 pub mod estimate;
+pub mod experiment;
 pub mod model;
 pub mod policy;
 pub mod sim;
 
 pub use cluster::{Hardware, Node, SocialContract};
+pub use experiment::{CLUSTER_METRICS, Experiment, Report};
 pub use model::{
     Application, Benchmark, JobSelection, LocalLoad, LocalSession, NodeSelection, ParallelJob,
     ParallelWorkload, Profile,

@@ -178,6 +178,8 @@ pub struct Axis {
 pub enum WorkloadConfig {
     Model(Model),
     /// Anastasiadis & Sevcik's moldable jobs.
+    /// A non-dedicated cluster of Hanzich et al. (`model = "cisne"`).
+    Cisne(Box<crate::nondedicated::Experiment>),
     Moldable {
         workload: MoldableWorkload,
         procs: u32,
@@ -320,6 +322,86 @@ fn resolve_moldable(
     })
 }
 
+/// A non-dedicated cluster of Hanzich et al.: `model = "cisne"` with `jsp`, `nsp`, `mpl`,
+/// `nodes`, `local_share`, `jobs`, `arrival_scale`, `contract_cpu`, `estimator` and `mode`
+/// (`online` or `offline`); see `crate::nondedicated`.
+fn resolve_cisne(params: &BTreeMap<String, Value>) -> std::result::Result<Resolved, String> {
+    use crate::nondedicated::{Experiment, Hardware, ParallelWorkload, Setup, SocialContract};
+    const KEYS: [&str; 11] = [
+        "model",
+        "jsp",
+        "nsp",
+        "mpl",
+        "nodes",
+        "local_share",
+        "jobs",
+        "arrival_scale",
+        "contract_cpu",
+        "estimator",
+        "mode",
+    ];
+    if let Some(k) = params.keys().find(|k| !KEYS.contains(&k.as_str())) {
+        return Err(format!(
+            "{k}: not a parameter of model cisne; allowed: {}",
+            KEYS.join(", ")
+        ));
+    }
+    let text = |k: &str, default: &str| params.get(k).map_or(default.to_string(), |v| v.to_string());
+    let number = |k: &str, default: f64| -> std::result::Result<f64, String> {
+        match params.get(k) {
+            None => Ok(default),
+            Some(v) => v.as_f64().ok_or_else(|| format!("{k} = {v}: expected a number")),
+        }
+    };
+    let whole = |k: &str, default: u64| -> std::result::Result<u64, String> {
+        match params.get(k) {
+            None => Ok(default),
+            Some(Value::Int(i)) if *i > 0 => Ok(*i as u64),
+            Some(v) => Err(format!("{k} = {v}: expected a positive integer")),
+        }
+    };
+    let offline = match text("mode", "online").as_str() {
+        "online" => false,
+        "offline" => true,
+        other => return Err(format!("mode = {other}: expected online or offline")),
+    };
+    let estimator = match params.get("estimator") {
+        None => None,
+        Some(v) => Some(v.to_string().parse()?),
+    };
+    let experiment = Experiment {
+        setup: Setup {
+            hardware: Hardware {
+                nodes: whole("nodes", 64)? as u32,
+                mpl: whole("mpl", 4)? as u32,
+                contract: SocialContract {
+                    cpu: number("contract_cpu", 1.0)?,
+                    ..SocialContract::default()
+                },
+                ..Hardware::default()
+            },
+            jsp: text("jsp", "fcfs").parse()?,
+            nsp: text("nsp", "normal").parse()?,
+        },
+        workload: ParallelWorkload {
+            jobs: whole("jobs", 1000)? as usize,
+            arrival_scale: number("arrival_scale", 1.0)?,
+            ..ParallelWorkload::default()
+        },
+        local_share: number("local_share", 0.75)?,
+        estimator,
+        offline,
+    };
+    experiment.validate()?;
+    Ok(Resolved {
+        workload: WorkloadConfig::Cisne(Box::new(experiment)),
+        scheduler: SchedulerKind::Fcfs,
+        predictor: None,
+        strategy: None,
+        policy: None,
+    })
+}
+
 /// An exclude/only rule: for each named axis (by position), the values that match.
 type Rule = Vec<(usize, Vec<Value>)>;
 
@@ -351,7 +433,19 @@ const GENERAL_KEYS: [&str; 21] = [
 ];
 
 /// Parameters that do not change the workload (excluded from the seed).
-const NON_WORKLOAD_KEYS: [&str; 5] = ["scheduler", "predictor", "strategy", "evaluation", "policy"];
+const NON_WORKLOAD_KEYS: [&str; 11] = [
+    "scheduler",
+    "predictor",
+    "strategy",
+    "evaluation",
+    "policy",
+    "jsp",
+    "nsp",
+    "mpl",
+    "contract_cpu",
+    "estimator",
+    "mode",
+];
 
 /// 64-bit FNV-1a: a stable hash for spec files and seeds (std's hashers are not stable).
 pub fn fnv1a(bytes: &[u8]) -> u64 {
@@ -397,7 +491,17 @@ impl Plan {
         // Malleable sweeps (a `strategy` parameter) report their own metrics.
         // Malleable (a `strategy`) and moldable (a `policy`) sweeps report their own metrics.
         let has = |k: &str| raw.run.contains_key(k) || raw.axes.contains_key(k);
-        let (known, kind): (&[&str], &str) = if has("strategy") {
+        let cisne = raw
+            .run
+            .get("model")
+            .or(raw.axes.get("model"))
+            .is_some_and(|m| m.to_string().contains("cisne"));
+        let (known, kind): (&[&str], &str) = if cisne {
+            (
+                &crate::nondedicated::CLUSTER_METRICS,
+                " for a cluster sweep (model cisne)",
+            )
+        } else if has("strategy") {
             (&MALLEABLE_METRICS, " for a malleable sweep")
         } else if has("policy") {
             (&PARTITION_METRICS, " for a partitioning sweep")
@@ -771,6 +875,12 @@ fn resolve(
 ) -> std::result::Result<Resolved, String> {
     if params.contains_key("policy") || params.get("model").is_some_and(|m| m.to_string() == "sevcik") {
         return resolve_moldable(params, window);
+    }
+    if params.get("model").is_some_and(|m| m.to_string() == "cisne") {
+        if window.is_some() {
+            return Err("model cisne: a cluster run measures every job; drop [measure]".into());
+        }
+        return resolve_cisne(params);
     }
     let text = |k: &str| params.get(k).map(|v| v.to_string());
     match params.get("evaluation").map(|v| v.to_string()) {

@@ -37,7 +37,7 @@ fn trace_key(w: &WorkloadConfig) -> Option<TraceKey> {
             first,
             ..
         } => Some((path.clone(), *procs, jobs.clone(), *first)),
-        WorkloadConfig::Model(_) | WorkloadConfig::Moldable { .. } => None,
+        WorkloadConfig::Model(_) | WorkloadConfig::Moldable { .. } | WorkloadConfig::Cisne(_) => None,
     }
 }
 
@@ -176,9 +176,42 @@ pub fn run_replication(
         };
         return (record, count as u64);
     }
+    if let WorkloadConfig::Cisne(experiment) = &cell.workload {
+        // A run whose queue stops moving (a social contract that leaves no room) is
+        // recorded as saturated: infinite waits, other metrics undefined.
+        let (metrics, saturated, jobs) = match experiment.run(seed) {
+            Ok(report) => (
+                plan.metrics
+                    .iter()
+                    .map(|m| report.metric(m).expect("validated metric"))
+                    .collect(),
+                false,
+                report.jobs.len() as u64,
+            ),
+            Err(_) => (
+                plan.metrics
+                    .iter()
+                    .map(|m| match m.as_str() {
+                        "mean_wait" | "mean_turnaround" | "makespan" | "mean_queue" => f64::INFINITY,
+                        _ => f64::NAN,
+                    })
+                    .collect(),
+                true,
+                0,
+            ),
+        };
+        let record = RunRecord {
+            cell: cell.index,
+            rep,
+            seed,
+            saturated,
+            metrics,
+        };
+        return (record, jobs);
+    }
     let mut owned;
     let workload: &Workload = match &cell.workload {
-        WorkloadConfig::Moldable { .. } => unreachable!("handled above"),
+        WorkloadConfig::Moldable { .. } | WorkloadConfig::Cisne(_) => unreachable!("handled above"),
         WorkloadConfig::Model(model) => {
             owned = model.generate(seed);
             &owned

@@ -1,0 +1,106 @@
+//! One turnaround estimate of Hanzich et al.'s estimators (Table 4, Figure 12) against the
+//! length of the waiting queue and the size of the cluster. States are captured from seeded
+//! runs (75% of nodes with local users, FCFS + Normal, MPL 4, inter-arrival times scaled
+//! by 64 / nodes) at the first arrival that finds at least the wanted queue and jobs
+//! running on an eighth of the nodes; the history holds an earlier run (1,000 records).
+
+use std::hint::black_box;
+
+use criterion::{BenchmarkId, Criterion, criterion_group};
+
+use schedlab::nondedicated::estimate::{Estimator, HistDb, Online};
+use schedlab::nondedicated::{
+    Experiment, Hardware, JobSelection, Node, NodeSelection, Observer, ParallelJob, ParallelWorkload,
+    RunningJob, Setup, Snapshot, SocialContract, simulate_observed,
+};
+
+/// An owned copy of a snapshot.
+#[derive(Default)]
+struct Captured {
+    want: usize,
+    state: Option<(usize, f64, Vec<Node>, Vec<RunningJob>, Vec<usize>)>,
+}
+
+impl Observer for Captured {
+    fn arrived(&mut self, job: usize, s: &Snapshot) {
+        // A busy moment: the wanted queue, and jobs running on at least an eighth of the nodes.
+        let busy = s.running.len() * 8 >= s.nodes.len();
+        if self.state.is_none() && s.queue.len() >= self.want && busy {
+            self.state = Some((job, s.now, s.nodes.to_vec(), s.running.clone(), s.queue.to_vec()));
+        }
+    }
+}
+
+fn experiment(nodes: u32) -> Experiment {
+    Experiment {
+        setup: Setup {
+            hardware: Hardware {
+                nodes,
+                mpl: 4,
+                contract: SocialContract::default(),
+                ..Hardware::default()
+            },
+            jsp: JobSelection::Fcfs,
+            nsp: NodeSelection::Normal,
+        },
+        workload: ParallelWorkload {
+            // Keep the load per node about the same as the cluster grows.
+            arrival_scale: 64.0 / nodes as f64,
+            ..ParallelWorkload::default()
+        },
+        local_share: 0.75,
+        estimator: None,
+        offline: false,
+    }
+}
+
+fn cisne_estimate(c: &mut Criterion) {
+    let mut group = c.benchmark_group("cisne-estimate");
+    group.sample_size(20);
+    let estimators: [Estimator; 3] = [
+        "mpl-cpu".parse().unwrap(),
+        Estimator::Historical,
+        Estimator::Hybrid,
+    ];
+    for (nodes, queue) in [(64, 1), (64, 8), (64, 64), (128, 8), (256, 8), (512, 8)] {
+        let e = experiment(nodes);
+        let jobs: Vec<ParallelJob> = e.workload.generate(1);
+        let mut capture = Captured {
+            want: queue,
+            state: None,
+        };
+        simulate_observed(&e.setup, &jobs, &e.local(1), &mut capture).unwrap();
+        let Some((job, now, node_state, running, waiting)) = capture.state else {
+            eprintln!("no state with {queue} waiting jobs on {nodes} nodes; skipped");
+            continue;
+        };
+        // The history: an earlier run of the same environment.
+        let warm_jobs = e.workload.generate(2);
+        let mut warm = Online::new(Estimator::Historical, HistDb::default(), &warm_jobs);
+        warm.estimate = false;
+        simulate_observed(&e.setup, &warm_jobs, &e.local(2), &mut warm).unwrap();
+        let snapshot = Snapshot {
+            now,
+            setup: &e.setup,
+            jobs: &jobs,
+            nodes: &node_state,
+            running,
+            queue: &waiting,
+        };
+        for estimator in estimators {
+            let online = Online::new(estimator, warm.db.clone(), &jobs);
+            let id = BenchmarkId::new(
+                estimator.to_string(),
+                format!(
+                    "nodes-{nodes}-queue-{}-running-{}",
+                    waiting.len(),
+                    snapshot.running.len()
+                ),
+            );
+            group.bench_function(id, |b| b.iter(|| online.predict(black_box(job), &snapshot)));
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, cisne_estimate);

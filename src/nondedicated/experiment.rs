@@ -1,0 +1,155 @@
+//! One experiment on a non-dedicated cluster, as the CLI and sweeps run it: the workload
+//! and local users drawn from a seed, the run, and, with an estimator, its estimates scored.
+//!
+//! Seeds: the parallel workload takes the seed itself and the local users a stream mixed
+//! from it, so policies and estimators compared under one seed see the same jobs and the
+//! same local users (common random numbers). The history of the Historical and Hybrid
+//! estimators is warmed by a run of the same environment under the next seed.
+
+use super::estimate::{Accuracy, Estimator, HistDb, Offline, Online, Prediction};
+use super::model::{LocalLoad, ParallelJob, ParallelWorkload};
+use super::sim::{Run, Setup, SimError, simulate, simulate_observed};
+
+/// Everything one run needs besides its seed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Experiment {
+    pub setup: Setup,
+    pub workload: ParallelWorkload,
+    /// Share of nodes carrying a local user at any time.
+    pub local_share: f64,
+    pub estimator: Option<Estimator>,
+    /// Estimate the whole workload once from the initial state instead of at each arrival.
+    pub offline: bool,
+}
+
+/// What a run gave.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub jobs: Vec<ParallelJob>,
+    pub run: Run,
+    pub predictions: Option<Vec<Option<Prediction>>>,
+    pub accuracy: Option<Accuracy>,
+    /// Records in the history when the run began.
+    pub history: usize,
+    /// Wall-clock seconds per estimate (on-line) or for the whole projection (off-line).
+    pub estimate_seconds: f64,
+}
+
+/// Metrics a sweep can report for a cluster run (`dv_*`, `bias_*` and `ra_*` need an
+/// estimator; NaN without one).
+pub const CLUSTER_METRICS: [&str; 13] = [
+    "jobs",
+    "mean_wait",
+    "mean_exec",
+    "mean_turnaround",
+    "makespan",
+    "mean_queue",
+    "dv_turnaround",
+    "dv_exec",
+    "dv_wait",
+    "bias_turnaround",
+    "ra_turnaround",
+    "ra_exec",
+    "ra_wait",
+];
+
+impl Experiment {
+    /// The local users for `seed`.
+    pub fn local(&self, seed: u64) -> LocalLoad {
+        LocalLoad::Generated {
+            share: self.local_share,
+            seed: crate::sweep::spec::mix64(seed ^ 0x6c6f_6361_6c00),
+        }
+    }
+
+    /// Checks the parameters, naming the first bad one.
+    pub fn validate(&self) -> Result<(), String> {
+        let hw = &self.setup.hardware;
+        if hw.mpl == 0 {
+            return Err("mpl must be at least 1".into());
+        }
+        if hw.nodes < 16 {
+            return Err(format!(
+                "nodes = {}: the NAS jobs run on up to 16 tasks",
+                hw.nodes
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.local_share) {
+            return Err(format!("local_share = {}: must be in [0, 1]", self.local_share));
+        }
+        if !(self.workload.arrival_scale > 0.0 && self.workload.arrival_scale.is_finite()) {
+            return Err(format!(
+                "arrival_scale = {}: must be positive",
+                self.workload.arrival_scale
+            ));
+        }
+        if !(hw.contract.cpu > 0.0 && hw.contract.cpu.is_finite()) {
+            return Err(format!("contract_cpu = {}: must be positive", hw.contract.cpu));
+        }
+        if self.offline && !matches!(self.estimator, Some(e) if e != Estimator::Historical) {
+            return Err("the off-line mode needs a simulation kernel (REM-CPU) or hybrid".into());
+        }
+        Ok(())
+    }
+
+    pub fn run(&self, seed: u64) -> Result<Report, SimError> {
+        let jobs = self.workload.generate(seed);
+        let local = self.local(seed);
+        let mut db = HistDb::default();
+        if matches!(self.estimator, Some(Estimator::Historical | Estimator::Hybrid)) {
+            let warm_jobs = self.workload.generate(seed + 1);
+            let mut warm = Online::new(Estimator::Historical, HistDb::default(), &warm_jobs);
+            warm.estimate = false;
+            simulate_observed(&self.setup, &warm_jobs, &self.local(seed + 1), &mut warm)?;
+            db = warm.db;
+        }
+        let history = db.records.len();
+        let (run, predictions, estimate_seconds) = match self.estimator {
+            None => (simulate(&self.setup, &jobs, &local)?, None, 0.0),
+            Some(e) if self.offline => {
+                let mut off = Offline::new(e, &db, jobs.len()).expect("validated");
+                let run = simulate_observed(&self.setup, &jobs, &local, &mut off)?;
+                (run, Some(off.predictions), off.cost)
+            }
+            Some(e) => {
+                let mut on = Online::new(e, db, &jobs);
+                let run = simulate_observed(&self.setup, &jobs, &local, &mut on)?;
+                let per = on.cost / on.estimates.max(1) as f64;
+                (run, Some(on.predictions), per)
+            }
+        };
+        let accuracy = predictions.as_ref().map(|p| Accuracy::of(p, &run.jobs));
+        Ok(Report {
+            jobs,
+            run,
+            predictions,
+            accuracy,
+            history,
+            estimate_seconds,
+        })
+    }
+}
+
+impl Report {
+    /// A metric by name ([`CLUSTER_METRICS`]).
+    pub fn metric(&self, name: &str) -> Option<f64> {
+        let a = self.accuracy.as_ref();
+        let acc = |f: fn(&Accuracy) -> f64| a.map_or(f64::NAN, f);
+        Some(match name {
+            "jobs" => self.run.jobs.len() as f64,
+            "mean_wait" => self.run.mean(|o| o.wait()),
+            "mean_exec" => self.run.mean(|o| o.exec()),
+            "mean_turnaround" => self.run.mean(|o| o.turnaround()),
+            "makespan" => self.run.makespan(),
+            "mean_queue" => self.run.mean_queue,
+            "dv_turnaround" => acc(|a| a.dv_turnaround),
+            "dv_exec" => acc(|a| a.dv_exec),
+            "dv_wait" => acc(|a| a.dv_wait),
+            "bias_turnaround" => acc(|a| a.bias_turnaround),
+            "ra_turnaround" => acc(|a| a.ra_turnaround),
+            "ra_exec" => acc(|a| a.ra_exec),
+            "ra_wait" => acc(|a| a.ra_wait),
+            _ => return None,
+        })
+    }
+}
