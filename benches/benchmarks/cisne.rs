@@ -14,11 +14,19 @@ use schedlab::nondedicated::{
     RunningJob, Setup, Snapshot, SocialContract, simulate_observed,
 };
 
-/// An owned copy of a snapshot.
-#[derive(Default)]
+/// An owned copy of a snapshot, and the job that had just arrived.
+struct State {
+    job: usize,
+    now: f64,
+    nodes: Vec<Node>,
+    running: Vec<RunningJob>,
+    queue: Vec<usize>,
+}
+
+/// Keeps the first busy state with at least `want` waiting jobs.
 struct Captured {
     want: usize,
-    state: Option<(usize, f64, Vec<Node>, Vec<RunningJob>, Vec<usize>)>,
+    state: Option<State>,
 }
 
 impl Observer for Captured {
@@ -26,7 +34,13 @@ impl Observer for Captured {
         // A busy moment: the wanted queue, and jobs running on at least an eighth of the nodes.
         let busy = s.running.len() * 8 >= s.nodes.len();
         if self.state.is_none() && s.queue.len() >= self.want && busy {
-            self.state = Some((job, s.now, s.nodes.to_vec(), s.running.clone(), s.queue.to_vec()));
+            self.state = Some(State {
+                job,
+                now: s.now,
+                nodes: s.nodes.to_vec(),
+                running: s.running.clone(),
+                queue: s.queue.to_vec(),
+            });
         }
     }
 }
@@ -70,7 +84,14 @@ fn cisne_estimate(c: &mut Criterion) {
             state: None,
         };
         simulate_observed(&e.setup, &jobs, &e.local(1), &mut capture).unwrap();
-        let Some((job, now, node_state, running, waiting)) = capture.state else {
+        let Some(State {
+            job,
+            now,
+            nodes: node_state,
+            running,
+            queue: waiting,
+        }) = capture.state
+        else {
             eprintln!("no state with {queue} waiting jobs on {nodes} nodes; skipped");
             continue;
         };
