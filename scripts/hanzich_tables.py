@@ -57,7 +57,8 @@ table("Figure 8: job x node selection, MPL 4, 75% of nodes with a local user", r
 table("Figure 10: fit of predicted on observed, backfilling + Uniform, MPL 4",
       [(("4", "backfilling", "uniform", "0.75", "online", e), [("estimator", e)])
        for e in ["mpl-cpu", "historical", "hybrid"]],
-      FIT + [("D_v execution %", "dv_exec", 1), ("D_v wait %", "dv_wait", 1)])
+      FIT + [("execution: slope", "fit_exec_slope", 2), ("intercept (s)", "fit_exec_intercept", 0),
+             ("wait: slope", "fit_wait_slope", 2), ("intercept (s)", "fit_wait_intercept", 0)])
 
 rows = []
 for share in ["0", "0.25", "0.5", "0.75", "1"]:

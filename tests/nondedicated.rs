@@ -393,6 +393,13 @@ mod estimators {
         assert!(close(a.bias_turnaround, 0.0));
         assert!(close(a.dv_wait, 100.0 * 10.0 / 10.0));
         assert!(close(a.dv_exec, 100.0 * 10.0 / 150.0));
+        // Two points: the line through them, (50, 40) and (100, 100): slope 1.2, intercept -20.
+        assert!(
+            close(a.fit_exec.0, 1.2) && close(a.fit_exec.1, -20.0),
+            "{:?}",
+            a.fit_exec
+        );
+        assert!(a.ra_exec.is_nan(), "adjusted R^2 needs three points");
     }
 
     #[test]

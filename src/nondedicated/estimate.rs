@@ -573,6 +573,9 @@ pub struct Accuracy {
     pub ra_turnaround: f64,
     pub ra_exec: f64,
     pub ra_wait: f64,
+    /// That line, Y = slope X + intercept (seconds), for execution and waiting time.
+    pub fit_exec: (f64, f64),
+    pub fit_wait: (f64, f64),
 }
 
 impl Accuracy {
@@ -598,6 +601,8 @@ impl Accuracy {
             ra_turnaround: adjusted_r2(&turnaround),
             ra_exec: adjusted_r2(&exec),
             ra_wait: adjusted_r2(&wait),
+            fit_exec: least_squares(&exec).0,
+            fit_wait: least_squares(&wait).0,
         }
     }
 }
@@ -610,12 +615,9 @@ fn deviation(xy: &[(f64, f64)], error: fn(f64) -> f64) -> f64 {
     100.0 * err / sum
 }
 
-/// Adjusted R^2 of the least-squares line of Y on X (NaN for fewer than 3 points).
-fn adjusted_r2(xy: &[(f64, f64)]) -> f64 {
+/// The least-squares line of Y on X, (slope, intercept), and its R^2 (NaN without spread).
+fn least_squares(xy: &[(f64, f64)]) -> ((f64, f64), f64) {
     let n = xy.len() as f64;
-    if n < 3.0 {
-        return f64::NAN;
-    }
     let mx = xy.iter().map(|p| p.0).sum::<f64>() / n;
     let my = xy.iter().map(|p| p.1).sum::<f64>() / n;
     let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
@@ -624,6 +626,16 @@ fn adjusted_r2(xy: &[(f64, f64)]) -> f64 {
         sxx += (x - mx) * (x - mx);
         syy += (y - my) * (y - my);
     }
-    let r2 = sxy * sxy / (sxx * syy);
+    let slope = sxy / sxx;
+    ((slope, my - slope * mx), sxy * sxy / (sxx * syy))
+}
+
+/// Adjusted R^2 of the least-squares line of Y on X (NaN for fewer than 3 points).
+fn adjusted_r2(xy: &[(f64, f64)]) -> f64 {
+    let n = xy.len() as f64;
+    if n < 3.0 {
+        return f64::NAN;
+    }
+    let r2 = least_squares(xy).1;
     1.0 - (1.0 - r2) * (n - 1.0) / (n - 2.0)
 }

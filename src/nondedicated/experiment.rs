@@ -37,7 +37,7 @@ pub struct Report {
 
 /// Metrics a sweep can report for a cluster run (`dv_*`, `bias_*` and `ra_*` need an
 /// estimator; NaN without one).
-pub const CLUSTER_METRICS: [&str; 13] = [
+pub const CLUSTER_METRICS: [&str; 17] = [
     "jobs",
     "mean_wait",
     "mean_exec",
@@ -51,6 +51,10 @@ pub const CLUSTER_METRICS: [&str; 13] = [
     "ra_turnaround",
     "ra_exec",
     "ra_wait",
+    "fit_exec_slope",
+    "fit_exec_intercept",
+    "fit_wait_slope",
+    "fit_wait_intercept",
 ];
 
 impl Experiment {
@@ -149,6 +153,10 @@ impl Report {
             "ra_turnaround" => acc(|a| a.ra_turnaround),
             "ra_exec" => acc(|a| a.ra_exec),
             "ra_wait" => acc(|a| a.ra_wait),
+            "fit_exec_slope" => acc(|a| a.fit_exec.0),
+            "fit_exec_intercept" => acc(|a| a.fit_exec.1),
+            "fit_wait_slope" => acc(|a| a.fit_wait.0),
+            "fit_wait_intercept" => acc(|a| a.fit_wait.1),
             _ => return None,
         })
     }
