@@ -24,7 +24,7 @@ use std::str::FromStr;
 
 use rand_xoshiro::rand_core::SeedableRng;
 
-use crate::workload::synth::{ModelRng, unit};
+use crate::workload::synth::{ModelRng, standard_normal, unit};
 
 /// A NAS benchmark of Table 3.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -289,8 +289,8 @@ impl LocalProcess {
             }
         }
         let (_, cpu_mean, cpu_sd, mem_mean, mem_sd) = profile.table();
-        let cpu = (cpu_mean + cpu_sd * normal(rng)).clamp(0.0, 1.0);
-        let memory = (mem_mean + mem_sd * normal(rng)).clamp(0.0, 1.0);
+        let cpu = (cpu_mean + cpu_sd * standard_normal(rng)).clamp(0.0, 1.0);
+        let memory = (mem_mean + mem_sd * standard_normal(rng)).clamp(0.0, 1.0);
         let stage = if unit(rng) < SESSION_STAGES[0].0 { 0 } else { 1 };
         let length = -SESSION_STAGES[stage].1 * (1.0 - unit(rng)).ln();
         self.pending.push(LocalSession {
@@ -326,19 +326,12 @@ impl LocalProcess {
     }
 }
 
-/// A standard normal draw (Box-Muller, one of the pair).
-fn normal(rng: &mut ModelRng) -> f64 {
-    let u1 = 1.0 - unit(rng);
-    let u2 = unit(rng);
-    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
-}
-
 /// Gamma(shape, 1) by Marsaglia & Tsang (shape >= 1).
 fn gamma(rng: &mut ModelRng, shape: f64) -> f64 {
     let d = shape - 1.0 / 3.0;
     let c = 1.0 / (9.0 * d).sqrt();
     loop {
-        let x = normal(rng);
+        let x = standard_normal(rng);
         let v = (1.0 + c * x).powi(3);
         if v <= 0.0 {
             continue;

@@ -40,7 +40,7 @@ use rand_xoshiro::rand_core::SeedableRng;
 
 use super::UtilityFunction;
 use crate::workload::Jobs;
-use crate::workload::synth::{ModelRng, unit};
+use crate::workload::synth::{ModelRng, standard_normal, unit};
 
 /// Smallest deadline, seconds.
 pub const MIN_DEADLINE: f64 = 10.0;
@@ -304,12 +304,4 @@ impl UtilityModel {
 fn unit_inclusive(rng: &mut ModelRng) -> f64 {
     use rand_xoshiro::rand_core::Rng;
     (rng.next_u64() >> 11) as f64 / ((1u64 << 53) - 1) as f64
-}
-
-/// A standard normal draw (Box-Muller; one of the pair is used, so draws do not depend on
-/// how many came before).
-fn standard_normal(rng: &mut ModelRng) -> f64 {
-    let u1 = 1.0 - unit(rng); // in (0, 1]
-    let u2 = unit(rng);
-    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
 }

@@ -53,6 +53,14 @@ pub(crate) fn unit(rng: &mut ModelRng) -> f64 {
     (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
 }
 
+/// A standard normal draw (Box-Muller; one of the pair is used, so a draw does not depend
+/// on how many came before).
+pub(crate) fn standard_normal(rng: &mut ModelRng) -> f64 {
+    let u1 = 1.0 - unit(rng); // in (0, 1]
+    let u2 = unit(rng);
+    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+}
+
 /// Parses one model parameter value, naming the key in the error.
 pub(crate) fn parse_param<T: std::str::FromStr>(key: &str, value: &str) -> Result<T> {
     value.parse().map_err(|_| Error::Param {
