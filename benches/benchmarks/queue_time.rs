@@ -8,7 +8,7 @@
 
 use std::hint::black_box;
 
-use criterion::{BenchmarkId, Criterion, criterion_group};
+use criterion::{BatchSize, BenchmarkId, Criterion, criterion_group};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 
@@ -50,12 +50,18 @@ fn queue_time(c: &mut Criterion) {
             b.iter(|| black_box(&set).exact_by_enumeration(REQUEST))
         });
     }
-    let mut set = machine(128);
     for (label, lifetime) in [("short-e6", 6f64.exp()), ("long-e10", 10f64.exp())] {
-        for method in [QueueMethod::Combined, QueueMethod::Exact] {
+        for method in [QueueMethod::Combined, QueueMethod::Exact, QueueMethod::Simulation] {
             let run = |n: u32| lifetime / downey_speedup(128.0, 1.0, n as f64);
+            // Each decision on a fresh copy of the loaded state, so the simulation kernel
+            // sorts its projection every time, as after every load in a run.
+            let fresh = machine(128);
             group.bench_function(BenchmarkId::new(format!("decision-{method}"), label), |b| {
-                b.iter(|| choose_cluster_size(black_box(&mut set), method, 128, run))
+                b.iter_batched_ref(
+                    || fresh.clone(),
+                    |s| choose_cluster_size(black_box(s), method, 128, run),
+                    BatchSize::SmallInput,
+                )
             });
         }
     }

@@ -56,8 +56,8 @@ impl Allocation {
     pub const NAMES: [&'static str; 5] = [
         "avg",
         "opt(lock_in=false,risk=0)",
-        "pred(predictor=combined|a|b|exact,lifetimes=fitted|model,lock_in=false,risk=0)",
-        "bias(predictor=combined|a|b|exact,lifetimes=fitted|model,lock_in=false,risk=0)",
+        "pred(predictor=combined|a|b|exact|simulation,lifetimes=fitted|model,lock_in=false,risk=0)",
+        "bias(predictor=combined|a|b|exact|simulation,lifetimes=fitted|model,lock_in=false,risk=0)",
         "heur(l_thresh=0,a_thresh=1,f=1,k=0.2,lock_in=false)",
     ];
 }

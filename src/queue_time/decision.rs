@@ -16,10 +16,13 @@ pub enum QueueMethod {
     Combined,
     /// The exact median (dynamic programming).
     Exact,
+    /// Hanzich et al.'s simulation kernel: running jobs projected to end at their median
+    /// remaining lifetime ([`RunningSet::simulation`]).
+    Simulation,
 }
 
 impl QueueMethod {
-    pub const NAMES: [&'static str; 4] = ["a", "b", "combined", "exact"];
+    pub const NAMES: [&'static str; 5] = ["a", "b", "combined", "exact", "simulation"];
 
     /// Q(n) in seconds (infinite: never).
     pub fn queue_time(self, set: &mut RunningSet, n: u32) -> f64 {
@@ -28,6 +31,7 @@ impl QueueMethod {
             QueueMethod::B => set.b(n),
             QueueMethod::Combined => set.combined(n),
             QueueMethod::Exact => set.exact(n),
+            QueueMethod::Simulation => set.simulation(n),
         }
     }
 }
@@ -39,6 +43,7 @@ impl fmt::Display for QueueMethod {
             QueueMethod::B => 1,
             QueueMethod::Combined => 2,
             QueueMethod::Exact => 3,
+            QueueMethod::Simulation => 4,
         };
         f.write_str(Self::NAMES[i])
     }
@@ -52,6 +57,7 @@ impl FromStr for QueueMethod {
             "b" => Ok(QueueMethod::B),
             "combined" => Ok(QueueMethod::Combined),
             "exact" => Ok(QueueMethod::Exact),
+            "simulation" => Ok(QueueMethod::Simulation),
             _ => Err(format!(
                 "unknown queue-time predictor '{s}'; known: {}",
                 Self::NAMES.join(", ")
@@ -90,6 +96,7 @@ impl Estimates {
     fn queue_time(&mut self, set: &mut RunningSet, n: u32) -> f64 {
         let fewest = match self.method {
             QueueMethod::Exact => return set.exact(n),
+            QueueMethod::Simulation => return set.simulation(n),
             QueueMethod::B => return self.b(set, n),
             QueueMethod::A => 1,
             QueueMethod::Combined => 2,
@@ -219,6 +226,7 @@ mod tests {
                     QueueMethod::B,
                     QueueMethod::Combined,
                     QueueMethod::Exact,
+                    QueueMethod::Simulation,
                 ] {
                     let got = choose_cluster_size(&mut s, method, 40, run);
                     let best = (1..=40)
@@ -232,6 +240,23 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_simulation_kernel_releases_jobs_at_their_median_remaining_lifetime() {
+        // One job: its conditional median, as the exact median.
+        let mut s = set(8, &[(4f64.exp(), 64)]);
+        let q = s.simulation(72);
+        assert!((q - (8f64.exp() - 4f64.exp())).abs() < 1e-6);
+        assert!((q - s.exact(72)).abs() < 0.01);
+        // Two jobs: A (4 processors, age e^2) ends first, at e^7 - e^2; B (8, age e^10) at
+        // e^11 - e^10. 4 free: 8 more need A; 12 more need both; 13 more, never.
+        let mut s = set(4, &[(10f64.exp(), 8), (2f64.exp(), 4)]);
+        assert_eq!(s.simulation(3), 0.0);
+        assert!((s.simulation(8) - (7f64.exp() - 2f64.exp())).abs() < 1e-6);
+        assert!((s.simulation(9) - (11f64.exp() - 10f64.exp())).abs() < 1e-6);
+        assert!((s.simulation(16) - (11f64.exp() - 10f64.exp())).abs() < 1e-6);
+        assert_eq!(s.simulation(17), f64::INFINITY);
     }
 
     #[test]

@@ -11,6 +11,11 @@
 //! - Predictor B (mean, fluid): each job releases n_i cdf_{L|a_i}(a_i + q) processors by
 //!   q (equation 10); B is the q where the released total reaches n'. O(p).
 //! - Combined: A with 2 or more benefactors, else B.
+//! - Simulation (Hanzich et al.'s Algorithm 3 on Downey's dedicated machine, beyond both
+//!   papers): each running job is projected to end at its conditional median lifetime
+//!   (sqrt(a_i t_max) for ages in the model's range), and the jobs release their
+//!   processors in that order; Q(n) is the projected time at which n' are free. O(p log p)
+//!   once per machine state, then O(log p) per size.
 //! - Exact median: Pr{Q <= q} = Pr{freed >= n'} summed over every outcome (equations 6-8),
 //!   by enumeration (2^p outcomes, the paper's method, kept as a reference for small p) or
 //!   by dynamic programming over the processors freed so far, capped at n' (O(p n')).
@@ -35,6 +40,10 @@ pub struct RunningSet {
     room: Vec<f64>,
     inv_room: Vec<f64>,
     dp: Vec<f64>,
+    /// The simulation kernel's projected ends, ascending, with the processors freed by
+    /// each and all before it; built on first use after a load.
+    projected: Vec<(f64, u64)>,
+    projected_ready: bool,
 }
 
 /// Every predictor's answer for one request, in seconds (infinite: never).
@@ -67,6 +76,35 @@ impl RunningSet {
             .extend(self.ln_age.iter().map(|&la| (dist.ln_max - la).max(0.0)));
         self.inv_room.clear();
         self.inv_room.extend(self.room.iter().map(|&r| 1.0 / r));
+        self.projected_ready = false;
+    }
+
+    /// The simulation kernel (module docs): the projected time until `n` processors are
+    /// free (infinite if the running jobs hold too few).
+    pub fn simulation(&mut self, n: u32) -> f64 {
+        let needed = self.needed(n) as u64;
+        if needed == 0 {
+            return 0.0;
+        }
+        if !self.projected_ready {
+            let ln_max = self.dist().ln_max;
+            self.projected.clear();
+            for i in 0..self.sizes.len() {
+                // The median of ln L given L > a is halfway between ln a and ln t_max.
+                let median = (0.5 * (self.ln_age[i] + ln_max)).exp();
+                let remaining = (median - self.ages[i]).max(0.0);
+                self.projected.push((remaining, self.sizes[i] as u64));
+            }
+            self.projected.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let mut freed = 0;
+            for p in &mut self.projected {
+                freed += p.1;
+                p.1 = freed;
+            }
+            self.projected_ready = true;
+        }
+        let i = self.projected.partition_point(|p| p.1 < needed);
+        self.projected.get(i).map_or(f64::INFINITY, |p| p.0)
     }
 
     fn dist(&self) -> UniformLog {
