@@ -82,9 +82,13 @@ fn valued(mut jobs: Jobs, seed: u64) -> Jobs {
 }
 
 fn downey(seed: u64, days: &str) -> Workload {
+    downey_at(seed, days, "0.9")
+}
+
+fn downey_at(seed: u64, days: &str, load: &str) -> Workload {
     let mut params = DowneyParams::default();
     params.set("days", days).unwrap();
-    params.set("load", "0.9").unwrap();
+    params.set("load", load).unwrap();
     let mut w = params.generate(seed);
     w.jobs = valued(w.jobs, seed);
     w
@@ -205,5 +209,39 @@ proptest! {
         let easy = SchedulerKind::Easy.build().run(&mut Engine::new(), &jobs, procs).start.to_vec();
         let mut plain = Ga::new(GaParams { population: 1, generations: 0, mutation: 0 });
         prop_assert_eq!(starts(&jobs, procs, &mut plain), easy);
+    }
+}
+
+#[test]
+fn the_ga_without_evolution_reading_a_predictor_is_easy_pred() {
+    use schedlab::predict::PredictorKind;
+    // Overloaded, so that backfilling decisions depend on the predictions.
+    let w = downey_at(6, "4", "1.3");
+    // (Downey jobs have exact estimates, so history-based predictors add nothing here.)
+    for spec in ["constant(c=30)", "constant(c=3000)"] {
+        let p: PredictorKind = spec.parse().unwrap();
+        let run = |kind: SchedulerKind| {
+            let mut engine = Engine::new().with_validation(true);
+            kind.build()
+                .run_window(&mut engine, &w.jobs, w.procs, Some(p), None)
+                .start
+                .to_vec()
+        };
+        let plain = SchedulerKind::Ga(GaParams {
+            population: 1,
+            generations: 0,
+            mutation: 0,
+        });
+        assert_eq!(run(plain), run(SchedulerKind::EasyPred), "{spec}");
+        let easy = SchedulerKind::Easy
+            .build()
+            .run(&mut Engine::new(), &w.jobs, w.procs)
+            .start
+            .to_vec();
+        assert_ne!(
+            easy,
+            run(SchedulerKind::EasyPred),
+            "{spec}: the predictor changes nothing"
+        );
     }
 }

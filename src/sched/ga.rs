@@ -4,8 +4,9 @@
 //!
 //! - Fitness of an ordering: the aggregate utility of scheduling the queue in that order by
 //!   EASY backfilling from the current machine state, with every job (running or waiting)
-//!   taking its requested time (the estimate, at least 1 s, as for EASY): a projection of
-//!   the future.
+//!   taking its predicted runtime: the requested time (the estimate, at least 1 s, as for
+//!   EASY) unless the run names a runtime predictor (`--predictor`, as for SJBF): a
+//!   projection of the future.
 //!   Each job earns u(projected start + requested time - submit).
 //! - Initial population: the seeds sorted by arrival; by priority, then arrival; by current
 //!   utility per node-hour; by absolute current utility (both descending, ties by arrival;
@@ -393,13 +394,13 @@ impl Ga {
         self.queue.extend_from_slice(waiting);
         self.running.clear();
         self.running.extend_from_slice(running);
-        self.evolve_and_pick(jobs, now, free);
+        self.evolve_and_pick(jobs, now, free, |j| jobs.estimate[j.index()].max(1));
         &self.started
     }
 
     /// Evolves an ordering of `self.queue` against `self.running` and leaves the jobs it
     /// starts now in `self.started`.
-    fn evolve_and_pick(&mut self, jobs: &Jobs, now: Time, free: u32) {
+    fn evolve_and_pick(&mut self, jobs: &Jobs, now: Time, free: u32, request: impl Fn(JobId) -> Time) {
         self.decisions += 1;
         let (running, mut candidates) = (
             std::mem::take(&mut self.running),
@@ -409,7 +410,7 @@ impl Ga {
         candidates.extend(self.queue.iter().map(|&job| Candidate {
             job,
             procs: jobs.procs[job.index()],
-            request: jobs.estimate[job.index()].max(1),
+            request: request(job),
             submit: jobs.submit[job.index()],
         }));
         let snapshot = Snapshot {
@@ -510,7 +511,7 @@ impl Scheduler for Ga {
         self.running.clear();
         self.running
             .extend(ctx.running().iter().map(|r| (r.predicted_end, r.procs)));
-        self.evolve_and_pick(ctx.jobs(), ctx.now(), free);
+        self.evolve_and_pick(ctx.jobs(), ctx.now(), free, |j| ctx.prediction(j));
         for &j in &self.started {
             ctx.start(j);
         }

@@ -65,7 +65,10 @@ impl SchedulerKind {
 
     /// Whether the scheduler reads runtime predictions (and so takes `--predictor`).
     pub fn uses_predictor(self) -> bool {
-        matches!(self, SchedulerKind::Sjbf | SchedulerKind::EasyPred)
+        matches!(
+            self,
+            SchedulerKind::Sjbf | SchedulerKind::EasyPred | SchedulerKind::Ga(_)
+        )
     }
 
     /// The predictor to run this scheduler with, given the one asked for: schedulers that do
@@ -77,7 +80,7 @@ impl SchedulerKind {
             Ok(None)
         } else {
             Err(format!(
-                "scheduler {self} does not use runtime predictions (sjbf and easy-pred do), so predictor {asked} \
+                "scheduler {self} does not use runtime predictions (sjbf, easy-pred and ga do), so predictor {asked} \
                  does not apply; only estimate does"
             ))
         }
@@ -185,8 +188,11 @@ impl AnyScheduler {
                 engine.run_window(jobs, procs, s, &mut UserEstimates, window)
             }
             (AnyScheduler::Prio(s), _) => engine.run_window(jobs, procs, s, &mut UserEstimates, window),
-            (AnyScheduler::Ga(s), _) => {
+            (AnyScheduler::Ga(s), None) => {
                 engine.run_window(jobs, procs, s.as_mut(), &mut UserEstimates, window)
+            }
+            (AnyScheduler::Ga(s), Some(p)) => {
+                engine.run_window(jobs, procs, s.as_mut(), &mut AnyPredictor::new(p), window)
             }
         }
     }
