@@ -284,7 +284,7 @@ struct RunArgs {
     /// trace), also ga(population=20,generations=100,mutation=10).
     #[arg(long, value_parser = |s: &str| s.parse::<SchedulerKind>())]
     scheduler: SchedulerKind,
-    /// Runtime predictor for sjbf and easy-pred: perfect, estimate (default), constant(c=1),
+    /// Runtime predictor for sjbf, easy-pred and ga: perfect, estimate (default), constant(c=1),
     /// ruh(k=3,stat=median,prop=false), sbh(criteria=PE|P|E|*,search=dfs,depth=unlimited,prop=true,think=1200),
     /// sbh-noest(criteria=PX|P|X|*,...,growth=balanced|unbalanced,cap=100000).
     #[arg(long, value_name = "SPEC")]
