@@ -286,7 +286,7 @@ struct RunArgs {
     scheduler: SchedulerKind,
     /// Runtime predictor for sjbf, easy-pred and ga: perfect, estimate (default), constant(c=1),
     /// ruh(k=3,stat=median,prop=false), sbh(criteria=PE|P|E|*,search=dfs,depth=unlimited,prop=true,think=1200),
-    /// sbh-noest(criteria=PX|P|X|*,...,growth=balanced|unbalanced,cap=100000).
+    /// sbh-noest(criteria=PX|P|X|*,...,growth=balanced|unbalanced,cap=100000), application.
     #[arg(long, value_name = "SPEC")]
     predictor: Option<String>,
     /// Seed of the synthetic model, the utility generator and the GA.

@@ -142,7 +142,14 @@ proptest! {
                 "sbh-noest(criteria=X,growth=unbalanced)".to_string(),
             ]
             .map(|s| s.parse::<PredictorKind>().unwrap());
-            let basic = [PredictorKind::Perfect, PredictorKind::Estimate, PredictorKind::Constant { c }, ruh, ruh_prop];
+            let basic = [
+                PredictorKind::Perfect,
+                PredictorKind::Estimate,
+                PredictorKind::Constant { c },
+                ruh,
+                ruh_prop,
+                PredictorKind::Application,
+            ];
             for p in basic.into_iter().chain(session_based) {
                 let o = kind.build().run_window(&mut engine, &jobs, procs, Some(p), None);
                 for j in 0..jobs.len() {
@@ -369,5 +376,47 @@ fn sbh_without_estimates_multiplies_missed_predictions_by_ten() {
     assert_eq!(
         prediction_histories(&[job(1, 1, 0, 5000, 9000)], 1, "sbh")[0],
         [(0, 9000)]
+    );
+}
+
+#[test]
+fn application_history_averages_the_same_executable_on_the_same_processors() {
+    // 8 processors: every job starts on arrival. Executable 3 on 1 processor runs 10 and
+    // 30 s (users 1 and 2): a later such job, of any user, is predicted at their mean, 20 s.
+    // The same executable on 2 processors is another application (no history: its
+    // estimate), as is an unknown executable (-1); a prediction is never above the
+    // estimate (12 s).
+    let mut records = vec![
+        job(1, 1, 0, 10, 100),
+        job(2, 2, 0, 30, 100),
+        job(3, 5, 100, 25, 100),
+        job(4, 5, 100, 25, 90),
+        job(5, 5, 100, 25, 80),
+        job(6, 6, 100, 5, 12),
+    ];
+    for r in &mut records {
+        r.executable = 3;
+    }
+    records[3].procs = 2;
+    records[4].executable = -1;
+    let jobs = Jobs::from_records(&records);
+    let mut engine = Engine::new().with_validation(true);
+    let o =
+        SchedulerKind::Sjbf
+            .build()
+            .run_window(&mut engine, &jobs, 8, Some(PredictorKind::Application), None);
+    // Job 3 (25 s) was predicted 20 s and missed: raised to its estimate.
+    assert_eq!(o.prediction.to_vec(), vec![100, 100, 100, 90, 80, 12]);
+    assert_eq!(o.misses.to_vec(), vec![0, 0, 1, 0, 0, 0]);
+    // |25 - 20| for the 20 s the first prediction held, |25 - 100| for the last 5 s.
+    let ai = (5.0 * 20.0 + 75.0 * 5.0) / 25.0;
+    assert!(
+        (o.accuracy(&jobs, 2).0 - ai).abs() < 1e-9,
+        "{}",
+        o.accuracy(&jobs, 2).0
+    );
+    assert_eq!(
+        "application".parse::<PredictorKind>().unwrap().to_string(),
+        "application"
     );
 }

@@ -60,9 +60,14 @@ pub enum PredictorKind {
     Ruh { k: usize, stat: Statistic, prop: bool },
     /// Session-Based History, with the user estimates (`growth` none) or without.
     Sbh(SbhParams),
+    /// Hanzich et al.'s Hybrid estimator (Algorithm 4) on a dedicated machine, where no
+    /// task ever shares a node: the mean runtime of the finished jobs of the same
+    /// application (executable and processors, any user), never above the estimate; the
+    /// estimate for a job of an unknown executable or an application not seen yet.
+    Application,
 }
 
-pub const PREDICTOR_NAMES: [&str; 6] = [
+pub const PREDICTOR_NAMES: [&str; 7] = [
     "perfect",
     "estimate",
     "constant(c=SECONDS)",
@@ -70,6 +75,7 @@ pub const PREDICTOR_NAMES: [&str; 6] = [
     "sbh(criteria=PE|P|E|*,search=dfs|bfs,depth=unlimited|N,prop=true,think=1200)",
     "sbh-noest(criteria=PX|P|X|*,search=dfs|bfs,depth=unlimited|N,prop=false,think=1200,\
      growth=balanced|unbalanced,cap=100000)",
+    "application",
 ];
 
 impl FromStr for PredictorKind {
@@ -145,6 +151,7 @@ impl FromStr for PredictorKind {
             }
             "sbh" => SbhParams::parse(false, &params, s).map(PredictorKind::Sbh),
             "sbh-noest" => SbhParams::parse(true, &params, s).map(PredictorKind::Sbh),
+            "application" => allow(&[]).map(|_| PredictorKind::Application),
             _ => Err(format!(
                 "unknown predictor '{name}'; known: {}",
                 PREDICTOR_NAMES.join(", ")
@@ -158,6 +165,7 @@ impl fmt::Display for PredictorKind {
         match self {
             PredictorKind::Perfect => f.write_str("perfect"),
             PredictorKind::Estimate => f.write_str("estimate"),
+            PredictorKind::Application => f.write_str("application"),
             PredictorKind::Constant { c } => write!(f, "constant(c={c})"),
             PredictorKind::Ruh { k, stat, prop } => {
                 let stat = match stat {
@@ -188,6 +196,10 @@ pub struct AnyPredictor {
     /// Number of user ids (users are dense small integers in archive logs); jobs with a
     /// negative user id have no history.
     users: usize,
+    /// Application: each job's application index (`NONE` for an unknown executable), and
+    /// per application the finished jobs' runtime sum and count.
+    app_of: Vec<u32>,
+    app_runtime: Vec<(Time, u32)>,
 }
 
 impl AnyPredictor {
@@ -200,6 +212,19 @@ impl AnyPredictor {
             live: LiveJobs::default(),
             sessions: Sessions::default(),
             users: 0,
+            app_of: Vec::new(),
+            app_runtime: Vec::new(),
+        }
+    }
+
+    /// Application: the mean runtime of the job's application so far, at most its estimate.
+    fn application_history(&self, j: usize, jobs: &Jobs) -> Time {
+        match self.app_of[j] {
+            NONE => jobs.estimate[j],
+            a => match self.app_runtime[a as usize] {
+                (_, 0) => jobs.estimate[j],
+                (sum, n) => (sum / n as Time).min(jobs.estimate[j]),
+            },
         }
     }
 
@@ -294,6 +319,25 @@ impl RuntimePredictor for AnyPredictor {
                 self.scratch.reserve(k);
             }
             PredictorKind::Sbh(params) => self.sessions.reset(&params, jobs, users),
+            PredictorKind::Application => {
+                // Dense application ids by (executable, processors), interned once per run.
+                let mut keys: Vec<(i32, u32, u32)> = (0..jobs.len())
+                    .filter(|&j| jobs.executable[j] >= 0)
+                    .map(|j| (jobs.executable[j], jobs.procs[j], j as u32))
+                    .collect();
+                keys.sort_unstable();
+                self.app_of.clear();
+                self.app_of.resize(jobs.len(), NONE);
+                self.app_runtime.clear();
+                let mut last = None;
+                for (exec, procs, j) in keys {
+                    if last != Some((exec, procs)) {
+                        self.app_runtime.push((0, 0));
+                        last = Some((exec, procs));
+                    }
+                    self.app_of[j as usize] = self.app_runtime.len() as u32 - 1;
+                }
+            }
             _ => {}
         }
         if self.propagates() {
@@ -307,6 +351,7 @@ impl RuntimePredictor for AnyPredictor {
             PredictorKind::Perfect => view.jobs.runtime[j],
             PredictorKind::Estimate => view.jobs.estimate[j],
             PredictorKind::Constant { c } => c,
+            PredictorKind::Application => self.application_history(j, view.jobs),
             PredictorKind::Ruh { .. } | PredictorKind::Sbh(_) => {
                 if let Some(u) = self.user(view.jobs, j) {
                     if let PredictorKind::Sbh(params) = self.kind {
@@ -323,10 +368,16 @@ impl RuntimePredictor for AnyPredictor {
 
     fn on_termination(&mut self, job: JobId, view: &PredictorView, updates: &mut Vec<(JobId, Time)>) {
         let j = job.index();
+        let runtime = view.now - view.start[j];
+        if self.kind == PredictorKind::Application {
+            if let Some(a) = self.app_runtime.get_mut(self.app_of[j] as usize) {
+                *a = (a.0 + runtime, a.1 + 1);
+            }
+            return;
+        }
         let Some(u) = self.user(view.jobs, j) else {
             return;
         };
-        let runtime = view.now - view.start[j];
         match self.kind {
             PredictorKind::Ruh { k, .. } => {
                 let slot = self.finished[u] as usize % k;
@@ -358,7 +409,9 @@ impl RuntimePredictor for AnyPredictor {
             PredictorKind::Perfect | PredictorKind::Constant { .. } => {
                 view.prediction[job.index()] + gradual_increment(misses + 1)
             }
-            PredictorKind::Estimate | PredictorKind::Ruh { .. } => self.raise_to_estimate(job, misses, view),
+            PredictorKind::Estimate | PredictorKind::Ruh { .. } | PredictorKind::Application => {
+                self.raise_to_estimate(job, misses, view)
+            }
             PredictorKind::Sbh(params) => {
                 let p = view.prediction[job.index()];
                 match params.growth {
