@@ -56,6 +56,7 @@ fn steady_state_allocations(w: &Workload) -> Vec<(String, u64, u64)> {
         "sbh(criteria=PE|P|E|*,prop=true)",
         "sbh(criteria=E|P|X,search=bfs,depth=3)",
         "sbh-noest(criteria=PX|P|X|*,growth=unbalanced)",
+        "application",
     ] {
         let mut predictor = AnyPredictor::new(spec.parse().unwrap());
         let mut sjbf = Easy::new(BackfillOrder::ShortestPrediction);

@@ -200,6 +200,8 @@ pub struct AnyPredictor {
     /// per application the finished jobs' runtime sum and count.
     app_of: Vec<u32>,
     app_runtime: Vec<(Time, u32)>,
+    /// Application: (executable, processors, job) of every job, sorted at reset.
+    app_keys: Vec<(i32, u32, u32)>,
 }
 
 impl AnyPredictor {
@@ -214,6 +216,7 @@ impl AnyPredictor {
             users: 0,
             app_of: Vec::new(),
             app_runtime: Vec::new(),
+            app_keys: Vec::new(),
         }
     }
 
@@ -321,16 +324,19 @@ impl RuntimePredictor for AnyPredictor {
             PredictorKind::Sbh(params) => self.sessions.reset(&params, jobs, users),
             PredictorKind::Application => {
                 // Dense application ids by (executable, processors), interned once per run.
-                let mut keys: Vec<(i32, u32, u32)> = (0..jobs.len())
-                    .filter(|&j| jobs.executable[j] >= 0)
-                    .map(|j| (jobs.executable[j], jobs.procs[j], j as u32))
-                    .collect();
+                let keys = &mut self.app_keys;
+                keys.clear();
+                keys.extend(
+                    (0..jobs.len())
+                        .filter(|&j| jobs.executable[j] >= 0)
+                        .map(|j| (jobs.executable[j], jobs.procs[j], j as u32)),
+                );
                 keys.sort_unstable();
                 self.app_of.clear();
                 self.app_of.resize(jobs.len(), NONE);
                 self.app_runtime.clear();
                 let mut last = None;
-                for (exec, procs, j) in keys {
+                for &(exec, procs, j) in keys.iter() {
                     if last != Some((exec, procs)) {
                         self.app_runtime.push((0, 0));
                         last = Some((exec, procs));
