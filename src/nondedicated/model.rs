@@ -9,7 +9,7 @@
 //!   their local users offer about 54, and the lock-step CPU model wastes more: with the
 //!   defaults the queue averages 249 jobs under FCFS + Normal at MPL 4 (`schedlab cluster
 //!   --seed 1`), where the paper reports 4. Scaling inter-arrival times by 2.1 to 2.2
-//!   brings the mean queue to 1-15 jobs (seeds 1-3; the transition is sharp).
+//!   brings the mean queue to 0-15 jobs (seeds 1-3; the transition is sharp).
 //! - A job is communication-bound when its network rate exceeds its CPU share (Table 3:
 //!   IS on 8 and 16 tasks), else computation-bound; the Uniform node selection mixes them.
 //! - A local session draws its profile by the Distribution column, then its CPU load and
