@@ -412,3 +412,20 @@ mod estimators {
         assert!(Offline::new(Estimator::Historical, &HistDb::default(), 1).is_err());
     }
 }
+
+#[test]
+fn a_local_user_who_never_leaves_is_reported_not_waited_for() {
+    let local = LocalLoad::Fixed(vec![LocalSession {
+        node: 0,
+        start: 0.0,
+        end: f64::INFINITY,
+        cpu: 0.1,
+        memory: 0.9,
+    }]);
+    let jobs = [ParallelJob {
+        arrival: 0.0,
+        app: app(1, 0.5, 400.0, 10.0),
+    }];
+    let err = simulate(&setup(1, 4, 1.0), &jobs, &local).unwrap_err();
+    assert!(err.to_string().contains("no room"), "{err}");
+}

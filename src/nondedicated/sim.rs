@@ -94,8 +94,8 @@ impl Run {
 pub enum SimError {
     /// A job needs more nodes than the cluster has, or more memory than a node.
     NeverFits { job: usize, app: String },
-    /// The queue stopped moving for longer than the bound (e.g. a social contract no task
-    /// can meet on a fully loaded cluster).
+    /// The queue stopped moving for longer than the bound, or for good (e.g. a social
+    /// contract no task can meet on a fully loaded cluster, or a local user who never leaves).
     Stuck { at: f64, waiting: usize },
 }
 
@@ -108,7 +108,7 @@ impl std::fmt::Display for SimError {
             ),
             SimError::Stuck { at, waiting } => write!(
                 f,
-                "at t = {at:.0} s no job had started for 10^8 s with {waiting} waiting: the social contract or the local load leaves no room"
+                "at t = {at:.0} s, {waiting} jobs wait and none has started for 10^8 s or ever can: the social contract or the local load leaves no room"
             ),
         }
     }
@@ -260,7 +260,13 @@ pub fn simulate_observed(
         let t_local = process.next_start().unwrap_or(f64::INFINITY);
         let t_event = c.events.peek().map_or(f64::INFINITY, |e| e.t);
         let now = t_arrival.min(t_local).min(t_event);
-        assert!(now.is_finite(), "jobs remain but nothing will happen");
+        if !now.is_finite() {
+            // Jobs wait, yet nothing will ever happen again (local sessions that never end).
+            return Err(SimError::Stuck {
+                at: last_t,
+                waiting: c.queue.len(),
+            });
+        }
         queue_area += c.queue.len() as f64 * (now - last_t);
         last_t = now;
         if !c.queue.is_empty() && now - last_start > STUCK_AFTER {
