@@ -200,6 +200,18 @@ fn impossible_jobs_are_refused_with_a_reason() {
     }];
     let err = simulate(&setup(4, 4, 1.0), &jobs, &LocalLoad::Fixed(vec![])).unwrap_err();
     assert!(err.to_string().contains("can never run"), "{err}");
+    let unsorted = [
+        ParallelJob {
+            arrival: 5.0,
+            app: app(1, 0.5, 10.0, 10.0),
+        },
+        ParallelJob {
+            arrival: 1.0,
+            app: app(1, 0.5, 10.0, 10.0),
+        },
+    ];
+    let err = simulate(&setup(4, 4, 1.0), &unsorted, &LocalLoad::Fixed(vec![])).unwrap_err();
+    assert!(err.to_string().contains("job 1 arrives before"), "{err}");
     // A contract no task meets, on a cluster whose nodes always carry a local user.
     let jobs = [ParallelJob {
         arrival: 0.0,

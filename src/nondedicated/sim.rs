@@ -94,6 +94,8 @@ impl Run {
 pub enum SimError {
     /// A job needs more nodes than the cluster has, or more memory than a node.
     NeverFits { job: usize, app: String },
+    /// `job` arrives before the job listed before it (or at a time that is not a number).
+    NotInArrivalOrder { job: usize },
     /// The queue stopped moving for longer than the bound, or for good (e.g. a social
     /// contract no task can meet on a fully loaded cluster, or a local user who never leaves).
     Stuck { at: f64, waiting: usize },
@@ -105,6 +107,10 @@ impl std::fmt::Display for SimError {
             SimError::NeverFits { job, app } => write!(
                 f,
                 "job {job} ({app}) can never run: it needs more nodes than the cluster has or more memory than a node"
+            ),
+            SimError::NotInArrivalOrder { job } => write!(
+                f,
+                "job {job} arrives before the job before it: jobs must be listed in arrival order"
             ),
             SimError::Stuck { at, waiting } => write!(
                 f,
@@ -228,6 +234,10 @@ pub fn simulate_observed(
 ) -> Result<Run, SimError> {
     let hw = &setup.hardware;
     for (i, j) in jobs.iter().enumerate() {
+        let ordered = j.arrival.is_finite() && j.arrival >= jobs[i.saturating_sub(1)].arrival;
+        if !ordered {
+            return Err(SimError::NotInArrivalOrder { job: i });
+        }
         if j.app.tasks > hw.nodes || j.app.memory_mb > hw.memory_mb || j.app.tasks == 0 {
             return Err(SimError::NeverFits {
                 job: i,
