@@ -543,12 +543,12 @@ count = 2
     // HEUR with k = 0 gives in at once, which is AVG's schedule.
     let seeds: std::collections::BTreeSet<u64> = runs.iter().map(|r| r.seed).collect();
     assert_eq!(seeds.len(), 2);
-    let of = |cell: usize, rep: usize| runs.iter().find(|r| r.cell == cell && r.rep == rep).unwrap();
+    let of = |cell: usize, rep: usize| metrics_of(&runs, cell, rep);
     for rep in 0..2 {
-        assert_eq!(of(0, rep).metrics[1], 0.0);
-        assert!(of(0, rep).metrics[2].is_nan());
-        assert_eq!(of(2, rep).metrics[0], of(0, rep).metrics[0]);
-        assert!(of(1, rep).metrics[2].is_finite());
+        assert_eq!(of(0, rep)[1], 0.0);
+        assert!(of(0, rep)[2].is_nan());
+        assert_eq!(of(2, rep)[0], of(0, rep)[0]);
+        assert!(of(1, rep)[2].is_finite());
     }
     for (from, to, expected) in [
         (
@@ -631,6 +631,15 @@ facet = "policy"
     fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The metrics of replication `rep` of `cell`.
+fn metrics_of(runs: &[schedlab::sweep::task::RunRecord], cell: usize, rep: usize) -> Vec<f64> {
+    runs.iter()
+        .find(|r| r.cell == cell && r.rep == rep)
+        .unwrap_or_else(|| panic!("no replication {rep} of cell {cell}"))
+        .metrics
+        .clone()
+}
+
 /// A small hand-made trace: 400 jobs on 64 processors in queues 0-2, with recorded waits.
 fn utility_trace(dir: &Path) -> PathBuf {
     let mut text = String::from("; MaxProcs: 64\n");
@@ -672,13 +681,7 @@ count = 2
     run_sweep(&plan, &options(&dir.join("t2"), 2)).unwrap();
     assert_same_outputs(&dir.join("t1"), &dir.join("t2"));
     let runs = read_runs(&dir.join("t1/runs.csv"), &plan).unwrap();
-    let of = |cell: usize, rep: usize| {
-        runs.iter()
-            .find(|r| r.cell == cell && r.rep == rep)
-            .unwrap()
-            .metrics
-            .clone()
-    };
+    let of = |cell: usize, rep: usize| metrics_of(&runs, cell, rep);
     for (first, factor) in [(0, 1), (4, 3)] {
         for rep in 0..2 {
             // The GA without evolution is EASY on the same functions.
@@ -763,13 +766,7 @@ count = 2
     run_sweep(&plan, &options(&dir.join("t2"), 2)).unwrap();
     assert_same_outputs(&dir.join("t1"), &dir.join("t2"));
     let runs = read_runs(&dir.join("t1/runs.csv"), &plan).unwrap();
-    let of = |cell: usize, rep: usize| {
-        runs.iter()
-            .find(|r| r.cell == cell && r.rep == rep)
-            .unwrap()
-            .metrics
-            .clone()
-    };
+    let of = |cell: usize, rep: usize| metrics_of(&runs, cell, rep);
     for rep in 0..2 {
         // The estimator does not change the run it is judged on (same seed, same jobs).
         assert_eq!(of(0, rep)[1..], of(1, rep)[1..]);

@@ -408,7 +408,18 @@ type Rule = Vec<(usize, Vec<Value>)>;
 /// Grids above this many cells ask for `--yes` unless the spec sets `max_cells`.
 pub const DEFAULT_MAX_CELLS: usize = 1000;
 
-const GENERAL_KEYS: [&str; 21] = [
+/// The utility generator's parameters (with `priorities` on a trace).
+const UTILITY_MODEL_KEYS: [&str; 6] = [
+    "decay",
+    "deadline_factor",
+    "deadline_from",
+    "utility_points",
+    "globmax",
+    "utility_sd",
+];
+
+/// Parameters of a trace run, besides [`UTILITY_MODEL_KEYS`].
+const GENERAL_KEYS: [&str; 15] = [
     "model",
     "trace",
     "scheduler",
@@ -423,12 +434,6 @@ const GENERAL_KEYS: [&str; 21] = [
     "jobs",
     "first",
     "priorities",
-    "decay",
-    "deadline_factor",
-    "deadline_from",
-    "utility_points",
-    "globmax",
-    "utility_sd",
     "exact_estimates",
 ];
 
@@ -823,16 +828,8 @@ fn axis_values(key: &str, v: &toml::Value) -> std::result::Result<Vec<Value>, St
 fn resolve_augmentation(
     params: &BTreeMap<String, Value>,
 ) -> std::result::Result<Option<crate::utility::Augmentation>, String> {
-    const MODEL_KEYS: [&str; 6] = [
-        "decay",
-        "deadline_factor",
-        "deadline_from",
-        "utility_points",
-        "globmax",
-        "utility_sd",
-    ];
     let Some(map) = params.get("priorities") else {
-        if let Some(k) = MODEL_KEYS.iter().find(|k| params.contains_key(**k)) {
+        if let Some(k) = UTILITY_MODEL_KEYS.iter().find(|k| params.contains_key(**k)) {
             return Err(format!(
                 "{k}: utility parameters need priorities (e.g. \"sdsc-blue\")"
             ));
@@ -1013,10 +1010,11 @@ fn resolve(
         }
         (None, Some(trace)) => {
             for k in params.keys() {
-                if !GENERAL_KEYS.contains(&k.as_str()) {
+                if !GENERAL_KEYS.contains(&k.as_str()) && !UTILITY_MODEL_KEYS.contains(&k.as_str()) {
                     return Err(format!(
-                        "{k}: not a parameter of a trace; allowed: {}",
-                        GENERAL_KEYS.join(", ")
+                        "{k}: not a parameter of a trace; allowed: {}, {}",
+                        GENERAL_KEYS.join(", "),
+                        UTILITY_MODEL_KEYS.join(", ")
                     ));
                 }
             }
