@@ -47,7 +47,7 @@ fn two_alike_benefactors_and_the_fluid_mean() {
 
 #[test]
 fn free_processors_impossible_requests_and_ages_out_of_range() {
-    let s = state(10, &[(100.0, 8)]);
+    let mut s = state(10, &[(100.0, 8)]);
     // Fits now.
     assert_eq!((s.a(10), s.b(10), s.combined(10)), (Some(0.0), 0.0, 0.0));
     // 10 free + 8 held < 30: never; no benefactor for A.
@@ -57,9 +57,9 @@ fn free_processors_impossible_requests_and_ages_out_of_range() {
     let mut s2 = state(10, &[(100.0, 8)]);
     assert_eq!(s2.exact(30), f64::INFINITY);
     // A job past t_max ends at once; a job of age 0 counts as aged t_min.
-    let s = state(0, &[(13f64.exp(), 4), (0.0, 4)]);
+    let mut s = state(0, &[(13f64.exp(), 4), (0.0, 4)]);
     assert_eq!(s.a(4), Some(0.0));
-    let young = state(0, &[(0.0, 4)]);
+    let mut young = state(0, &[(0.0, 4)]);
     assert!(close(young.a(4).unwrap(), 7f64.exp()), "{:?}", young.a(4));
 }
 

@@ -33,7 +33,7 @@ fn queue_time(c: &mut Criterion) {
     for p in [8, 32, 128, 512, 2048] {
         let mut set = machine(p);
         group.bench_function(BenchmarkId::new("a", p), |b| {
-            b.iter(|| black_box(&set).a(REQUEST))
+            b.iter(|| black_box(&mut set).a(REQUEST))
         });
         group.bench_function(BenchmarkId::new("b", p), |b| {
             b.iter(|| black_box(&set).b(REQUEST))

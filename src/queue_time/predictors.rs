@@ -40,6 +40,11 @@ pub struct RunningSet {
     room: Vec<f64>,
     inv_room: Vec<f64>,
     dp: Vec<f64>,
+    /// Predictor A's scratch: the benefactors' ages and `inv_room`, in job order, so that
+    /// its Newton iterations run over dense arrays without a size test per job (a branch
+    /// the CPU mispredicts about once in two jobs).
+    benefactor_ages: Vec<f64>,
+    benefactor_inv_room: Vec<f64>,
     /// The simulation kernel's projected ends, ascending, with the processors freed by
     /// each and all before it; built on first use after a load.
     projected: Vec<(f64, u64)>,
@@ -136,42 +141,42 @@ impl RunningSet {
     }
 
     /// Predictor A, the median by benefactors (equation 9). None without benefactors.
-    pub fn a(&self, n: u32) -> Option<f64> {
+    pub fn a(&mut self, n: u32) -> Option<f64> {
         let needed = self.needed(n);
         if needed == 0 {
             return Some(0.0);
         }
         let dist = self.dist();
         let (ln_min, ln_max, t_max) = (dist.ln_min, dist.ln_max, dist.t_max());
-        let mut count = 0;
         let mut hi = f64::INFINITY;
+        self.benefactor_ages.clear();
+        self.benefactor_inv_room.clear();
         for i in 0..self.sizes.len() {
             if self.sizes[i] < needed {
                 continue;
             }
-            count += 1;
             if self.room[i] <= 0.0 {
                 // Past t_max: ends at once.
                 return Some(0.0);
             }
             hi = hi.min(t_max - self.ages[i]);
+            self.benefactor_ages.push(self.ages[i]);
+            self.benefactor_inv_room.push(self.inv_room[i]);
         }
-        if count == 0 {
+        if self.benefactor_ages.is_empty() {
             return None;
         }
         // G(q) = ln of the benefactors' joint survival + ln 2, decreasing from ln 2 to -inf
         // at `hi`: one `ln` per job, of its horizon; the survivals (each <= 1) multiply and
         // their product's log is taken once.
+        let (ages, inv_room) = (&self.benefactor_ages, &self.benefactor_inv_room);
         let g = |q: f64| {
             let (mut survival, mut slope) = (1.0, 0.0);
-            for i in 0..self.sizes.len() {
-                if self.sizes[i] < needed {
-                    continue;
-                }
-                let t = self.ages[i] + q;
+            for (&age, &inv_room) in ages.iter().zip(inv_room) {
+                let t = age + q;
                 let lt = t.ln().max(ln_min);
                 let left = (ln_max - lt).max(1e-300);
-                survival *= left * self.inv_room[i];
+                survival *= left * inv_room;
                 if lt > ln_min {
                     slope -= 1.0 / (t * left);
                 }
@@ -234,7 +239,7 @@ impl RunningSet {
     }
 
     /// Predictor A with 2 or more benefactors, else B.
-    pub fn combined(&self, n: u32) -> f64 {
+    pub fn combined(&mut self, n: u32) -> f64 {
         match self.a(n) {
             Some(a) if self.benefactors(n) >= 2 => a,
             _ => self.b(n),
@@ -242,7 +247,7 @@ impl RunningSet {
     }
 
     /// Every predictor for a request of `n`.
-    pub fn predict(&self, n: u32) -> Prediction {
+    pub fn predict(&mut self, n: u32) -> Prediction {
         Prediction {
             n,
             needed: self.needed(n),
