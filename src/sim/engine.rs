@@ -16,6 +16,8 @@ pub struct Engine {
     validate: bool,
     passes: u64,
     events: u64,
+    /// Predictions a predictor propagated from a termination hook, applied at once.
+    updates: Vec<(JobId, Time)>,
 }
 
 impl Default for Engine {
@@ -127,6 +129,7 @@ impl Engine {
             validate: cfg!(debug_assertions),
             passes: 0,
             events: 0,
+            updates: Vec::new(),
         }
     }
 
@@ -181,6 +184,7 @@ impl Engine {
         scheduler.reset(jobs, procs);
         predictor.reset(jobs);
         self.passes = 0;
+        self.updates.clear();
         self.events = 0;
         let n = jobs.len();
         let mut cursor = 0usize;
@@ -215,13 +219,12 @@ impl Engine {
                     state: &mut self.state,
                 };
                 scheduler.on_termination(job, &ctx);
-                let mut updates = std::mem::take(&mut self.state.updates);
-                predictor.on_termination(job, &self.state.predictor_view(jobs), &mut updates);
-                for &(other, prediction) in &updates {
+                predictor.on_termination(job, &self.state.predictor_view(jobs), &mut self.updates);
+                for i in 0..self.updates.len() {
+                    let (other, prediction) = self.updates[i];
                     self.apply_update(jobs, scheduler, cursor, other, prediction);
                 }
-                updates.clear();
-                self.state.updates = updates;
+                self.updates.clear();
                 unfinished -= usize::from(measured.contains(&job.index()));
             }
             // Jobs still running at their predicted end get a larger prediction.

@@ -61,8 +61,6 @@ pub struct SimState {
     /// predictors that have one).
     pub(crate) started_now: Vec<JobId>,
     pub(crate) record_starts: bool,
-    /// Predictions a predictor propagated from a hook, applied by the engine.
-    pub(crate) updates: Vec<(JobId, Time)>,
     /// Every prediction each job had, in time order, when asked for
     /// ([`crate::sim::Engine::with_prediction_history`]); empty otherwise.
     pub(crate) history: Vec<PredictionChange>,
@@ -117,7 +115,6 @@ impl SimState {
         self.accuracy.resize(n, 0.0);
         self.started_now.clear();
         self.started_now.reserve(procs as usize + 1);
-        self.updates.clear();
         self.history.clear();
         if self.record_history {
             self.history.reserve(n);
@@ -280,8 +277,18 @@ impl SimState {
         None
     }
 
-    /// Pops the next valid completion at `now`, freeing its processors.
+    /// Pops the next valid completion at `now`, freeing its processors. The test is
+    /// inlined into the event loop, where it fails at every instant once the instant's
+    /// completions are done; only an actual completion pays for the call.
+    #[inline]
     pub(crate) fn pop_completion_at(&mut self, jobs: &Jobs, now: Time) -> Option<JobId> {
+        match self.completions.peek() {
+            Some(&Reverse((t, _, _))) if t == now => self.pop_completion(jobs, now),
+            _ => None,
+        }
+    }
+
+    fn pop_completion(&mut self, jobs: &Jobs, now: Time) -> Option<JobId> {
         loop {
             let &Reverse((t, job, generation)) = self.completions.peek()?;
             if t != now {
