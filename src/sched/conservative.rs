@@ -72,16 +72,26 @@ fn merge_room(rooms: &mut Vec<Room>, mut room: Room) {
     rooms.push(room);
 }
 
+/// A waiting job with its reservation, and the size and estimate every pass reads, kept
+/// inline: each pass walks the whole queue, and this way it reads one array in order.
+#[derive(Clone, Copy, Debug)]
+struct Queued {
+    job: JobId,
+    procs: u32,
+    /// The estimate: how long the reservation lasts.
+    duration: Time,
+    reserved: Time,
+}
+
 /// Conservative backfilling with compression (see the module docs).
 #[derive(Debug, Default)]
 pub struct Conservative {
     /// Waiting jobs with reservations, in arrival order.
-    queue: Vec<JobId>,
+    queue: Vec<Queued>,
     /// Jobs that arrived at this instant, waiting for their reservation.
     arrived: Vec<JobId>,
     /// Waiting jobs with estimate 0.
     waiting_zero_estimate: usize,
-    reservation: Vec<Time>,
     first_reservation: Vec<Time>,
     profile: Profile,
     /// Where the profile gained room since the last re-fit began: a job ended before its
@@ -111,12 +121,11 @@ impl Conservative {
         }
     }
 
-    fn reserve(&mut self, ctx: &SchedCtx, job: JobId) -> Time {
-        let (procs, duration) = (ctx.procs(job), ctx.jobs().estimate[job.index()]);
-        let at = self.profile.earliest_fit(ctx.now(), procs, duration);
-        self.profile.add(at, at + duration, -(procs as i64));
-        self.reservation[job.index()] = at;
-        at
+    /// Reserves the earliest fit for `q` from now on and records it in `q`.
+    fn reserve(profile: &mut Profile, now: Time, q: &mut Queued) {
+        let at = profile.earliest_fit(now, q.procs, q.duration);
+        profile.add(at, at + q.duration, -(q.procs as i64));
+        q.reserved = at;
     }
 }
 
@@ -126,8 +135,6 @@ impl Scheduler for Conservative {
     fn reset(&mut self, jobs: &Jobs, procs: u32) {
         self.queue.clear();
         self.arrived.clear();
-        self.reservation.clear();
-        self.reservation.resize(jobs.len(), Time::MAX);
         self.first_reservation.clear();
         self.first_reservation.resize(jobs.len(), Time::MAX);
         self.profile
@@ -164,12 +171,14 @@ impl Scheduler for Conservative {
             .extend(self.next_rooms.drain(..).filter(|r| r.to > now));
         if !self.rooms.is_empty() || self.waiting_zero_estimate > 0 {
             for i in 0..self.queue.len() {
-                let job = self.queue[i];
-                let j = job.index();
-                let (old, procs) = (self.reservation[j], ctx.procs(job));
-                let duration = ctx.jobs().estimate[j];
+                let Queued {
+                    procs,
+                    duration,
+                    reserved: old,
+                    ..
+                } = self.queue[i];
                 if duration == 0 {
-                    self.reserve(ctx, job);
+                    Self::reserve(&mut self.profile, now, &mut self.queue[i]);
                     continue;
                 }
                 // A new start must put the job's window over a room where it fits: starts
@@ -193,7 +202,7 @@ impl Scheduler for Conservative {
                 if let Some(new) = self.profile.earliest_fit_with(lo, procs, duration, credit, hi) {
                     self.profile.add(old, old + duration, procs as i64);
                     self.profile.add(new, new + duration, -(procs as i64));
-                    self.reservation[j] = new;
+                    self.queue[i].reserved = new;
                     // Its old slot is room for the jobs after it now and before it next pass.
                     self.add_room(old, old + duration, true);
                 }
@@ -201,10 +210,16 @@ impl Scheduler for Conservative {
         }
         for i in 0..self.arrived.len() {
             let job = self.arrived[i];
-            let at = self.reserve(ctx, job);
-            self.first_reservation[job.index()] = at;
-            self.queue.push(job);
-            self.waiting_zero_estimate += usize::from(ctx.jobs().estimate[job.index()] == 0);
+            let mut q = Queued {
+                job,
+                procs: ctx.procs(job),
+                duration: ctx.jobs().estimate[job.index()],
+                reserved: Time::MAX,
+            };
+            Self::reserve(&mut self.profile, now, &mut q);
+            self.first_reservation[job.index()] = q.reserved;
+            self.queue.push(q);
+            self.waiting_zero_estimate += usize::from(q.duration == 0);
         }
         self.arrived.clear();
         // Zero-estimate jobs first: they end within this instant, and a further round at the
@@ -212,12 +227,12 @@ impl Scheduler for Conservative {
         let mut started = false;
         let mut started_zero = false;
         for zero_estimate in [true, false] {
-            for &job in &self.queue {
-                let j = job.index();
-                if self.reservation[j] != now || (ctx.jobs().estimate[j] == 0) != zero_estimate {
+            for q in &self.queue {
+                if q.reserved != now || (q.duration == 0) != zero_estimate {
                     continue;
                 }
-                if ctx.procs(job) <= ctx.free() {
+                let job = q.job;
+                if q.procs <= ctx.free() {
                     ctx.start(job);
                     started = true;
                     started_zero |= zero_estimate;
@@ -228,16 +243,11 @@ impl Scheduler for Conservative {
             }
         }
         if started {
-            self.queue.retain(|&j| ctx.start_time(j).is_none());
+            self.queue.retain(|q| ctx.start_time(q.job).is_none());
         }
         // A reservation may sit at a time when no job arrives or ends (its job was fitted
         // behind a reservation that later moved earlier), so ask for a pass there.
-        let next = self
-            .queue
-            .iter()
-            .map(|j| self.reservation[j.index()])
-            .filter(|&r| r > now)
-            .min();
+        let next = self.queue.iter().map(|q| q.reserved).filter(|&r| r > now).min();
         if let Some(t) = next {
             ctx.wake_at(t);
         }
