@@ -122,7 +122,12 @@ impl Profile {
         debug_assert!(credit.is_none() || limit <= credit_from);
         let steps = &self.steps[..];
         let n = steps.len();
-        let mut i = steps.partition_point(|&(s, _)| s <= now).max(1) - 1;
+        // The step covering `now`: nearly always the first (re-fits mostly search from now).
+        let mut i = if n == 0 || now <= steps[0].0 {
+            0
+        } else {
+            steps.partition_point(|&(s, _)| s <= now) - 1
+        };
         'candidates: loop {
             // The next step where the job could start.
             while i < n && steps[i].1 < need {
