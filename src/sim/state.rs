@@ -180,13 +180,10 @@ impl SimState {
         );
         self.weigh_prediction(jobs, j, self.now);
         if self.track_running {
-            let at = self
-                .running_position(job, start + self.prediction[j])
-                .expect("a running job is in the running set");
-            let mut entry = self.running.remove(at);
+            let mut entry = self.running.remove(self.running_index(job));
             entry.predicted_end = start + prediction;
-            let at = self.running_position(job, entry.predicted_end).unwrap_err();
-            self.running.insert(at, entry);
+            self.running
+                .insert(self.running_slot(job, entry.predicted_end), entry);
         }
         self.prediction[j] = prediction;
         self.prediction_generation[j] += 1;
@@ -231,9 +228,27 @@ impl SimState {
         }
     }
 
-    fn running_position(&self, job: JobId, predicted_end: Time) -> Result<usize, usize> {
+    /// Where `job`, running, is in the running set. A scan from the front: jobs mostly
+    /// end near their predicted end, so the ending job is usually among the first few
+    /// (mean position 7 of 37 on CTC-SP2), and the scan's branch is predictable where a
+    /// binary search's is not.
+    fn running_index(&self, job: JobId) -> usize {
         self.running
-            .binary_search_by_key(&(predicted_end, job), |r| (r.predicted_end, r.job))
+            .iter()
+            .position(|r| r.job == job)
+            .expect("a running job is in the running set")
+    }
+
+    /// Where a job with `predicted_end` belongs in the running set: a scan from the back,
+    /// where a job just started mostly lands (its predicted end is its whole prediction
+    /// away).
+    fn running_slot(&self, job: JobId, predicted_end: Time) -> usize {
+        let key = (predicted_end, job);
+        let mut at = self.running.len();
+        while at > 0 && (self.running[at - 1].predicted_end, self.running[at - 1].job) > key {
+            at -= 1;
+        }
+        at
     }
 
     /// Marks `job` started now; returns false (and changes nothing) if it does not fit.
@@ -253,7 +268,7 @@ impl SimState {
         }
         if self.track_running {
             let predicted_end = self.now + self.prediction[j];
-            let at = self.running_position(job, predicted_end).unwrap_err();
+            let at = self.running_slot(job, predicted_end);
             self.running.insert(
                 at,
                 RunningJob {
@@ -301,11 +316,7 @@ impl SimState {
             }
             let id = JobId(job);
             if self.track_running {
-                let predicted_end = self.start[j] + self.prediction[j];
-                let at = self
-                    .running_position(id, predicted_end)
-                    .expect("a running job is in the running set");
-                self.running.remove(at);
+                self.running.remove(self.running_index(id));
             }
             self.end[j] = now;
             self.free += jobs.procs[j];
