@@ -71,7 +71,10 @@ pub struct Easy {
     front: usize,
     /// Started entries in `queue[front..]`.
     dead: usize,
-    /// SJBF only: waiting jobs sorted by (prediction, arrival), started ones marked.
+    /// SJBF only: waiting jobs sorted by (prediction, arrival). Jobs backfilled from it are
+    /// marked at once; jobs started as queue heads are not looked up here (a binary search
+    /// per start, which mispredicts at every step), but marked when the backfill scan
+    /// reaches them and finds them started, and dropped at the next compaction.
     by_prediction: Vec<Waiting>,
     sorted_dead: usize,
     /// Per job: shadow time when it first was a blocked head, or `NO_SHADOW`.
@@ -155,13 +158,19 @@ impl Easy {
             if w.procs > free {
                 continue;
             }
-            debug_assert!(w.job != r.head);
-            if now + w.prediction <= r.shadow {
-                // Ends by the shadow time: cannot delay the head.
-            } else if w.procs <= r.extra {
-                r.extra -= w.procs;
-            } else {
+            // Unless it ends by the shadow time, it must fit in the extra processors.
+            let ends_by_shadow = now + w.prediction <= r.shadow;
+            if !ends_by_shadow && w.procs > r.extra {
                 continue;
+            }
+            if ctx.start_time(w.job).is_some() {
+                // SJBF's sorted list learns of jobs started as queue heads only here.
+                w.procs = STARTED;
+                continue;
+            }
+            debug_assert!(w.job != r.head);
+            if !ends_by_shadow {
+                r.extra -= w.procs;
             }
             ctx.start(w.job);
             free -= w.procs;
@@ -169,17 +178,6 @@ impl Easy {
             started += 1;
         }
         started
-    }
-
-    /// Marks `w`'s entry in `by_prediction` as started. O(log waiting).
-    fn mark_sorted(&mut self, w: &Waiting) {
-        let key = (w.prediction, w.job);
-        if let Ok(i) = self
-            .by_prediction
-            .binary_search_by_key(&key, |v| (v.prediction, v.job))
-        {
-            self.by_prediction[i].procs = STARTED;
-        }
     }
 }
 
@@ -268,9 +266,6 @@ impl Scheduler for Easy {
                     w.job
                 );
                 ctx.start(w.job);
-                if sjbf {
-                    self.mark_sorted(&w);
-                }
                 heads += 1;
             } else {
                 break;
@@ -302,9 +297,6 @@ impl Scheduler for Easy {
                     fresh.extend_from_slice(&self.queue[from..]);
                     fresh.sort_unstable_by_key(|w| (w.prediction, w.job));
                     let n = Self::backfill(ctx, fresh.iter_mut(), &mut r);
-                    for w in fresh.iter().filter(|w| w.procs == STARTED) {
-                        self.mark_sorted(w);
-                    }
                     self.fresh = fresh;
                     n
                 }
@@ -320,6 +312,9 @@ impl Scheduler for Easy {
         if live == 0 {
             self.queue.clear();
             (self.front, self.dead) = (0, 0);
+            // Every job in the sorted list has started too.
+            self.by_prediction.clear();
+            self.sorted_dead = 0;
         } else if self.front + self.dead > live + 16 {
             self.queue.drain(..self.front);
             self.queue.retain(|w| !dead(w, ctx));
@@ -328,7 +323,8 @@ impl Scheduler for Easy {
         if sjbf {
             self.sorted_dead += heads + backfilled;
             if self.sorted_dead * 2 > self.by_prediction.len() + 32 {
-                self.by_prediction.retain(|w| w.procs != STARTED);
+                self.by_prediction
+                    .retain(|w| w.procs != STARTED && ctx.start_time(w.job).is_none());
                 self.sorted_dead = 0;
             }
         }
