@@ -1,14 +1,16 @@
 //! First come, first served: while the queue head fits in the free processors, start it.
 
-use std::collections::VecDeque;
-
 use crate::sim::{SchedCtx, Scheduler};
 use crate::workload::{JobId, Jobs};
 
 /// First come, first served, without backfilling.
 #[derive(Debug, Default)]
 pub struct Fcfs {
-    queue: VecDeque<JobId>,
+    /// Jobs in arrival order; those before `front` have started. A plain vector with a
+    /// cursor rather than a ring buffer: the head is one index away, and the started prefix
+    /// is dropped in one move once it is half the vector (O(1) amortised per job).
+    queue: Vec<JobId>,
+    front: usize,
 }
 
 impl Scheduler for Fcfs {
@@ -16,23 +18,31 @@ impl Scheduler for Fcfs {
 
     fn reset(&mut self, _jobs: &Jobs, _procs: u32) {
         self.queue.clear();
+        self.front = 0;
     }
 
     fn on_arrival(&mut self, job: JobId, _ctx: &SchedCtx) {
-        self.queue.push_back(job);
+        self.queue.push(job);
     }
 
     fn schedule(&mut self, ctx: &mut SchedCtx) {
-        while let Some(&head) = self.queue.front() {
+        while let Some(&head) = self.queue.get(self.front) {
             if ctx.procs(head) > ctx.free() {
                 break;
             }
             ctx.start(head);
-            self.queue.pop_front();
+            self.front += 1;
+        }
+        if self.front == self.queue.len() {
+            self.queue.clear();
+            self.front = 0;
+        } else if self.front > 64 && self.front * 2 > self.queue.len() {
+            self.queue.drain(..self.front);
+            self.front = 0;
         }
     }
 
     fn waiting(&self) -> usize {
-        self.queue.len()
+        self.queue.len() - self.front
     }
 }
