@@ -5,6 +5,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::RunningSet;
+use super::solve::{ABS_TOL, REL_TOL};
 
 /// Which queue-time prediction a decision uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -66,57 +67,29 @@ impl FromStr for QueueMethod {
     }
 }
 
-/// Q(n) for sizes tried in descending order within one decision: A depends only on the
-/// benefactor set, which is the same for every size with the same number of benefactors
-/// (the sets are nested), so it is computed once per set; B for a smaller size is at most
-/// B for a larger one, which bounds its search.
-struct Estimates {
-    method: QueueMethod,
-    a: Option<(usize, Option<f64>)>,
-    b_bound: f64,
+/// Predictor A for the sizes of one decision: it depends only on the benefactor set, which
+/// is the same for every size with the same number of benefactors (the sets are nested), so
+/// it is computed once per set.
+#[derive(Default)]
+struct ByBenefactors {
+    last: Option<(usize, f64)>,
 }
 
-impl Estimates {
-    fn new(method: QueueMethod) -> Self {
-        Estimates {
-            method,
-            a: None,
-            b_bound: f64::INFINITY,
-        }
-    }
-
-    fn b(&mut self, set: &RunningSet, n: u32) -> f64 {
-        let q = set.b_at_most(n, self.b_bound);
-        if q.is_finite() {
-            self.b_bound = q;
-        }
-        q
-    }
-
-    fn queue_time(&mut self, set: &mut RunningSet, n: u32) -> f64 {
-        let fewest = match self.method {
-            QueueMethod::Exact => return set.exact(n),
-            QueueMethod::Simulation => return set.simulation(n),
-            QueueMethod::B => return self.b(set, n),
-            QueueMethod::A => 1,
-            QueueMethod::Combined => 2,
-        };
+impl ByBenefactors {
+    /// A for `n`, which must have a benefactor.
+    fn a(&mut self, set: &mut RunningSet, n: u32) -> f64 {
         if set.needed(n) == 0 {
             return 0.0;
         }
         let count = set.benefactors(n);
-        if count < fewest {
-            return self.b(set, n);
-        }
-        let a = match self.a {
+        match self.last {
             Some((cached, a)) if cached == count => a,
             _ => {
-                let a = set.a(n);
-                self.a = Some((count, a));
+                let a = set.a(n).expect("a size with benefactors");
+                self.last = Some((count, a));
                 a
             }
-        };
-        a.expect("benefactors exist")
+        }
     }
 }
 
@@ -136,7 +109,15 @@ impl Choice {
 
 /// The n in 1..=max minimising Q(n) + R(n), `run(n)` being the run time on n processors
 /// (nonincreasing in n, as under Downey's speedup models), with Q from `method`. Ties go to
-/// the smaller n. See [`choose_with`] for the search.
+/// the smaller n.
+///
+/// With the exact and simulation predictors every size is tried ([`choose_with`]). With A,
+/// B and combined, the sizes split into two ranges by how many benefactors they have: the
+/// small sizes where A answers (one value per benefactor set, tried by [`choose_with`]'s
+/// descending search) and the large ones where B does. B is nondecreasing in n, so over a
+/// range [a, b] of sizes Q + R is at least B(a) + R(b): [`search_monotone`] solves B at the
+/// range's ends and splits only ranges whose bound could beat the best so far, a handful
+/// of B solutions instead of one per size.
 pub fn choose_cluster_size(
     set: &mut RunningSet,
     method: QueueMethod,
@@ -144,8 +125,114 @@ pub fn choose_cluster_size(
     run: impl Fn(u32) -> f64,
 ) -> Choice {
     let free = max - set.needed(max);
-    let mut estimates = Estimates::new(method);
-    choose_with(max, free, |n| estimates.queue_time(set, n), run)
+    let fewest = match method {
+        QueueMethod::Exact => return choose_with(max, free, |n| set.exact(n), run),
+        QueueMethod::Simulation => return choose_with(max, free, |n| set.simulation(n), run),
+        QueueMethod::B => None,
+        QueueMethod::A => Some(1),
+        QueueMethod::Combined => Some(2),
+    };
+    // The largest size A answers for: `fewest` benefactors need at most the fewest-th
+    // largest job's processors beyond the free ones.
+    let last_a = fewest.map_or(free, |k| (free + set.kth_largest_size(k)).min(max).max(free));
+    let mut by_benefactors = ByBenefactors::default();
+    let mut best = if last_a >= 1 {
+        choose_with(last_a, free, |n| by_benefactors.a(set, n), &run)
+    } else {
+        Choice {
+            n: 0,
+            queue: f64::INFINITY,
+            run: f64::INFINITY,
+        }
+    };
+    search_monotone(
+        last_a + 1,
+        max,
+        |n, lower, upper, start| set.b_between(n, lower, upper, start),
+        &run,
+        &mut best,
+    );
+    if best.n == 0 {
+        // Nothing can ever be met: the smallest size, never.
+        best.n = 1;
+    }
+    best
+}
+
+/// Improves `best` with the n in `lo..=hi` minimising `queue(n)` + `run(n)`, for a
+/// nondecreasing `queue` (within the solvers' tolerance) and a nonincreasing `run`.
+/// `queue(n, lower, upper, start)` may use `lower` and `upper`, values of `queue` at a smaller
+/// and a larger size, as a bracket, and `start` as a first guess.
+///
+/// Branch and bound over sizes: every n of an open range (a, b) whose ends are solved has
+/// Q(n) >= Q(a) and R(n) >= R(b - 1), so the range is split at its middle only if that bound
+/// could beat the best so far; sizes whose run time alone reaches the best are skipped.
+/// Ties go to the smaller n, as in [`choose_with`].
+fn search_monotone(
+    lo: u32,
+    hi: u32,
+    mut queue: impl FnMut(u32, f64, f64, f64) -> f64,
+    run: impl Fn(u32) -> f64,
+    best: &mut Choice,
+) {
+    if lo > hi {
+        return;
+    }
+    let consider = |n: u32, q: f64, best: &mut Choice| {
+        let r = run(n);
+        let total = q + r;
+        if total < best.turnaround() || (total == best.turnaround() && n < best.n) {
+            *best = Choice { n, queue: q, run: r };
+        }
+    };
+    // Two roots within the tolerance of each other may be out of order by this much.
+    let slack = |q: f64| 2.0 * (ABS_TOL + REL_TOL * q);
+    if run(hi) >= best.turnaround() {
+        return;
+    }
+    let q_hi = queue(hi, 0.0, f64::INFINITY, 0.0);
+    consider(hi, q_hi, best);
+    // The smallest size whose run time alone is below the best total (run nonincreasing).
+    let (mut a, mut b) = (lo, hi);
+    while a < b {
+        let m = a + (b - a) / 2;
+        if run(m) >= best.turnaround() {
+            a = m + 1;
+        } else {
+            b = m;
+        }
+    }
+    let lo = a;
+    if lo >= hi {
+        return;
+    }
+    let q_lo = queue(lo, 0.0, q_hi, q_hi);
+    consider(lo, q_lo, best);
+    // Open ranges (a, b) with Q(a) and Q(b) solved; depth is at most log2(hi - lo) + 1.
+    let mut stack = [(0u32, 0u32, 0f64, 0f64); 64];
+    let mut depth = 0;
+    stack[depth] = (lo, hi, q_lo, q_hi);
+    depth += 1;
+    while depth > 0 {
+        depth -= 1;
+        let (a, b, qa, qb) = stack[depth];
+        // Past an infinite Q(a) every size waits forever.
+        if b - a <= 1 || qa.is_infinite() || qa - slack(qa) + run(b - 1) > best.turnaround() {
+            continue;
+        }
+        let m = a + (b - a) / 2;
+        // First guess: Q interpolated between the range's ends.
+        let guess = if qb.is_finite() {
+            qa + (qb - qa) * f64::from(m - a) / f64::from(b - a)
+        } else {
+            qa
+        };
+        let qm = queue(m, qa, qb, guess);
+        consider(m, qm, best);
+        stack[depth] = (m, b, qm, qb);
+        stack[depth + 1] = (a, m, qa, qm);
+        depth += 2;
+    }
 }
 
 /// The n in 1..=max minimising `queue(n)` + `run(n)`, with `free` processors free now
@@ -204,7 +291,6 @@ pub fn choose_with(
 mod tests {
     use super::*;
     use crate::queue_time::UniformLog;
-    use crate::queue_time::solve::{ABS_TOL, REL_TOL};
 
     fn set(free: u32, jobs: &[(f64, u32)]) -> RunningSet {
         let ages: Vec<f64> = jobs.iter().map(|j| j.0).collect();
@@ -238,6 +324,88 @@ mod tests {
                         "free {free}, L {lifetime}, {method}: {got:?} vs {best}"
                     );
                 }
+            }
+        }
+    }
+
+    /// The branch and bound over sizes picks exactly what trying every size picks, ties to
+    /// the smaller size included, on random nondecreasing queue times (with stretches of
+    /// equal values and an infinite tail) and nonincreasing run times.
+    #[test]
+    fn the_bounded_search_equals_trying_every_size() {
+        use rand_xoshiro::Xoshiro256PlusPlus;
+        use rand_xoshiro::rand_core::{Rng, SeedableRng};
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+        for case in 0..3000 {
+            let max = 1 + (rng.next_u64() % 150) as u32;
+            let lo = 1 + (rng.next_u64() % max as u64) as u32;
+            let mut q = vec![0.0; max as usize + 1];
+            let mut r = vec![0.0; max as usize + 1];
+            let mut level = (rng.next_u64() % 50) as f64;
+            for n in lo..=max {
+                if rng.next_u64() % 3 == 0 {
+                    level += (rng.next_u64() % 40) as f64;
+                }
+                q[n as usize] = if case % 7 == 0 && n > (lo + max) / 2 {
+                    f64::INFINITY
+                } else {
+                    level
+                };
+            }
+            let mut runtime = 1000.0 + (rng.next_u64() % 1000) as f64;
+            for n in (1..=max).rev() {
+                r[n as usize] = runtime;
+                runtime += (rng.next_u64() % 30) as f64;
+            }
+            let start = Choice {
+                n: 0,
+                queue: f64::INFINITY,
+                run: f64::INFINITY,
+            };
+            let mut expected = start;
+            for n in lo..=max {
+                let total = q[n as usize] + r[n as usize];
+                if total < expected.turnaround() {
+                    expected = Choice {
+                        n,
+                        queue: q[n as usize],
+                        run: r[n as usize],
+                    };
+                }
+            }
+            let mut got = start;
+            search_monotone(lo, max, |n, _, _, _| q[n as usize], |n| r[n as usize], &mut got);
+            assert_eq!(got.n, expected.n, "case {case}: {got:?} vs {expected:?}");
+        }
+    }
+
+    /// On random machine states, the decision with A, B and combined lands within the
+    /// solver's tolerance of the best over every size solved cold.
+    #[test]
+    fn decisions_match_trying_every_size_on_random_machines() {
+        use rand_xoshiro::Xoshiro256PlusPlus;
+        use rand_xoshiro::rand_core::{Rng, SeedableRng};
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+        let mut unit = move || (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+        for _ in 0..40 {
+            let p = 1 + (unit() * 60.0) as usize;
+            let jobs: Vec<(f64, u32)> = (0..p)
+                .map(|_| ((11.0 * unit()).exp(), 1 + (unit() * 24.0) as u32))
+                .collect();
+            let free = (unit() * 10.0) as u32;
+            let mut s = set(free, &jobs);
+            let lifetime = (2.0 + 10.0 * unit()).exp();
+            let run = |n: u32| lifetime / crate::speedup::downey_speedup(128.0, 1.0, n as f64);
+            for method in [QueueMethod::A, QueueMethod::B, QueueMethod::Combined] {
+                let got = choose_cluster_size(&mut s, method, 128, run);
+                let best = (1..=128)
+                    .map(|n| method.queue_time(&mut s, n) + run(n))
+                    .fold(f64::INFINITY, f64::min);
+                assert!(
+                    (got.turnaround() - best).abs() <= 2.0 * (ABS_TOL + REL_TOL * best)
+                        || got.turnaround() == best,
+                    "{method} on {jobs:?}, free {free}: {got:?} vs {best}"
+                );
             }
         }
     }

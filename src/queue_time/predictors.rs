@@ -127,6 +127,22 @@ impl RunningSet {
         self.sizes.iter().filter(|&&s| s >= needed).count()
     }
 
+    /// The `k`-th largest running job's size (`k` >= 1), or 0 with fewer than `k` jobs: a
+    /// request has at least `k` benefactors exactly when it needs at most that many more
+    /// processors than are free.
+    pub fn kth_largest_size(&self, k: usize) -> u32 {
+        let mut top = [0u32; 2];
+        assert!((1..=top.len()).contains(&k), "k = {k}");
+        for &s in &self.sizes {
+            if s > top[0] {
+                top = [s, top[0]];
+            } else if s > top[1] {
+                top[1] = s;
+            }
+        }
+        top[k - 1]
+    }
+
     fn held(&self) -> u64 {
         self.sizes.iter().map(|&s| s as u64).sum()
     }
@@ -195,6 +211,13 @@ impl RunningSet {
     /// the search starts there, which saves evaluations when sizes are tried in
     /// descending order.
     pub fn b_at_most(&self, n: u32, bound: f64) -> f64 {
+        let start = if bound.is_finite() { bound } else { 0.0 };
+        self.b_between(n, 0.0, bound, start)
+    }
+
+    /// Predictor B when its answer is known to lie in [`lower`, `upper`] (B for a smaller
+    /// and a larger request), searched from `start` (clamped into the bracket).
+    pub fn b_between(&self, n: u32, lower: f64, upper: f64, start: f64) -> f64 {
         let needed = self.needed(n);
         if needed == 0 {
             return 0.0;
@@ -206,9 +229,9 @@ impl RunningSet {
             let (released, slope) = self.released(q);
             (released - needed as f64, slope)
         };
-        let hi = self.horizon().min(bound);
-        let start = if bound.is_finite() { hi } else { 0.0 };
-        newton(h, false, 0.0, hi, start).0
+        let hi = self.horizon().min(upper);
+        let lo = lower.clamp(0.0, hi);
+        newton(h, false, lo, hi, start.clamp(lo, hi)).0
     }
 
     /// Predictor B's fluid model: the processors released by q (equation 10), and its
