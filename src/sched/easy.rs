@@ -323,8 +323,7 @@ impl Scheduler for Easy {
         if sjbf {
             self.sorted_dead += heads + backfilled;
             if self.sorted_dead * 2 > self.by_prediction.len() + 32 {
-                self.by_prediction
-                    .retain(|w| w.procs != STARTED && ctx.start_time(w.job).is_none());
+                self.by_prediction.retain(|w| !dead(w, ctx));
                 self.sorted_dead = 0;
             }
         }
