@@ -36,7 +36,7 @@ fn queue_time(c: &mut Criterion) {
             b.iter(|| black_box(&mut set).a(REQUEST))
         });
         group.bench_function(BenchmarkId::new("b", p), |b| {
-            b.iter(|| black_box(&set).b(REQUEST))
+            b.iter(|| black_box(&mut set).b(REQUEST))
         });
         if p <= 512 {
             group.bench_function(BenchmarkId::new("exact-dp", p), |b| {

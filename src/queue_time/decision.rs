@@ -162,16 +162,19 @@ pub fn choose_cluster_size(
 /// Improves `best` with the n in `lo..=hi` minimising `queue(n)` + `run(n)`, for a
 /// nondecreasing `queue` (within the solvers' tolerance) and a nonincreasing `run`.
 /// `queue(n, lower, upper, start)` may use `lower` and `upper`, values of `queue` at a smaller
-/// and a larger size, as a bracket, and `start` as a first guess.
+/// and a larger size, as a bracket, and `start` as a first guess; it returns Q(n) and, if it
+/// knows it, dQ/dn there (else NaN).
 ///
 /// Branch and bound over sizes: every n of an open range (a, b) whose ends are solved has
 /// Q(n) >= Q(a) and R(n) >= R(b - 1), so the range is split at its middle only if that bound
 /// could beat the best so far; sizes whose run time alone reaches the best are skipped.
-/// Ties go to the smaller n, as in [`choose_with`].
+/// Ties go to the smaller n, as in [`choose_with`]. The first guess at a range's middle is
+/// the cubic through its ends' values and slopes (linear where a slope is unknown): close
+/// enough that most solutions take one evaluation to confirm.
 fn search_monotone(
     lo: u32,
     hi: u32,
-    mut queue: impl FnMut(u32, f64, f64, f64) -> f64,
+    mut queue: impl FnMut(u32, f64, f64, f64) -> (f64, f64),
     run: impl Fn(u32) -> f64,
     best: &mut Choice,
 ) {
@@ -190,7 +193,7 @@ fn search_monotone(
     if run(hi) >= best.turnaround() {
         return;
     }
-    let q_hi = queue(hi, 0.0, f64::INFINITY, 0.0);
+    let (q_hi, s_hi) = queue(hi, 0.0, f64::INFINITY, 0.0);
     consider(hi, q_hi, best);
     // The smallest size whose run time alone is below the best total (run nonincreasing).
     let (mut a, mut b) = (lo, hi);
@@ -206,33 +209,59 @@ fn search_monotone(
     if lo >= hi {
         return;
     }
-    let q_lo = queue(lo, 0.0, q_hi, q_hi);
+    let (q_lo, s_lo) = queue(lo, 0.0, q_hi, guess((hi, q_hi, s_hi), (hi, q_hi, s_hi), lo));
     consider(lo, q_lo, best);
-    // Open ranges (a, b) with Q(a) and Q(b) solved; depth is at most log2(hi - lo) + 1.
-    let mut stack = [(0u32, 0u32, 0f64, 0f64); 64];
+    // Open ranges (a, b) with Q and dQ/dn at a and b solved; depth is at most
+    // log2(hi - lo) + 1.
+    let mut stack = [((0u32, 0f64, 0f64), (0u32, 0f64, 0f64)); 64];
     let mut depth = 0;
-    stack[depth] = (lo, hi, q_lo, q_hi);
+    stack[depth] = ((lo, q_lo, s_lo), (hi, q_hi, s_hi));
     depth += 1;
     while depth > 0 {
         depth -= 1;
-        let (a, b, qa, qb) = stack[depth];
+        let (left, right) = stack[depth];
+        let ((a, qa, _), (b, qb, _)) = (left, right);
         // Past an infinite Q(a) every size waits forever.
         if b - a <= 1 || qa.is_infinite() || qa - slack(qa) + run(b - 1) > best.turnaround() {
             continue;
         }
         let m = a + (b - a) / 2;
-        // First guess: Q interpolated between the range's ends.
-        let guess = if qb.is_finite() {
-            qa + (qb - qa) * f64::from(m - a) / f64::from(b - a)
+        let (qm, sm) = queue(m, qa, qb, guess(left, right, m));
+        consider(m, qm, best);
+        stack[depth] = ((m, qm, sm), right);
+        stack[depth + 1] = (left, (m, qm, sm));
+        depth += 2;
+    }
+}
+
+/// A first guess of Q(m) from (size, Q, dQ/dn) at two sizes: the cubic Hermite interpolant
+/// between them, or the tangent line from the nearer where only one end is known (equal
+/// ends), or the straight line where a slope is unknown; never outside the values' range.
+fn guess(left: (u32, f64, f64), right: (u32, f64, f64), m: u32) -> f64 {
+    let ((a, qa, sa), (b, qb, sb)) = (left, right);
+    if !qb.is_finite() {
+        return qa;
+    }
+    if a == b {
+        let tangent = qa + sa * (f64::from(m) - f64::from(a));
+        return if tangent.is_finite() {
+            tangent.clamp(0.0, qa)
         } else {
             qa
         };
-        let qm = queue(m, qa, qb, guess);
-        consider(m, qm, best);
-        stack[depth] = (m, b, qm, qb);
-        stack[depth + 1] = (a, m, qa, qm);
-        depth += 2;
     }
+    let width = f64::from(b - a);
+    let t = f64::from(m - a) / width;
+    let linear = qa + (qb - qa) * t;
+    if !(sa.is_finite() && sb.is_finite()) {
+        return linear;
+    }
+    let (t2, t3) = (t * t, t * t * t);
+    let cubic = (2.0 * t3 - 3.0 * t2 + 1.0) * qa
+        + (t3 - 2.0 * t2 + t) * width * sa
+        + (-2.0 * t3 + 3.0 * t2) * qb
+        + (t3 - t2) * width * sb;
+    cubic.clamp(qa, qb)
 }
 
 /// The n in 1..=max minimising `queue(n)` + `run(n)`, with `free` processors free now
@@ -374,9 +403,38 @@ mod tests {
                 }
             }
             let mut got = start;
-            search_monotone(lo, max, |n, _, _, _| q[n as usize], |n| r[n as usize], &mut got);
+            search_monotone(
+                lo,
+                max,
+                |n, _, _, _| (q[n as usize], f64::NAN),
+                |n| r[n as usize],
+                &mut got,
+            );
             assert_eq!(got.n, expected.n, "case {case}: {got:?} vs {expected:?}");
         }
+    }
+
+    /// The first guess reproduces a cubic from its ends' values and slopes, a line
+    /// without slopes, and the tangent from one end.
+    #[test]
+    fn guesses_interpolate_values_and_slopes() {
+        let q = |n: f64| 2.0 + 0.5 * n + 0.01 * n * n + 0.001 * n * n * n;
+        let dq = |n: f64| 0.5 + 0.02 * n + 0.003 * n * n;
+        let end = |n: u32| (n, q(f64::from(n)), dq(f64::from(n)));
+        for m in 21..40 {
+            let g = guess(end(20), end(40), m);
+            assert!(
+                (g - q(f64::from(m))).abs() < 1e-9,
+                "{m}: {g} vs {}",
+                q(f64::from(m))
+            );
+        }
+        let unknown = |n: u32| (n, q(f64::from(n)), f64::NAN);
+        let line = q(20.0) + (q(40.0) - q(20.0)) * 0.25;
+        assert!((guess(unknown(20), unknown(40), 25) - line).abs() < 1e-12);
+        let tangent = q(40.0) - 10.0 * dq(40.0);
+        assert!((guess(end(40), end(40), 30) - tangent).abs() < 1e-12);
+        assert_eq!(guess(end(20), (40, f64::INFINITY, f64::NAN), 30), q(20.0));
     }
 
     /// On random machine states, the decision with A, B and combined lands within the

@@ -2,6 +2,7 @@
 //! uniform-log lifetime model, its online fit, and predictors A, B, combined and exact.
 
 pub mod decision;
+pub mod kernel;
 pub mod lifetime;
 pub mod predictors;
 pub mod solve;

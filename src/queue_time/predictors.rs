@@ -20,12 +20,13 @@
 //!   by enumeration (2^p outcomes, the paper's method, kept as a reference for small p) or
 //!   by dynamic programming over the processors freed so far, capped at n' (O(p n')).
 //!
-//! Roots: A and B by safeguarded Newton (a handful of O(p) evaluations, one `ln` per job
-//! each), the exact median by bisection of O(p n') evaluations; tolerances in
-//! [`super::solve`].
+//! Roots: A and B by safeguarded Halley (a handful of O(p) evaluations, one `ln` per job
+//! each, vectorised in [`super::kernel`]), the exact median by bisection of O(p n')
+//! evaluations; tolerances in [`super::solve`].
 
+use super::kernel::{Benefactors, Horizon, Running, Scratch, benefactor_sums, released_sums};
 use super::lifetime::UniformLog;
-use super::solve::{bisect, newton};
+use super::solve::{bisect, halley};
 
 /// The running jobs and free processors a prediction starts from, with the logs of the
 /// ages precomputed once for every request size. Buffers are reused between loads.
@@ -35,16 +36,23 @@ pub struct RunningSet {
     free: u32,
     ages: Vec<f64>,
     sizes: Vec<u32>,
+    /// Predictor B's kernel: the sizes as floats and size / room, both 0 for jobs past
+    /// t_max, whose processors are counted in `held_past_t_max`.
+    kernel_sizes: Vec<f64>,
+    weights: Vec<f64>,
+    held_past_t_max: f64,
     /// Per job: ln of its age as equation 5 takes it, and ln t_max minus that.
     ln_age: Vec<f64>,
     room: Vec<f64>,
     inv_room: Vec<f64>,
     dp: Vec<f64>,
-    /// Predictor A's scratch: the benefactors' ages and `inv_room`, in job order, so that
-    /// its Newton iterations run over dense arrays without a size test per job (a branch
+    /// Predictor A's scratch: the benefactors' ages, `inv_room` and `ln_age`, in job order,
+    /// so that its iterations run over dense arrays without a size test per job (a branch
     /// the CPU mispredicts about once in two jobs).
     benefactor_ages: Vec<f64>,
     benefactor_inv_room: Vec<f64>,
+    benefactor_ln_age: Vec<f64>,
+    scratch: Scratch,
     /// The simulation kernel's projected ends, ascending, with the processors freed by
     /// each and all before it; built on first use after a load.
     projected: Vec<(f64, u64)>,
@@ -81,6 +89,22 @@ impl RunningSet {
             .extend(self.ln_age.iter().map(|&la| (dist.ln_max - la).max(0.0)));
         self.inv_room.clear();
         self.inv_room.extend(self.room.iter().map(|&r| 1.0 / r));
+        let past = |i: usize| self.room[i] <= 0.0;
+        self.kernel_sizes.clear();
+        self.kernel_sizes
+            .extend((0..sizes.len()).map(|i| if past(i) { 0.0 } else { sizes[i] as f64 }));
+        self.weights.clear();
+        self.weights.extend((0..sizes.len()).map(|i| {
+            if past(i) {
+                0.0
+            } else {
+                sizes[i] as f64 * self.inv_room[i]
+            }
+        }));
+        self.held_past_t_max = (0..sizes.len())
+            .filter(|&i| past(i))
+            .map(|i| sizes[i] as f64)
+            .sum();
         self.projected_ready = false;
     }
 
@@ -164,101 +188,131 @@ impl RunningSet {
         }
         let dist = self.dist();
         let (ln_min, ln_max, t_max) = (dist.ln_min, dist.ln_max, dist.t_max());
-        let mut hi = f64::INFINITY;
-        self.benefactor_ages.clear();
-        self.benefactor_inv_room.clear();
-        for i in 0..self.sizes.len() {
-            if self.sizes[i] < needed {
-                continue;
-            }
-            if self.room[i] <= 0.0 {
-                // Past t_max: ends at once.
-                return Some(0.0);
-            }
-            hi = hi.min(t_max - self.ages[i]);
-            self.benefactor_ages.push(self.ages[i]);
-            self.benefactor_inv_room.push(self.inv_room[i]);
+        // The benefactors, compacted without a branch per job (the size test goes either
+        // way about as often): every job is written, and the write position advances past
+        // benefactors only.
+        let p = self.sizes.len();
+        let (mut count, mut oldest, mut past_t_max) = (0, 0.0f64, false);
+        for v in [
+            &mut self.benefactor_ages,
+            &mut self.benefactor_inv_room,
+            &mut self.benefactor_ln_age,
+        ] {
+            v.resize(p + 1, 0.0);
         }
+        let (to_ages, to_inv_room, to_ln_age) = (
+            &mut self.benefactor_ages[..=p],
+            &mut self.benefactor_inv_room[..=p],
+            &mut self.benefactor_ln_age[..=p],
+        );
+        let jobs = (self.sizes.iter().zip(&self.ages))
+            .zip(self.inv_room.iter().zip(&self.ln_age))
+            .zip(&self.room);
+        for (((&size, &age), (&inv_room, &ln_age)), &room) in jobs {
+            let benefactor = size >= needed;
+            // `count` <= jobs seen so far < p + 1; `min` lets the compiler see it.
+            let at = count.min(p);
+            to_ages[at] = age;
+            to_inv_room[at] = inv_room;
+            to_ln_age[at] = ln_age;
+            past_t_max |= benefactor & (room <= 0.0);
+            oldest = if benefactor && age > oldest { age } else { oldest };
+            count += usize::from(benefactor);
+        }
+        self.benefactor_ages.truncate(count);
+        self.benefactor_inv_room.truncate(count);
+        self.benefactor_ln_age.truncate(count);
+        if past_t_max {
+            // A benefactor past t_max ends at once.
+            return Some(0.0);
+        }
+        // Past the oldest benefactor's horizon, all have ended.
+        let hi = t_max - oldest;
         if self.benefactor_ages.is_empty() {
             return None;
         }
         // G(q) = ln of the benefactors' joint survival + ln 2, decreasing from ln 2 to -inf
         // at `hi`: one `ln` per job, of its horizon; the survivals (each <= 1) multiply and
-        // their product's log is taken once.
-        let (ages, inv_room) = (&self.benefactor_ages, &self.benefactor_inv_room);
+        // their product's log is taken once. Per job, with t = age + q and left =
+        // ln t_max - ln t, the slope is -1 / (t left) and its derivative (left - 1) times
+        // the slope squared. At q = 0 every survival is 1 and ln t is the age's, known.
+        let (benefactors, scratch) = (
+            Benefactors {
+                ages: &self.benefactor_ages,
+                inv_room: &self.benefactor_inv_room,
+                ln_ages: &self.benefactor_ln_age,
+            },
+            &mut self.scratch,
+        );
+        let horizon = Horizon { ln_min, ln_max };
         let g = |q: f64| {
-            let (mut survival, mut slope) = (1.0, 0.0);
-            for (&age, &inv_room) in ages.iter().zip(inv_room) {
-                let t = age + q;
-                let lt = t.ln().max(ln_min);
-                let left = (ln_max - lt).max(1e-300);
-                survival *= left * inv_room;
-                if lt > ln_min {
-                    slope -= 1.0 / (t * left);
-                }
-            }
-            (survival.ln() + std::f64::consts::LN_2, slope)
+            let (survival, slope, curvature) = benefactor_sums(benefactors, q, horizon, scratch);
+            // At q = 0 the survival is 1 (up to the rounding of left / room).
+            let value = if q == 0.0 {
+                std::f64::consts::LN_2
+            } else {
+                survival.ln() + std::f64::consts::LN_2
+            };
+            (value, slope, curvature)
         };
-        Some(newton(g, true, 0.0, hi, 0.0).0)
+        Some(halley(g, true, 0.0, hi, 0.0).q)
     }
 
     /// Predictor B, the fluid mean (equation 10); infinite if the request can never be met.
-    pub fn b(&self, n: u32) -> f64 {
+    pub fn b(&mut self, n: u32) -> f64 {
         self.b_at_most(n, f64::INFINITY)
     }
 
     /// Predictor B when its answer is known to be at most `bound` (B for a larger request):
     /// the search starts there, which saves evaluations when sizes are tried in
     /// descending order.
-    pub fn b_at_most(&self, n: u32, bound: f64) -> f64 {
+    pub fn b_at_most(&mut self, n: u32, bound: f64) -> f64 {
         let start = if bound.is_finite() { bound } else { 0.0 };
-        self.b_between(n, 0.0, bound, start)
+        self.b_between(n, 0.0, bound, start).0
     }
 
     /// Predictor B when its answer is known to lie in [`lower`, `upper`] (B for a smaller
-    /// and a larger request), searched from `start` (clamped into the bracket).
-    pub fn b_between(&self, n: u32, lower: f64, upper: f64, start: f64) -> f64 {
+    /// and a larger request), searched from `start` (clamped into the bracket). Returns B
+    /// and how fast it grows per processor asked for (1 / F'(B), NaN where B is 0 or
+    /// infinite), for the next size's first guess.
+    pub fn b_between(&mut self, n: u32, lower: f64, upper: f64, start: f64) -> (f64, f64) {
         let needed = self.needed(n);
         if needed == 0 {
-            return 0.0;
+            return (0.0, f64::NAN);
         }
         if self.held() < needed as u64 {
-            return f64::INFINITY;
+            return (f64::INFINITY, f64::NAN);
         }
-        let h = |q: f64| {
-            let (released, slope) = self.released(q);
-            (released - needed as f64, slope)
-        };
         let hi = self.horizon().min(upper);
         let lo = lower.clamp(0.0, hi);
-        newton(h, false, lo, hi, start.clamp(lo, hi)).0
+        let h = |q: f64| {
+            let (released, slope, curvature) = self.released(q);
+            (released - needed as f64, slope, curvature)
+        };
+        let root = halley(h, false, lo, hi, start.clamp(lo, hi));
+        (root.q, 1.0 / root.slope)
     }
 
-    /// Predictor B's fluid model: the processors released by q (equation 10), and its
-    /// derivative. Nondecreasing in q.
-    pub fn released(&self, q: f64) -> (f64, f64) {
+    /// Predictor B's fluid model: the processors released by q (equation 10), and its first
+    /// and second derivatives. Nondecreasing in q, and concave between the instants at which
+    /// a job's age reaches t_min. Per job, with t = age + q, the slope is n_i / (t room_i)
+    /// and its derivative minus that over t.
+    pub fn released(&mut self, q: f64) -> (f64, f64, f64) {
         let dist = self.dist();
-        let (ln_min, ln_max) = (dist.ln_min, dist.ln_max);
-        let (mut value, mut slope) = (0.0, 0.0);
-        for i in 0..self.sizes.len() {
-            let size = self.sizes[i] as f64;
-            if self.room[i] <= 0.0 {
-                // Past t_max: ends at once.
-                value += if q > 0.0 { size } else { 0.0 };
-                continue;
-            }
-            let t = self.ages[i] + q;
-            let lt = t.ln().max(ln_min);
-            if lt >= ln_max {
-                value += size;
-                continue;
-            }
-            value += size * (lt - self.ln_age[i]) / self.room[i];
-            if lt > ln_min {
-                slope += size / (t * self.room[i]);
-            }
-        }
-        (value, slope)
+        let h = Horizon {
+            ln_min: dist.ln_min,
+            ln_max: dist.ln_max,
+        };
+        let jobs = Running {
+            sizes: &self.kernel_sizes,
+            ages: &self.ages,
+            ln_ages: &self.ln_age,
+            weights: &self.weights,
+        };
+        let (released, slope, curvature) = released_sums(jobs, q, h, &mut self.scratch);
+        // Jobs past t_max end at once.
+        let past = if q > 0.0 { self.held_past_t_max } else { 0.0 };
+        (released + past, slope, curvature)
     }
 
     /// Predictor A with 2 or more benefactors, else B.
