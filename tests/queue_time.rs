@@ -78,6 +78,11 @@ fn machine() -> impl Strategy<Value = (u32, Vec<(f64, u32)>, u32)> {
     (0u32..16, prop::collection::vec(job, 1..9), 1u32..200)
 }
 
+fn large_machine() -> impl Strategy<Value = (u32, Vec<(f64, u32)>, u32)> {
+    let job = (0.0f64..14.0, 1u32..40).prop_map(|(ln_age, size)| (ln_age.exp() - 1.0, size));
+    (0u32..16, prop::collection::vec(job, 1..41), 1u32..400)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
@@ -110,6 +115,32 @@ proptest! {
             let needed = s.needed(n) as f64;
             prop_assert!(s.released(b * (1.0 - 1e-5) - 1e-3).0 <= needed + 1e-6);
             prop_assert!(s.released(b * (1.0 + 1e-5) + 1e-3).0 >= needed - 1e-6);
+        }
+    }
+
+    /// The vectorised kernels against equation 5 job by job: B's released processors are
+    /// the sum of n_i (1 - survival), and A is where the benefactors' joint survival,
+    /// multiplied out job by job, crosses one half. Machines up to 40 jobs, so every lane
+    /// and tail length of the kernels is exercised, with ages from 0 to past t_max.
+    #[test]
+    fn kernels_agree_with_equation_5_job_by_job((free, jobs, n) in large_machine(), ln_q in 0.0f64..13.0) {
+        let mut s = state(free, &jobs);
+        let dist = UniformLog::downey_model();
+        let released_by = |q: f64| -> f64 {
+            jobs.iter().map(|&(age, size)| size as f64 * (1.0 - dist.survival(age, q))).sum()
+        };
+        let held: f64 = jobs.iter().map(|j| j.1 as f64).sum();
+        for q in [0.0, ln_q.exp() - 1.0, ln_q.exp()] {
+            let (kernel, reference) = (s.released(q).0, released_by(q));
+            prop_assert!((kernel - reference).abs() <= 1e-9 * held, "q = {}: {} vs {}", q, kernel, reference);
+        }
+        let needed = s.needed(n);
+        let survival = |q: f64| -> f64 {
+            jobs.iter().filter(|j| j.1 >= needed).map(|&(age, _)| dist.survival(age, q)).product()
+        };
+        if let Some(a) = s.a(n) && a > 0.0 {
+            prop_assert!(survival(a * (1.0 - 1e-5) - 1e-3) >= 0.5 - 1e-9, "A = {}", a);
+            prop_assert!(survival(a * (1.0 + 1e-5) + 1e-3) <= 0.5 + 1e-9, "A = {}", a);
         }
     }
 
