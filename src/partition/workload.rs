@@ -56,7 +56,7 @@ impl Workload {
         }
     }
 
-    /// E[T(1)] = E[W] + E[beta] + E[alpha] computed exactly from the model (W independent of
+    /// E\[T(1)\] = E\[W\] + E\[beta\] + E\[alpha\] computed exactly from the model (W independent of
     /// p_max and the shape). Table 3 rounds some of these differently; see docs/semantics.md.
     pub fn exact_mean_sequential_time(self) -> f64 {
         let w: f64 = WORK_STAGES.iter().map(|(p, m)| p * m).sum();

@@ -115,7 +115,7 @@ impl Choice {
 /// B and combined, the sizes split into two ranges by how many benefactors they have: the
 /// small sizes where A answers (one value per benefactor set, tried by [`choose_with`]'s
 /// descending search) and the large ones where B does. B is nondecreasing in n, so over a
-/// range [a, b] of sizes Q + R is at least B(a) + R(b): [`search_monotone`] solves B at the
+/// range [a, b] of sizes Q + R is at least B(a) + R(b): `search_monotone` solves B at the
 /// range's ends and splits only ranges whose bound could beat the best so far, a handful
 /// of B solutions instead of one per size.
 pub fn choose_cluster_size(

@@ -4,7 +4,7 @@
 //!
 //! Every `ln` of a root search goes through [`ln`], a branch-free logarithm made of IEEE
 //! additions, multiplications and one division (no fused multiply-add), and the sums are
-//! split over a fixed number of lanes ([`LANES`]) combined in a fixed order. So the SSE2 and
+//! split over a fixed number of lanes (`LANES`) combined in a fixed order. So the SSE2 and
 //! AVX2 builds of a kernel, and its scalar tail, compute the same bits: results do not
 //! depend on the machine a sweep's shard ran on.
 
@@ -22,7 +22,7 @@ const LN2_LO: f64 = 1.9082149292705877e-10;
 ///
 /// t = 2^e m with m in [sqrt(1/2), sqrt(2)); ln m = 2 s g(s^2) with s = (m - 1) / (m + 1),
 /// |s| <= 0.1716, and g(z) = atanh(sqrt z) / sqrt z = sum of z^k / (2k + 1), replaced on
-/// [0, 0.02944] by its Chebyshev fit of degree 7 ([`SERIES`], within 1.2e-18 of g).
+/// [0, 0.02944] by its Chebyshev fit of degree 7 (`SERIES`, within 1.2e-18 of g).
 #[inline(always)]
 pub fn ln(t: f64) -> f64 {
     let bits = t.to_bits();

@@ -6,7 +6,7 @@
 //! - Start value: a per-processor-minute value x drawn from Normal(mean, sd), redrawn while
 //!   negative, times P_j x E_j / 60. The paper centres the draw on bin
 //!   `(p + 0.5) / N x globmax`, but also numbers 0 as the *highest* priority and wants
-//!   "higher priority jobs [to] have higher start values"; taken literally the formula gives
+//!   "higher priority jobs \[to\] have higher start values"; taken literally the formula gives
 //!   the highest priority the lowest values. schedlab follows the stated intent: the mean
 //!   is `(N - 1 - p + 0.5) / N x globmax`, the top bin for the top priority. The paper gives
 //!   no standard deviation; schedlab's default is half a bin width, `0.5 x globmax / N`, so

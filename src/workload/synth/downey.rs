@@ -26,7 +26,7 @@ use rand_xoshiro::rand_core::SeedableRng;
 pub struct DowneyParams {
     /// Processors N.
     pub procs: u32,
-    /// Offered load rho = lambda E[L] / N.
+    /// Offered load rho = lambda E\[L\] / N.
     pub load: f64,
     /// Simulated days of arrivals.
     pub days: u32,
@@ -141,7 +141,7 @@ impl DowneyParams {
         Ok(())
     }
 
-    /// E[L] of the uniform-log lifetime distribution: (max - min) / ln(max / min).
+    /// E\[L\] of the uniform-log lifetime distribution: (max - min) / ln(max / min).
     pub fn mean_lifetime(&self) -> f64 {
         (self.lifetime_max - self.lifetime_min) / (self.lifetime_max / self.lifetime_min).ln()
     }
