@@ -124,7 +124,8 @@ pub struct Scratch {
 }
 
 impl Scratch {
-    /// The three buffers, each of exactly `n` elements.
+    /// The three buffers, each of exactly `n` elements. Not inlined: inlined, the resizing
+    /// code kept the kernels' loops from vectorising.
     #[inline(never)]
     fn sized(&mut self, n: usize) -> (&mut [f64], &mut [f64], &mut [f64]) {
         for v in [&mut self.first, &mut self.slope, &mut self.curvature] {
@@ -184,6 +185,8 @@ fn benefactor_body(jobs: Benefactors, q: f64, h: Horizon, scratch: &mut Scratch)
     let n = jobs.ages.len();
     let (ages, inv_room, ln_ages) = (jobs.ages, &jobs.inv_room[..n], &jobs.ln_ages[..n]);
     let (survival, slope, curvature) = scratch.sized(n);
+    // Sliced again so the compiler sees that every length is n: no bounds check is left
+    // in the loop to stop it vectorising.
     let (survival, slope, curvature) = (&mut survival[..n], &mut slope[..n], &mut curvature[..n]);
     let at_zero = q == 0.0;
     // No dependence between jobs: the compiler vectorises this loop.
@@ -232,6 +235,7 @@ fn released_body(jobs: Running, q: f64, h: Horizon, scratch: &mut Scratch) -> (f
         &jobs.weights[..n],
     );
     let (released, slope, curvature) = scratch.sized(n);
+    // Sliced again, as in `benefactor_body`.
     let (released, slope, curvature) = (&mut released[..n], &mut slope[..n], &mut curvature[..n]);
     let at_zero = q == 0.0;
     for i in 0..n {
