@@ -89,22 +89,20 @@ impl RunningSet {
             .extend(self.ln_age.iter().map(|&la| (dist.ln_max - la).max(0.0)));
         self.inv_room.clear();
         self.inv_room.extend(self.room.iter().map(|&r| 1.0 / r));
-        let past = |i: usize| self.room[i] <= 0.0;
         self.kernel_sizes.clear();
-        self.kernel_sizes
-            .extend((0..sizes.len()).map(|i| if past(i) { 0.0 } else { sizes[i] as f64 }));
         self.weights.clear();
-        self.weights.extend((0..sizes.len()).map(|i| {
-            if past(i) {
-                0.0
+        self.held_past_t_max = 0.0;
+        for ((&size, &room), &inv_room) in sizes.iter().zip(&self.room).zip(&self.inv_room) {
+            let size = size as f64;
+            if room <= 0.0 {
+                self.held_past_t_max += size;
+                self.kernel_sizes.push(0.0);
+                self.weights.push(0.0);
             } else {
-                sizes[i] as f64 * self.inv_room[i]
+                self.kernel_sizes.push(size);
+                self.weights.push(size * inv_room);
             }
-        }));
-        self.held_past_t_max = (0..sizes.len())
-            .filter(|&i| past(i))
-            .map(|i| sizes[i] as f64)
-            .sum();
+        }
         self.projected_ready = false;
     }
 
@@ -260,15 +258,7 @@ impl RunningSet {
 
     /// Predictor B, the fluid mean (equation 10); infinite if the request can never be met.
     pub fn b(&mut self, n: u32) -> f64 {
-        self.b_at_most(n, f64::INFINITY)
-    }
-
-    /// Predictor B when its answer is known to be at most `bound` (B for a larger request):
-    /// the search starts there, which saves evaluations when sizes are tried in
-    /// descending order.
-    pub fn b_at_most(&mut self, n: u32, bound: f64) -> f64 {
-        let start = if bound.is_finite() { bound } else { 0.0 };
-        self.b_between(n, 0.0, bound, start).0
+        self.b_between(n, 0.0, f64::INFINITY, 0.0).0
     }
 
     /// Predictor B when its answer is known to lie in [`lower`, `upper`] (B for a smaller
