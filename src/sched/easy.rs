@@ -27,6 +27,8 @@ use crate::Time;
 use crate::sim::{SchedCtx, Scheduler};
 use crate::workload::{JobId, Jobs};
 
+use super::waitlist::{Reservation, STARTED, WaitList, Waiting};
+
 /// Order in which waiting jobs behind the head are tried for backfilling.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BackfillOrder {
@@ -39,27 +41,6 @@ pub enum BackfillOrder {
 /// No shadow time recorded.
 const NO_SHADOW: Time = Time::MAX;
 
-/// A waiting job with what the backfill test reads, kept inline so the scan touches one
-/// array. The prediction of a waiting job does not change while it waits.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Waiting {
-    pub(super) prediction: Time,
-    pub(super) job: JobId,
-    pub(super) procs: u32,
-}
-
-/// `Waiting::procs` of a job that has started: no free count is that large, so a marked
-/// entry is never tried again, and compaction needs no lookup.
-pub(super) const STARTED: u32 = u32::MAX;
-
-/// The head's reservation as computed at the end of the previous pass.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Reservation {
-    pub(super) head: JobId,
-    pub(super) shadow: Time,
-    pub(super) extra: u32,
-}
-
 /// EASY backfilling, or SJBF with [`BackfillOrder::ShortestPrediction`] (see the module docs).
 #[derive(Debug)]
 pub struct Easy {
@@ -67,7 +48,7 @@ pub struct Easy {
     /// Waiting jobs in arrival order from `front` on. Started jobs stay, marked `STARTED`
     /// (for SJBF, found by their start time), until they are half of it: removal is then
     /// one compaction, O(1) amortised per job.
-    queue: Vec<Waiting>,
+    queue: WaitList,
     front: usize,
     /// Started entries in `queue[front..]`.
     dead: usize,
@@ -75,7 +56,7 @@ pub struct Easy {
     /// marked at once; jobs started as queue heads are not looked up here (a binary search
     /// per start, which mispredicts at every step), but marked when the backfill scan
     /// reaches them and finds them started, and dropped at the next compaction.
-    by_prediction: Vec<Waiting>,
+    by_prediction: WaitList,
     sorted_dead: usize,
     /// Per job: shadow time when it first was a blocked head, or `NO_SHADOW`.
     head_shadow: Vec<Time>,
@@ -89,24 +70,24 @@ pub struct Easy {
     /// after its first shadow time, as the shadow rested on a prediction that proved low.
     missed: bool,
     /// SJBF scratch: the arrivals since the last pass, in prediction order.
-    fresh: Vec<Waiting>,
+    fresh: WaitList,
 }
 
 impl Easy {
     pub fn new(order: BackfillOrder) -> Self {
         Easy {
             order,
-            queue: Vec::new(),
+            queue: WaitList::default(),
             front: 0,
             dead: 0,
-            by_prediction: Vec::new(),
+            by_prediction: WaitList::default(),
             sorted_dead: 0,
             head_shadow: Vec::new(),
             reservation: None,
             tested: 0,
             backfilled: 0,
             missed: false,
-            fresh: Vec::new(),
+            fresh: WaitList::default(),
         }
     }
 
@@ -137,48 +118,6 @@ impl Easy {
             extra: avail - need,
         }
     }
-
-    /// Tries `candidates` in order against the reservation, marking those it starts with
-    /// `STARTED`; returns how many started. The hot loop of EASY: the free count lives in a
-    /// local, and marked entries fail the size test without a branch of their own.
-    pub(super) fn backfill<'a>(
-        ctx: &mut SchedCtx,
-        candidates: impl Iterator<Item = &'a mut Waiting>,
-        r: &mut Reservation,
-    ) -> usize {
-        let now = ctx.now();
-        let mut free = ctx.free();
-        let mut started = 0;
-        for w in candidates {
-            if free == 0 {
-                break;
-            }
-            // The head never fits here (it did not fit before the scan, and the scan only
-            // takes processors), so it fails this test like any job too wide.
-            if w.procs > free {
-                continue;
-            }
-            // Unless it ends by the shadow time, it must fit in the extra processors.
-            let ends_by_shadow = now + w.prediction <= r.shadow;
-            if !ends_by_shadow && w.procs > r.extra {
-                continue;
-            }
-            if ctx.start_time(w.job).is_some() {
-                // SJBF's sorted list learns of jobs started as queue heads only here.
-                w.procs = STARTED;
-                continue;
-            }
-            debug_assert!(w.job != r.head);
-            if !ends_by_shadow {
-                r.extra -= w.procs;
-            }
-            ctx.start(w.job);
-            free -= w.procs;
-            w.procs = STARTED;
-            started += 1;
-        }
-        started
-    }
 }
 
 impl Scheduler for Easy {
@@ -207,6 +146,7 @@ impl Scheduler for Easy {
             let key = (w.prediction, job);
             let at = self
                 .by_prediction
+                .jobs()
                 .partition_point(|v| (v.prediction, v.job) < key);
             self.by_prediction.insert(at, w);
         }
@@ -227,18 +167,20 @@ impl Scheduler for Easy {
             self.missed |= new > old;
             return;
         }
-        if let Some(w) = self.queue[self.front..].iter_mut().find(|w| w.job == job) {
-            w.prediction = new;
+        if let Some(i) = self.queue.jobs()[self.front..].iter().position(|w| w.job == job) {
+            self.queue.set_prediction(self.front + i, new);
         }
         if self.order == BackfillOrder::ShortestPrediction
             && let Ok(i) = self
                 .by_prediction
+                .jobs()
                 .binary_search_by_key(&(old, job), |v| (v.prediction, v.job))
         {
             let mut w = self.by_prediction.remove(i);
             w.prediction = new;
             let at = self
                 .by_prediction
+                .jobs()
                 .partition_point(|v| (v.prediction, v.job) < (new, job));
             self.by_prediction.insert(at, w);
         }
@@ -256,7 +198,7 @@ impl Scheduler for Easy {
         // FCFS part: start heads while they fit, passing over entries started earlier.
         let mut heads = 0;
         let mut i = self.front;
-        while let Some(&w) = self.queue.get(i) {
+        while let Some(&w) = self.queue.jobs().get(i) {
             if dead(&w, ctx) {
                 self.dead -= 1;
             } else if w.procs <= ctx.free() {
@@ -275,7 +217,7 @@ impl Scheduler for Easy {
         self.front = i;
         let mut backfilled = 0;
         let mut reservation = None;
-        if let Some(head) = self.queue.get(self.front).map(|w| w.job) {
+        if let Some(head) = self.queue.jobs().get(self.front).map(|w| w.job) {
             // Incremental pass: with no termination since the last pass and the same head,
             // the reservation is unchanged (jobs backfilled then are already counted in it)
             // and every job tested then fails again, since `now` only grew while the free
@@ -289,21 +231,26 @@ impl Scheduler for Easy {
             } else {
                 self.front + 1
             };
-            backfilled = match self.order {
-                BackfillOrder::Arrival => Self::backfill(ctx, self.queue[from..].iter_mut(), &mut r),
-                BackfillOrder::ShortestPrediction if cached.is_some() => {
-                    let mut fresh = std::mem::take(&mut self.fresh);
-                    fresh.clear();
-                    fresh.extend_from_slice(&self.queue[from..]);
-                    fresh.sort_unstable_by_key(|w| (w.prediction, w.job));
-                    let n = Self::backfill(ctx, fresh.iter_mut(), &mut r);
-                    self.fresh = fresh;
-                    n
+            let now = ctx.now();
+            let free = ctx.free();
+            let start = |job| {
+                if ctx.start_time(job).is_some() {
+                    return false;
                 }
-                BackfillOrder::ShortestPrediction => {
-                    Self::backfill(ctx, self.by_prediction.iter_mut(), &mut r)
-                }
+                ctx.start(job);
+                true
             };
+            let (list, from) = match self.order {
+                BackfillOrder::Arrival => (&mut self.queue, from),
+                BackfillOrder::ShortestPrediction if cached.is_some() => {
+                    // Only the arrivals since the last pass, in prediction order.
+                    let arrivals = &self.queue.jobs()[from..];
+                    self.fresh.assign_sorted(arrivals, |w| (w.prediction, w.job));
+                    (&mut self.fresh, 0)
+                }
+                BackfillOrder::ShortestPrediction => (&mut self.by_prediction, 0),
+            };
+            backfilled = list.backfill(from, now, free, &mut r, start);
             reservation = Some(r);
         }
         self.dead += backfilled;
@@ -316,14 +263,13 @@ impl Scheduler for Easy {
             self.by_prediction.clear();
             self.sorted_dead = 0;
         } else if self.front + self.dead > live + 16 {
-            self.queue.drain(..self.front);
-            self.queue.retain(|w| !dead(w, ctx));
+            self.queue.compact(self.front, |w| !dead(w, ctx));
             (self.front, self.dead) = (0, 0);
         }
         if sjbf {
             self.sorted_dead += heads + backfilled;
             if self.sorted_dead * 2 > self.by_prediction.len() + 32 {
-                self.by_prediction.retain(|w| !dead(w, ctx));
+                self.by_prediction.compact(0, |w| !dead(w, ctx));
                 self.sorted_dead = 0;
             }
         }

@@ -8,6 +8,7 @@ mod easy;
 mod fcfs;
 pub mod ga;
 mod priority;
+mod waitlist;
 
 pub use conservative::Conservative;
 pub use easy::{BackfillOrder, Easy};

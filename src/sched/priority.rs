@@ -14,7 +14,8 @@
 //! [`crate::utility::PriorityMap`]). Cost per pass: O(running + waiting); an arrival is
 //! inserted in order in O(waiting).
 
-use super::easy::{Easy, STARTED, Waiting};
+use super::easy::Easy;
+use super::waitlist::{STARTED, WaitList, Waiting};
 use crate::sim::{SchedCtx, Scheduler};
 use crate::workload::{JobId, Jobs};
 
@@ -22,7 +23,7 @@ use crate::workload::{JobId, Jobs};
 #[derive(Debug, Default)]
 pub struct PriorityFifo {
     /// Waiting jobs sorted by (priority, arrival).
-    queue: Vec<Waiting>,
+    queue: WaitList,
     /// Priority of each job of the run.
     priority: Vec<u16>,
     backfilled: u64,
@@ -45,6 +46,7 @@ impl Scheduler for PriorityFifo {
         let priority = &self.priority;
         let at = self
             .queue
+            .jobs()
             .partition_point(|w| (priority[w.job.index()], w.job) < key);
         self.queue.insert(
             at,
@@ -57,8 +59,8 @@ impl Scheduler for PriorityFifo {
     }
 
     fn on_prediction_changed(&mut self, job: JobId, _old: crate::Time, ctx: &SchedCtx) {
-        if let Some(w) = self.queue.iter_mut().find(|w| w.job == job) {
-            w.prediction = ctx.prediction(job);
+        if let Some(i) = self.queue.jobs().iter().position(|w| w.job == job) {
+            self.queue.set_prediction(i, ctx.prediction(job));
         }
     }
 
@@ -67,24 +69,35 @@ impl Scheduler for PriorityFifo {
     }
 
     fn schedule(&mut self, ctx: &mut SchedCtx) {
-        let heads = self.queue.iter().take_while(|w| w.procs <= ctx.free()).count();
+        let heads = self
+            .queue
+            .jobs()
+            .iter()
+            .take_while(|w| w.procs <= ctx.free())
+            .count();
         // Starting in order: each start lowers `free`, so re-test as we go.
         let mut started = 0;
-        for w in &self.queue[..heads] {
+        for w in &self.queue.jobs()[..heads] {
             if w.procs > ctx.free() {
                 break;
             }
             ctx.start(w.job);
             started += 1;
         }
-        self.queue.drain(..started);
-        let Some(head) = self.queue.first().map(|w| w.job) else {
+        if started > 0 {
+            self.queue.compact(started, |_| true);
+        }
+        let Some(head) = self.queue.jobs().first().map(|w| w.job) else {
             return;
         };
         let mut r = Easy::compute_reservation(ctx, head);
-        let backfilled = Easy::backfill(ctx, self.queue[1..].iter_mut(), &mut r);
+        let (now, free) = (ctx.now(), ctx.free());
+        let backfilled = self.queue.backfill(1, now, free, &mut r, |job| {
+            ctx.start(job);
+            true
+        });
         if backfilled > 0 {
-            self.queue.retain(|w| w.procs != STARTED);
+            self.queue.compact(0, |w| w.procs != STARTED);
             self.backfilled += backfilled as u64;
         }
     }
