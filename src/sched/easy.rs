@@ -10,7 +10,10 @@
 //!
 //! EASY tries the later jobs in arrival order; SJBF in ascending order of prediction, ties
 //! by arrival. Predictions are the engine's (the estimate, at least 1 s, until a runtime
-//! predictor replaces it).
+//! predictor replaces it). Both keep one queue in arrival order: since `free` and `extra`
+//! only fall during a scan, a job that fails the test against their values at the scan's
+//! start fails it at its turn too, so SJBF sorts only the few jobs that pass at the start
+//! (see `WaitList::backfill`) instead of keeping every waiting job in prediction order.
 //!
 //! Invariant (checked in debug builds, exposed by [`Easy::head_shadows`] for tests): while
 //! no running job outlives its prediction (always, with estimates or perfect predictions),
@@ -45,19 +48,13 @@ const NO_SHADOW: Time = Time::MAX;
 #[derive(Debug)]
 pub struct Easy {
     order: BackfillOrder,
-    /// Waiting jobs in arrival order from `front` on. Started jobs stay, marked `STARTED`
-    /// (for SJBF, found by their start time), until they are half of it: removal is then
-    /// one compaction, O(1) amortised per job.
+    /// Waiting jobs in arrival order from `front` on. Backfilled jobs stay, marked
+    /// `STARTED`, until they are half of it: removal is then one compaction, O(1) amortised
+    /// per job.
     queue: WaitList,
     front: usize,
     /// Started entries in `queue[front..]`.
     dead: usize,
-    /// SJBF only: waiting jobs sorted by (prediction, arrival). Jobs backfilled from it are
-    /// marked at once; jobs started as queue heads are not looked up here (a binary search
-    /// per start, which mispredicts at every step), but marked when the backfill scan
-    /// reaches them and finds them started, and dropped at the next compaction.
-    by_prediction: WaitList,
-    sorted_dead: usize,
     /// Per job: shadow time when it first was a blocked head, or `NO_SHADOW`.
     head_shadow: Vec<Time>,
     /// The head's reservation after the last pass, valid while no job has ended since.
@@ -69,8 +66,6 @@ pub struct Easy {
     /// A running job outlived its prediction in this run: from then on the head may start
     /// after its first shadow time, as the shadow rested on a prediction that proved low.
     missed: bool,
-    /// SJBF scratch: the arrivals since the last pass, in prediction order.
-    fresh: WaitList,
 }
 
 impl Easy {
@@ -80,14 +75,11 @@ impl Easy {
             queue: WaitList::default(),
             front: 0,
             dead: 0,
-            by_prediction: WaitList::default(),
-            sorted_dead: 0,
             head_shadow: Vec::new(),
             reservation: None,
             tested: 0,
             backfilled: 0,
             missed: false,
-            fresh: WaitList::default(),
         }
     }
 
@@ -125,8 +117,6 @@ impl Scheduler for Easy {
         self.queue.clear();
         self.front = 0;
         self.dead = 0;
-        self.by_prediction.clear();
-        self.sorted_dead = 0;
         self.head_shadow.clear();
         self.head_shadow.resize(jobs.len(), NO_SHADOW);
         self.reservation = None;
@@ -136,20 +126,11 @@ impl Scheduler for Easy {
     }
 
     fn on_arrival(&mut self, job: JobId, ctx: &SchedCtx) {
-        let w = Waiting {
+        self.queue.push(Waiting {
             prediction: ctx.prediction(job),
             job,
             procs: ctx.procs(job),
-        };
-        self.queue.push(w);
-        if self.order == BackfillOrder::ShortestPrediction {
-            let key = (w.prediction, job);
-            let at = self
-                .by_prediction
-                .jobs()
-                .partition_point(|v| (v.prediction, v.job) < key);
-            self.by_prediction.insert(at, w);
-        }
+        });
     }
 
     fn on_termination(&mut self, _job: JobId, _ctx: &SchedCtx) {
@@ -170,20 +151,6 @@ impl Scheduler for Easy {
         if let Some(i) = self.queue.jobs()[self.front..].iter().position(|w| w.job == job) {
             self.queue.set_prediction(self.front + i, new);
         }
-        if self.order == BackfillOrder::ShortestPrediction
-            && let Ok(i) = self
-                .by_prediction
-                .jobs()
-                .binary_search_by_key(&(old, job), |v| (v.prediction, v.job))
-        {
-            let mut w = self.by_prediction.remove(i);
-            w.prediction = new;
-            let at = self
-                .by_prediction
-                .jobs()
-                .partition_point(|v| (v.prediction, v.job) < (new, job));
-            self.by_prediction.insert(at, w);
-        }
     }
 
     fn backfilled(&self) -> u64 {
@@ -191,15 +158,11 @@ impl Scheduler for Easy {
     }
 
     fn schedule(&mut self, ctx: &mut SchedCtx) {
-        let sjbf = self.order == BackfillOrder::ShortestPrediction;
-        // SJBF starts jobs from `by_prediction`, so its queue entries are not marked.
-        let dead =
-            |w: &Waiting, ctx: &SchedCtx| w.procs == STARTED || (sjbf && ctx.start_time(w.job).is_some());
         // FCFS part: start heads while they fit, passing over entries started earlier.
         let mut heads = 0;
         let mut i = self.front;
         while let Some(&w) = self.queue.jobs().get(i) {
-            if dead(&w, ctx) {
+            if w.procs == STARTED {
                 self.dead -= 1;
             } else if w.procs <= ctx.free() {
                 debug_assert!(
@@ -231,26 +194,10 @@ impl Scheduler for Easy {
             } else {
                 self.front + 1
             };
-            let now = ctx.now();
-            let free = ctx.free();
-            let start = |job| {
-                if ctx.start_time(job).is_some() {
-                    return false;
-                }
-                ctx.start(job);
-                true
-            };
-            let (list, from) = match self.order {
-                BackfillOrder::Arrival => (&mut self.queue, from),
-                BackfillOrder::ShortestPrediction if cached.is_some() => {
-                    // Only the arrivals since the last pass, in prediction order.
-                    let arrivals = &self.queue.jobs()[from..];
-                    self.fresh.assign_sorted(arrivals, |w| (w.prediction, w.job));
-                    (&mut self.fresh, 0)
-                }
-                BackfillOrder::ShortestPrediction => (&mut self.by_prediction, 0),
-            };
-            backfilled = list.backfill(from, now, free, &mut r, start);
+            let (now, free) = (ctx.now(), ctx.free());
+            backfilled = self
+                .queue
+                .backfill(from, now, free, &mut r, self.order, |job| ctx.start(job));
             reservation = Some(r);
         }
         self.dead += backfilled;
@@ -259,19 +206,9 @@ impl Scheduler for Easy {
         if live == 0 {
             self.queue.clear();
             (self.front, self.dead) = (0, 0);
-            // Every job in the sorted list has started too.
-            self.by_prediction.clear();
-            self.sorted_dead = 0;
         } else if self.front + self.dead > live + 16 {
-            self.queue.compact(self.front, |w| !dead(w, ctx));
+            self.queue.compact(self.front, |w| w.procs != STARTED);
             (self.front, self.dead) = (0, 0);
-        }
-        if sjbf {
-            self.sorted_dead += heads + backfilled;
-            if self.sorted_dead * 2 > self.by_prediction.len() + 32 {
-                self.by_prediction.compact(0, |w| !dead(w, ctx));
-                self.sorted_dead = 0;
-            }
         }
         self.reservation = reservation;
         self.tested = self.queue.len();

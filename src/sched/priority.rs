@@ -14,7 +14,7 @@
 //! [`crate::utility::PriorityMap`]). Cost per pass: O(running + waiting); an arrival is
 //! inserted in order in O(waiting).
 
-use super::easy::Easy;
+use super::easy::{BackfillOrder, Easy};
 use super::waitlist::{STARTED, WaitList, Waiting};
 use crate::sim::{SchedCtx, Scheduler};
 use crate::workload::{JobId, Jobs};
@@ -92,10 +92,9 @@ impl Scheduler for PriorityFifo {
         };
         let mut r = Easy::compute_reservation(ctx, head);
         let (now, free) = (ctx.now(), ctx.free());
-        let backfilled = self.queue.backfill(1, now, free, &mut r, |job| {
-            ctx.start(job);
-            true
-        });
+        let backfilled = self
+            .queue
+            .backfill(1, now, free, &mut r, BackfillOrder::Arrival, |job| ctx.start(job));
         if backfilled > 0 {
             self.queue.compact(0, |w| w.procs != STARTED);
             self.backfilled += backfilled as u64;
