@@ -9,14 +9,15 @@
 //! computes a mask of the jobs that may pass, 64 at a time with SSE2, and tests only those
 //! again exactly. SJBF uses the same list in arrival order and orders only those
 //! candidates by prediction, rather than keeping every waiting job sorted. On CTC-SP2 this
-//! took EASY from 14.4 to 12.5 ms and SJBF from 17.0 to 14.1 ms, with the same schedules.
+//! took EASY from about 14.5 to 12.5 ms and SJBF from about 17.3 to 14.2 ms (medians of warm
+//! runs), with the same schedules; docs/performance.md has the measurements.
 
 use super::BackfillOrder;
 use crate::Time;
 use crate::workload::JobId;
 
-/// A waiting job with what the backfill test reads, kept inline so the scan touches one
-/// array. The prediction of a waiting job changes only through [`WaitList::set_prediction`].
+/// A waiting job with what the exact backfill test reads (the vector test reads the lanes).
+/// The prediction of a waiting job changes only through [`WaitList::set_prediction`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Waiting {
     pub(super) prediction: Time,
@@ -67,14 +68,17 @@ impl Default for WaitList {
     }
 }
 
+/// The largest size, free count or `extra` the lanes hold: below `LANE_STARTED`, so a
+/// marked entry or the padding never passes. Clamping a size only lets more through.
+const LANE_MAX: u32 = LANE_STARTED as u32 - 1;
+
 /// The size lane's value for `w`.
 #[inline]
 fn procs_lane(w: &Waiting) -> i32 {
     if w.procs == STARTED {
         LANE_STARTED
     } else {
-        debug_assert!(w.procs < LANE_STARTED as u32);
-        w.procs as i32
+        w.procs.min(LANE_MAX) as i32
     }
 }
 
@@ -151,8 +155,8 @@ impl WaitList {
     /// only the jobs it lets through are tested again exactly, in order. Since `free` and
     /// `extra` only fall as the scan goes on, and clamping the predictions only lets more
     /// through, a job the first test rejects would fail at its turn too: this starts the
-    /// same jobs in the same order as testing every job in turn. For SJBF it means sorting
-    /// only the jobs the first test lets through (about one per scan on CTC-SP2).
+    /// same jobs in the same order as testing every job in turn. For SJBF it means ordering
+    /// only the jobs the first test lets through.
     pub(super) fn backfill(
         &mut self,
         from: usize,
@@ -258,11 +262,7 @@ impl WaitList {
 #[inline]
 fn candidates(procs: &[i32], predictions: &[i32], free: u32, extra: u32, until_shadow: i32) -> u64 {
     debug_assert!(procs.len() == predictions.len() && procs.len() <= 64 && procs.len().is_multiple_of(STEP));
-    // Free counts and `extra` are below `LANE_STARTED`, as sizes are.
-    let (free, extra) = (
-        free.min(i32::MAX as u32) as i32,
-        extra.min(i32::MAX as u32) as i32,
-    );
+    let (free, extra) = (free.min(LANE_MAX) as i32, extra.min(LANE_MAX) as i32);
     let mut mask = 0u64;
     let mut k = 0;
     #[cfg(target_arch = "x86_64")]
@@ -445,6 +445,28 @@ mod tests {
             list.clear();
             prop_assert!(list.lanes_hold());
         }
+    }
+
+    #[test]
+    fn sizes_and_free_counts_beyond_the_lanes_stay_exact() {
+        // A marked entry, a job wider than the lanes hold, a narrow one; then padding.
+        let mut list = WaitList::default();
+        list.push(job(0, STARTED, 1));
+        list.push(job(1, LANE_STARTED as u32 + 5, 1));
+        list.push(job(2, 3, 1));
+        // A shadow time beyond the prediction lane's range too.
+        let mut r = Reservation {
+            head: JobId(99),
+            shadow: Time::MAX / 2,
+            extra: 0,
+        };
+        let mut got = Vec::new();
+        let n = list.backfill(0, 0, u32::MAX - 1, &mut r, BackfillOrder::Arrival, |j| {
+            got.push(j)
+        });
+        assert_eq!(n, 2);
+        assert_eq!(got, vec![JobId(1), JobId(2)]);
+        assert!(list.lanes_hold());
     }
 
     #[test]
