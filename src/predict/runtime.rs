@@ -309,7 +309,9 @@ impl AnyPredictor {
 
 impl RuntimePredictor for AnyPredictor {
     fn reset(&mut self, jobs: &Jobs) {
-        let users = (jobs.user.iter().copied().max().unwrap_or(-1).max(-1) as usize + 1).min(10_000_000);
+        // User ids run from 0; -1 (unknown) for every job means no user.
+        let max_user = jobs.user.iter().copied().max().unwrap_or(-1).max(-1);
+        let users = ((i64::from(max_user) + 1) as usize).min(10_000_000);
         self.users = users;
         match self.kind {
             PredictorKind::Ruh { k, .. } => {
