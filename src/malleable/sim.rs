@@ -264,10 +264,14 @@ pub(crate) fn verdict(
     if choice.n <= free {
         return Some(choice.n);
     }
+    if free == 0 {
+        // Nothing to take now; the run time on no processor is not even defined.
+        return None;
+    }
     let now_option = free.min(cap);
     let timid = allocation.risk_aversion > 0.0
         && run(now_option) - choice.turnaround() <= allocation.risk_aversion * run(now_option);
-    (free >= 1 && timid).then_some(now_option)
+    timid.then_some(now_option)
 }
 
 #[derive(Clone, Copy, Debug)]
