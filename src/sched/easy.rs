@@ -89,26 +89,10 @@ impl Easy {
         self.head_shadow.iter().map(|&s| (s != NO_SHADOW).then_some(s))
     }
 
-    /// The head's shadow time and the extra processors at that time. O(running).
-    pub(super) fn compute_reservation(ctx: &SchedCtx, head: JobId) -> Reservation {
-        let need = ctx.procs(head);
-        let mut avail = ctx.free();
-        let running = ctx.running();
-        let mut i = 0;
-        while avail < need {
-            avail += running[i].procs;
-            i += 1;
-        }
-        let shadow = running[i - 1].predicted_end;
-        while i < running.len() && running[i].predicted_end == shadow {
-            avail += running[i].procs;
-            i += 1;
-        }
-        Reservation {
-            head,
-            shadow,
-            extra: avail - need,
-        }
+    /// The head's reservation: its shadow time and the extra processors then.
+    pub(super) fn compute_reservation(ctx: &mut SchedCtx, head: JobId) -> Reservation {
+        let (shadow, extra) = ctx.shadow(ctx.procs(head));
+        Reservation { head, shadow, extra }
     }
 }
 

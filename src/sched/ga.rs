@@ -510,7 +510,7 @@ impl Scheduler for Ga {
         }
         self.running.clear();
         self.running
-            .extend(ctx.running().iter().map(|r| (r.predicted_end, r.procs)));
+            .extend(ctx.running_sorted().iter().map(|r| (r.predicted_end, r.procs)));
         self.evolve_and_pick(ctx.jobs(), ctx.now(), free, |j| ctx.prediction(j));
         for &j in &self.started {
             ctx.start(j);

@@ -212,6 +212,9 @@ impl Engine {
                 break;
             };
             self.state.now = now;
+            if S::USES_RUNNING_SET {
+                self.state.running.advance(now);
+            }
             while let Some(job) = self.state.pop_completion_at(jobs, now) {
                 self.events += 1;
                 let ctx = SchedCtx {

@@ -10,6 +10,7 @@
 mod engine;
 mod predictor;
 pub mod profile;
+mod running;
 mod scheduler;
 pub(crate) mod state;
 mod validator;

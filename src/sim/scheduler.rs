@@ -12,9 +12,9 @@ use crate::workload::{JobId, Jobs};
 /// Implementations keep their buffers between runs (`reset` clears, never shrinks), so a
 /// replication allocates nothing once the buffers have grown to the workload's size.
 pub trait Scheduler {
-    /// Whether the scheduler reads [`SchedCtx::running`]. Keeping the running set sorted
-    /// costs a binary search and a shift per start and end, so schedulers that only count
-    /// free processors opt out.
+    /// Whether the scheduler reads the running set ([`SchedCtx::shadow`],
+    /// [`SchedCtx::running_sorted`]). Filing each start and end in it costs a little, so
+    /// schedulers that only count free processors opt out.
     const USES_RUNNING_SET: bool = true;
 
     /// Prepares for a run over `jobs` on a machine of `procs` processors.
@@ -25,7 +25,7 @@ pub trait Scheduler {
     fn on_termination(&mut self, _job: JobId, _ctx: &SchedCtx) {}
     /// A job's prediction changed at `ctx.now()` from `old` to `ctx.prediction(job)`: a
     /// running job outlived its prediction, or the predictor propagated new information.
-    /// For a running job the running set is already re-sorted.
+    /// For a running job the running set already holds the new predicted end.
     fn on_prediction_changed(&mut self, _job: JobId, _old: Time, _ctx: &SchedCtx) {}
     /// Jobs started ahead of the queue head so far in this run (0 if not tracked).
     fn backfilled(&self) -> u64 {

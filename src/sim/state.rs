@@ -1,10 +1,11 @@
-//! Machine state during a run: free processors, the running set ordered by predicted end,
+//! Machine state during a run: free processors, the running set filed by predicted end,
 //! the completion heap and per-job start/end times.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::predictor::PredictorView;
+use super::running::RunningSet;
 use crate::Time;
 use crate::workload::{JobId, Jobs};
 
@@ -31,9 +32,9 @@ pub struct SimState {
     pub(crate) total: u32,
     pub(crate) free: u32,
     pub(crate) now: Time,
-    /// Running jobs sorted by (predicted end, job): EASY's shadow time is a prefix scan.
-    /// Kept only for schedulers that read it (`Scheduler::USES_RUNNING_SET`).
-    pub(crate) running: Vec<RunningJob>,
+    /// Running jobs by predicted end, for EASY's shadow time. Kept only for schedulers that
+    /// read it (`Scheduler::USES_RUNNING_SET`).
+    pub(crate) running: RunningSet,
     pub(crate) track_running: bool,
     pub(crate) completions: BinaryHeap<Completion>,
     /// The wake-up the last pass asked for: a pass happens at that instant even with no
@@ -90,9 +91,8 @@ impl SimState {
         self.total = procs;
         self.free = procs;
         self.now = 0;
-        self.running.clear();
         // At most one running job per processor, since every job holds at least one.
-        self.running.reserve(procs as usize);
+        self.running.reset((procs as usize).min(n));
         self.completions.clear();
         self.completions.reserve(procs as usize + 1);
         self.wake = None;
@@ -180,10 +180,12 @@ impl SimState {
         );
         self.weigh_prediction(jobs, j, self.now);
         if self.track_running {
-            let mut entry = self.running.remove(self.running_index(job));
-            entry.predicted_end = start + prediction;
-            self.running
-                .insert(self.running_slot(job, entry.predicted_end), entry);
+            self.running.remove(job, start + self.prediction[j]);
+            self.running.insert(RunningJob {
+                predicted_end: start + prediction,
+                job,
+                procs: jobs.procs[j],
+            });
         }
         self.prediction[j] = prediction;
         self.prediction_generation[j] += 1;
@@ -228,29 +230,6 @@ impl SimState {
         }
     }
 
-    /// Where `job`, running, is in the running set. A scan from the front: jobs mostly
-    /// end near their predicted end, so the ending job is usually among the first few
-    /// (mean position 7 of 37 on CTC-SP2), and the scan's branch is predictable where a
-    /// binary search's is not.
-    fn running_index(&self, job: JobId) -> usize {
-        self.running
-            .iter()
-            .position(|r| r.job == job)
-            .expect("a running job is in the running set")
-    }
-
-    /// Where a job with `predicted_end` belongs in the running set: a scan from the back,
-    /// where a job just started mostly lands (its predicted end is its whole prediction
-    /// away).
-    fn running_slot(&self, job: JobId, predicted_end: Time) -> usize {
-        let key = (predicted_end, job);
-        let mut at = self.running.len();
-        while at > 0 && (self.running[at - 1].predicted_end, self.running[at - 1].job) > key {
-            at -= 1;
-        }
-        at
-    }
-
     /// Marks `job` started now; returns false (and changes nothing) if it does not fit.
     pub(crate) fn start(&mut self, jobs: &Jobs, job: JobId) -> bool {
         let j = job.index();
@@ -267,16 +246,11 @@ impl SimState {
             self.started_now.push(job);
         }
         if self.track_running {
-            let predicted_end = self.now + self.prediction[j];
-            let at = self.running_slot(job, predicted_end);
-            self.running.insert(
-                at,
-                RunningJob {
-                    predicted_end,
-                    job,
-                    procs,
-                },
-            );
+            self.running.insert(RunningJob {
+                predicted_end: self.now + self.prediction[j],
+                job,
+                procs,
+            });
         }
         true
     }
@@ -316,7 +290,7 @@ impl SimState {
             }
             let id = JobId(job);
             if self.track_running {
-                self.running.remove(self.running_index(id));
+                self.running.remove(id, self.start[j] + self.prediction[j]);
             }
             self.end[j] = now;
             self.free += jobs.procs[j];
@@ -348,15 +322,34 @@ impl SchedCtx<'_> {
     pub fn total(&self) -> u32 {
         self.state.total
     }
-    /// Running jobs in ascending order of (predicted end, job). Only for schedulers whose
-    /// `USES_RUNNING_SET` is true.
+    /// EASY's shadow time for a job of `need` processors, more than are free: the earliest
+    /// predicted end of running jobs at which the free processors reach `need`, and the
+    /// processors beyond `need` then, every job predicted to end at that instant counted.
+    /// O(buckets passed) (see `sim::running`). Only for schedulers whose `USES_RUNNING_SET`
+    /// is true.
     #[inline]
-    pub fn running(&self) -> &[RunningJob] {
+    pub fn shadow(&mut self, need: u32) -> (Time, u32) {
         debug_assert!(
             self.state.track_running,
             "this scheduler declared USES_RUNNING_SET = false"
         );
-        &self.state.running
+        assert!(
+            need > self.state.free && need <= self.state.total,
+            "no shadow time for {need} processors with {} of {} free",
+            self.state.free,
+            self.state.total
+        );
+        self.state.running.shadow(need, self.state.free)
+    }
+
+    /// Running jobs in ascending order of (predicted end, job). O(running log running).
+    /// Only for schedulers whose `USES_RUNNING_SET` is true.
+    pub fn running_sorted(&mut self) -> &[RunningJob] {
+        debug_assert!(
+            self.state.track_running,
+            "this scheduler declared USES_RUNNING_SET = false"
+        );
+        self.state.running.sorted()
     }
     /// The job's current runtime prediction (at least 1 s).
     #[inline]
