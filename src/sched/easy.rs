@@ -170,13 +170,15 @@ impl Scheduler for Easy {
             // and every job tested then fails again, since `now` only grew while the free
             // processors and `extra` did not. Only the arrivals since then are tried.
             let cached = self.reservation.filter(|r| r.head == head && heads == 0);
-            let mut r = cached.unwrap_or_else(|| Self::compute_reservation(ctx, head));
-            let recorded = &mut self.head_shadow[head.index()];
-            *recorded = (*recorded).min(r.shadow);
-            let from = if cached.is_some() {
-                self.tested
-            } else {
-                self.front + 1
+            let (mut r, from) = match cached {
+                Some(r) => (r, self.tested),
+                None => {
+                    // Only a new reservation can lower the head's recorded shadow time.
+                    let r = Self::compute_reservation(ctx, head);
+                    let recorded = &mut self.head_shadow[head.index()];
+                    *recorded = (*recorded).min(r.shadow);
+                    (r, self.front + 1)
+                }
             };
             let (now, free) = (ctx.now(), ctx.free());
             backfilled = self
