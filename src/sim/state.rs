@@ -92,7 +92,7 @@ impl SimState {
         self.free = procs;
         self.now = 0;
         // At most one running job per processor, since every job holds at least one.
-        self.running.reset((procs as usize).min(n));
+        self.running.reset(n, (procs as usize).min(n));
         self.completions.clear();
         self.completions.reserve(procs as usize + 1);
         self.wake = None;
