@@ -245,7 +245,11 @@ impl RunningSet {
         // (the horizon's end).
         let start = bucket(self.now);
         let (w0, before) = (start / 64, !(!0u64 << (start % 64)));
-        if let Some(b) = self.reach(w0, self.occupied[w0] & !before, need, &mut avail) {
+        if self.occupied[w0] & before == 0 && avail + self.word_procs[w0] < need {
+            // The current word holds no bucket before the current one (the usual case), so
+            // its sum is that of the buckets to walk, and it falls short: add it whole.
+            avail += self.word_procs[w0];
+        } else if let Some(b) = self.reach(w0, self.occupied[w0] & !before, need, &mut avail) {
             return self.shadow_in(b, need, avail);
         }
         for k in 1..WORDS {
