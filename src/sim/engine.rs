@@ -1,4 +1,4 @@
-//! The event loop: arrivals read by cursor, completions from a preallocated heap, one
+//! The event loop: arrivals read by cursor, completions from a calendar queue, one
 //! scheduling pass per instant.
 
 use super::Scheduler;
@@ -202,7 +202,7 @@ impl Engine {
                 (c, None) => c,
                 (None, d) => d,
             };
-            // Three lanes: presorted arrivals (cursor), completions (heap), one wake-up.
+            // Three lanes: presorted arrivals (cursor), completions (calendar), one wake-up.
             let earliest = |a: Option<Time>, b: Option<Time>| match (a, b) {
                 (Some(x), Some(y)) => Some(x.min(y)),
                 (x, None) => x,
@@ -212,6 +212,7 @@ impl Engine {
                 break;
             };
             self.state.now = now;
+            self.state.completions.advance(now);
             if S::USES_RUNNING_SET {
                 self.state.running.advance(now);
             }

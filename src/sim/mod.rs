@@ -7,6 +7,7 @@
 //! then still gets its pass (conservative backfilling starts reservations that way). The
 //! next pass, whenever it comes, forgets the request.
 
+mod completions;
 mod engine;
 mod predictor;
 pub mod profile;

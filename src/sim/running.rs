@@ -25,17 +25,17 @@ use crate::workload::JobId;
 
 /// Buckets in the calendar (a power of two), words of the bitmap marking them, and the
 /// buckets' width in seconds (a power of two).
-const BUCKETS: usize = 4096;
-const WORDS: usize = BUCKETS / 64;
-const WIDTH_BITS: u32 = 6;
+pub(super) const BUCKETS: usize = 4096;
+pub(super) const WORDS: usize = BUCKETS / 64;
+pub(super) const WIDTH_BITS: u32 = 6;
 /// Seconds the calendar spans: 72.8 hours.
-const HORIZON: Time = (BUCKETS as Time) << WIDTH_BITS;
+pub(super) const HORIZON: Time = (BUCKETS as Time) << WIDTH_BITS;
 /// End of a list, and of the chain of free slots.
 const NONE: u32 = u32::MAX;
 
 /// Calendar bucket of predicted end `t`.
 #[inline]
-fn bucket(t: Time) -> usize {
+pub(super) fn bucket(t: Time) -> usize {
     (t >> WIDTH_BITS) as usize & (BUCKETS - 1)
 }
 

@@ -4,6 +4,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use super::completions::{Completion, Completions};
 use super::predictor::PredictorView;
 use super::running::RunningSet;
 use crate::Time;
@@ -21,9 +22,9 @@ pub struct RunningJob {
     pub procs: u32,
 }
 
-/// A completion event: (time, job, generation). A completion whose generation differs from
-/// the job's current one was moved and is dropped when popped.
-type Completion = Reverse<(Time, u32, u32)>;
+/// A prediction-over event: (time, job, prediction generation); a stale one is dropped
+/// when popped.
+type Deadline = Reverse<(Time, u32, u32)>;
 
 /// Everything the engine knows about the machine and the jobs during a run. Buffers are
 /// sized once per workload and reused by later runs.
@@ -36,7 +37,7 @@ pub struct SimState {
     /// read it (`Scheduler::USES_RUNNING_SET`).
     pub(crate) running: RunningSet,
     pub(crate) track_running: bool,
-    pub(crate) completions: BinaryHeap<Completion>,
+    pub(crate) completions: Completions,
     /// The wake-up the last pass asked for: a pass happens at that instant even with no
     /// arrival or termination. Each pass replaces it.
     pub(crate) wake: Option<Time>,
@@ -47,7 +48,7 @@ pub struct SimState {
     pub(crate) prediction: Vec<Time>,
     /// Prediction-over events: (start + prediction, job, prediction generation), pushed only
     /// for running jobs that will outlive their prediction.
-    pub(crate) deadlines: BinaryHeap<Completion>,
+    pub(crate) deadlines: BinaryHeap<Deadline>,
     pub(crate) prediction_generation: Vec<u32>,
     /// Deadline misses per job.
     pub(crate) misses: Vec<u32>,
@@ -93,8 +94,7 @@ impl SimState {
         self.now = 0;
         // At most one running job per processor, since every job holds at least one.
         self.running.reset(n, (procs as usize).min(n));
-        self.completions.clear();
-        self.completions.reserve(procs as usize + 1);
+        self.completions.reset((procs as usize).min(n) + 1);
         self.wake = None;
         for v in [&mut self.start, &mut self.end] {
             v.clear();
@@ -239,8 +239,11 @@ impl SimState {
         }
         self.free -= procs;
         self.start[j] = self.now;
-        self.completions
-            .push(Reverse((self.now + jobs.runtime[j], job.0, self.generation[j])));
+        self.completions.push(Completion {
+            time: self.now + jobs.runtime[j],
+            job: job.0,
+            generation: self.generation[j],
+        });
         self.push_deadline(jobs, j);
         if self.record_starts {
             self.started_now.push(job);
@@ -257,9 +260,9 @@ impl SimState {
 
     /// Time of the next valid completion, dropping stale ones.
     pub(crate) fn next_completion(&mut self) -> Option<Time> {
-        while let Some(&Reverse((t, job, generation))) = self.completions.peek() {
-            if generation == self.generation[job as usize] {
-                return Some(t);
+        while let Some(c) = self.completions.peek() {
+            if c.generation == self.generation[c.job as usize] {
+                return Some(c.time);
             }
             self.completions.pop();
         }
@@ -272,23 +275,23 @@ impl SimState {
     #[inline]
     pub(crate) fn pop_completion_at(&mut self, jobs: &Jobs, now: Time) -> Option<JobId> {
         match self.completions.peek() {
-            Some(&Reverse((t, _, _))) if t == now => self.pop_completion(jobs, now),
+            Some(c) if c.time == now => self.pop_completion(jobs, now),
             _ => None,
         }
     }
 
     fn pop_completion(&mut self, jobs: &Jobs, now: Time) -> Option<JobId> {
         loop {
-            let &Reverse((t, job, generation)) = self.completions.peek()?;
-            if t != now {
+            let c = self.completions.peek()?;
+            if c.time != now {
                 return None;
             }
             self.completions.pop();
-            let j = job as usize;
-            if generation != self.generation[j] {
+            let j = c.job as usize;
+            if c.generation != self.generation[j] {
                 continue;
             }
-            let id = JobId(job);
+            let id = JobId(c.job);
             if self.track_running {
                 self.running.remove(id, self.start[j] + self.prediction[j]);
             }
