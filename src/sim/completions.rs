@@ -12,7 +12,7 @@
 //! 9.5 ms (docs/performance.md); the same calendar without the kept event was no faster
 //! than the heap, its look-ups chasing three dependent loads.
 
-use super::running::{BUCKETS, HORIZON, WIDTH_BITS, WORDS, bucket};
+use super::running::{BUCKETS, WORDS, bucket, horizon_end};
 use crate::Time;
 
 /// End of a list, of the chain of free slots, and "no bucket".
@@ -100,7 +100,7 @@ impl Completions {
     pub fn advance(&mut self, now: Time) {
         debug_assert!(now >= self.now, "time went back from {} to {now}", self.now);
         self.now = now;
-        self.limit = ((now >> WIDTH_BITS) << WIDTH_BITS).saturating_add(HORIZON);
+        self.limit = horizon_end(now);
         while let Some(&e) = self.beyond.last() {
             if e.time >= self.limit {
                 break;
@@ -214,6 +214,7 @@ impl Completions {
 
 #[cfg(test)]
 mod tests {
+    use super::super::running::HORIZON;
     use super::*;
     use rand_xoshiro::Xoshiro256PlusPlus;
     use rand_xoshiro::rand_core::{Rng, SeedableRng};

@@ -27,7 +27,7 @@ use crate::workload::JobId;
 /// buckets' width in seconds (a power of two).
 pub(super) const BUCKETS: usize = 4096;
 pub(super) const WORDS: usize = BUCKETS / 64;
-pub(super) const WIDTH_BITS: u32 = 6;
+const WIDTH_BITS: u32 = 6;
 /// Seconds the calendar spans: 72.8 hours.
 pub(super) const HORIZON: Time = (BUCKETS as Time) << WIDTH_BITS;
 /// End of a list, and of the chain of free slots.
@@ -37,6 +37,13 @@ const NONE: u32 = u32::MAX;
 #[inline]
 pub(super) fn bucket(t: Time) -> usize {
     (t >> WIDTH_BITS) as usize & (BUCKETS - 1)
+}
+
+/// The end of the calendar's horizon at instant `now`: times before it have a bucket of
+/// their own in the circular calendar that starts at `now`'s bucket.
+#[inline]
+pub(super) fn horizon_end(now: Time) -> Time {
+    ((now >> WIDTH_BITS) << WIDTH_BITS).saturating_add(HORIZON)
 }
 
 /// A running job in the calendar and its neighbours in its bucket's list.
@@ -130,7 +137,7 @@ impl RunningSet {
     pub fn advance(&mut self, now: Time) {
         debug_assert!(now >= self.now, "time went back from {} to {now}", self.now);
         self.now = now;
-        self.limit = ((now >> WIDTH_BITS) << WIDTH_BITS).saturating_add(HORIZON);
+        self.limit = horizon_end(now);
         while let Some(&r) = self.beyond.last() {
             if r.predicted_end >= self.limit {
                 break;
