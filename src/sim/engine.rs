@@ -151,8 +151,9 @@ impl Engine {
     /// Simulates `jobs` (sorted by submit) on `procs` processors under `scheduler`.
     ///
     /// # Panics
-    /// If a job needs more processors than the machine has (the readers skip those), or if
-    /// the scheduler breaks an invariant: both are bugs, not input errors.
+    /// If a job needs more processors than the machine has or is submitted before time 0
+    /// (the readers skip those), or if the scheduler breaks an invariant: both are bugs, not
+    /// input errors.
     pub fn run<S: Scheduler>(&mut self, jobs: &Jobs, procs: u32, scheduler: &mut S) -> Outcome<'_> {
         self.run_window(jobs, procs, scheduler, &mut UserEstimates, None)
     }
@@ -178,6 +179,11 @@ impl Engine {
         debug_assert!(
             jobs.submit.windows(2).all(|w| w[0] <= w[1]),
             "jobs not sorted by submit"
+        );
+        // The event calendars start at time 0 (the readers skip negative submit times).
+        assert!(
+            jobs.submit.first().is_none_or(|&t| t >= 0),
+            "every job must be submitted at time 0 or later"
         );
         self.state
             .reset(jobs, procs, S::USES_RUNNING_SET, P::USES_START_HOOK);

@@ -1,5 +1,5 @@
 //! Machine state during a run: free processors, the running set filed by predicted end,
-//! the completion heap and per-job start/end times.
+//! the completion events and per-job start/end times.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -92,8 +92,10 @@ impl SimState {
         self.total = procs;
         self.free = procs;
         self.now = 0;
-        // At most one running job per processor, since every job holds at least one.
-        self.running.reset(n, (procs as usize).min(n));
+        // At most one running job per processor, since every job holds at least one. The
+        // running set's per-job slots are sized only for schedulers that read it.
+        self.running
+            .reset(if track_running { n } else { 0 }, (procs as usize).min(n));
         self.completions.reset((procs as usize).min(n) + 1);
         self.wake = None;
         for v in [&mut self.start, &mut self.end] {
