@@ -12,7 +12,7 @@
 //! 9.5 ms (docs/performance.md); the same calendar without the kept event was no faster
 //! than the heap, its look-ups chasing three dependent loads.
 
-use super::running::{BUCKETS, WORDS, bucket, horizon_end};
+use super::running::{BUCKETS, WORDS, bucket, horizon_end, insert_descending, pop_before};
 use crate::Time;
 
 /// End of a list, of the chain of free slots, and "no bucket".
@@ -101,11 +101,7 @@ impl Completions {
         debug_assert!(now >= self.now, "time went back from {} to {now}", self.now);
         self.now = now;
         self.limit = horizon_end(now);
-        while let Some(&e) = self.beyond.last() {
-            if e.time >= self.limit {
-                break;
-            }
-            self.beyond.pop();
+        while let Some(e) = pop_before(&mut self.beyond, self.limit, |e| e.time) {
             self.file(e);
         }
     }
@@ -117,8 +113,7 @@ impl Completions {
         if e.time < self.limit {
             self.file(e);
         } else {
-            let at = self.beyond.partition_point(|b| *b > e);
-            self.beyond.insert(at, e);
+            insert_descending(&mut self.beyond, e);
         }
     }
 

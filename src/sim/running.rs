@@ -46,6 +46,20 @@ pub(super) fn horizon_end(now: Time) -> Time {
     ((now >> WIDTH_BITS) << WIDTH_BITS).saturating_add(HORIZON)
 }
 
+/// Puts `x` in `beyond`, a calendar's overflow kept in descending order (earliest last).
+pub(super) fn insert_descending<T: Ord>(beyond: &mut Vec<T>, x: T) {
+    let at = beyond.partition_point(|b| *b > x);
+    beyond.insert(at, x);
+}
+
+/// Takes the earliest of `beyond` (descending) if its time is before `limit`: the horizon
+/// has reached it.
+#[inline]
+pub(super) fn pop_before<T: Copy>(beyond: &mut Vec<T>, limit: Time, time: impl Fn(&T) -> Time) -> Option<T> {
+    let &x = beyond.last()?;
+    (time(&x) < limit).then(|| beyond.pop().expect("not empty"))
+}
+
 /// A running job in the calendar and its neighbours in its bucket's list.
 #[derive(Clone, Copy, Debug)]
 struct Slot {
@@ -138,11 +152,7 @@ impl RunningSet {
         debug_assert!(now >= self.now, "time went back from {} to {now}", self.now);
         self.now = now;
         self.limit = horizon_end(now);
-        while let Some(&r) = self.beyond.last() {
-            if r.predicted_end >= self.limit {
-                break;
-            }
-            self.beyond.pop();
+        while let Some(r) = pop_before(&mut self.beyond, self.limit, |r| r.predicted_end) {
             self.file(r);
         }
     }
@@ -155,9 +165,7 @@ impl RunningSet {
         if r.predicted_end < self.limit {
             self.file(r);
         } else {
-            let key = (r.predicted_end, r.job);
-            let at = self.beyond.partition_point(|b| (b.predicted_end, b.job) > key);
-            self.beyond.insert(at, r);
+            insert_descending(&mut self.beyond, r);
         }
     }
 

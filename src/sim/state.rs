@@ -13,8 +13,8 @@ use crate::workload::{JobId, Jobs};
 /// Not yet started / not yet ended.
 pub const UNSET: Time = Time::MIN;
 
-/// A running job as the schedulers see it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A running job as the schedulers see it; ordered by (predicted end, job, size).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct RunningJob {
     /// Start plus the job's current runtime prediction.
     pub predicted_end: Time,
