@@ -12,8 +12,9 @@
 //! by arrival. Predictions are the engine's (the estimate, at least 1 s, until a runtime
 //! predictor replaces it). Both keep one queue in arrival order: since `free` and `extra`
 //! only fall during a scan, a job that fails the test against their values at the scan's
-//! start fails it at its turn too, so SJBF orders only the jobs that pass at the start
-//! (see `WaitList::backfill`) instead of keeping every waiting job in prediction order.
+//! start fails it at its turn too, so SJBF looks for the least prediction only among the
+//! jobs that pass (see `WaitList::backfill`) instead of keeping every waiting job in
+//! prediction order.
 //!
 //! Invariant (checked in debug builds, exposed by [`Easy::head_shadows`] for tests): while
 //! no running job outlives its prediction (always, with estimates or perfect predictions),

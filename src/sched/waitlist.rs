@@ -1,4 +1,4 @@
-//! Waiting jobs in a scheduler's order, laid out so that the backfill test runs on four jobs
+//! Waiting jobs in a scheduler's order, laid out so that the backfill test runs on many jobs
 //! at a time without branches.
 //!
 //! After each termination EASY re-tests every waiting job behind the head, and almost every
@@ -6,11 +6,11 @@
 //! 61,000. Testing one job at a time costs a branch the predictor cannot learn (about a
 //! quarter of the jobs fit the free processors, in no pattern). So the list keeps the two
 //! numbers the test reads, size and prediction, in `i32` lanes beside the entries; the scan
-//! computes a mask of the jobs that may pass, 64 at a time with SSE2, and tests only those
-//! again exactly. SJBF uses the same list in arrival order and orders only those
-//! candidates by prediction, rather than keeping every waiting job sorted. On CTC-SP2 this
-//! took EASY from about 14.5 to 12.5 ms and SJBF from about 17.3 to 14.2 ms (medians of warm
-//! runs), with the same schedules; docs/performance.md has the measurements.
+//! computes a mask of the jobs that may pass, 64 at a time (four per instruction with SSE2,
+//! sixteen with AVX-512 where the CPU has it), and tests only those again exactly. SJBF uses
+//! the same list in arrival order: with AVX-512 each of its rounds finds the least
+//! prediction among the jobs that may pass in one pass over the lanes; without, it orders
+//! only the candidates of one scan. docs/performance.md has the measurements.
 
 use super::BackfillOrder;
 use crate::Time;
@@ -42,7 +42,7 @@ const LANE_STARTED: i32 = i32::MAX;
 
 /// Jobs the vector test takes per step, and the marked entries that follow the last job in
 /// the lanes, so the test never needs a scalar tail.
-const STEP: usize = 4;
+const STEP: usize = 16;
 
 /// Waiting jobs in the order a scheduler tries them. Beside the entries, two lanes hold what
 /// the vector test reads as `i32`: the size (`LANE_STARTED` once marked) and the prediction
@@ -53,18 +53,35 @@ pub(super) struct WaitList {
     jobs: Vec<Waiting>,
     procs_lane: Vec<i32>,
     prediction_lane: Vec<i32>,
-    /// Scratch for SJBF's scan: the candidates' indices, in list order.
-    pending: Vec<u32>,
+    /// Scratch for SJBF's scan: the candidates, in list order.
+    pending: Vec<Candidate>,
+    kernel: Kernel,
 }
 
 impl Default for WaitList {
     fn default() -> Self {
-        WaitList {
-            jobs: Vec::new(),
-            procs_lane: vec![LANE_STARTED; STEP],
-            prediction_lane: vec![LANE_STARTED; STEP],
-            pending: Vec::new(),
+        Self::with_kernel(Kernel::detect())
+    }
+}
+
+/// The vector instructions the scans use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Kernel {
+    /// SSE2 on x86-64 (every such CPU has it), plain code elsewhere.
+    Portable,
+    /// AVX-512F: only ever chosen by [`Kernel::detect`] on a CPU that has it.
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
+}
+
+impl Kernel {
+    /// The fastest kernel this CPU runs.
+    pub(super) fn detect() -> Self {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            return Kernel::Avx512;
         }
+        Kernel::Portable
     }
 }
 
@@ -89,6 +106,16 @@ fn clamp(t: Time) -> i32 {
 }
 
 impl WaitList {
+    fn with_kernel(kernel: Kernel) -> Self {
+        WaitList {
+            jobs: Vec::new(),
+            procs_lane: vec![LANE_STARTED; STEP],
+            prediction_lane: vec![LANE_STARTED; STEP],
+            pending: Vec::new(),
+            kernel,
+        }
+    }
+
     pub(super) fn clear(&mut self) {
         self.jobs.clear();
         self.relane();
@@ -169,6 +196,14 @@ impl WaitList {
         debug_assert!(r.shadow >= now, "the shadow time is never in the past");
         let until_shadow = r.shadow - now;
         let mut started = 0;
+        #[cfg(target_arch = "x86_64")]
+        if order == BackfillOrder::ShortestPrediction && self.kernel == Kernel::Avx512 {
+            match self.shortest_first_avx512(from, &mut free, r, until_shadow, &mut start) {
+                (n, true) => return n,
+                // A prediction or size beyond the lanes' range: the rounds below finish.
+                (n, false) => started = n,
+            }
+        }
         let mut base = from;
         let mut pending = std::mem::take(&mut self.pending);
         pending.clear();
@@ -177,6 +212,7 @@ impl WaitList {
             // Whole steps: the padding after the last job never passes.
             let lanes = base..base + (end - base).next_multiple_of(STEP);
             let mut mask = candidates(
+                self.kernel,
                 &self.procs_lane[lanes.clone()],
                 &self.prediction_lane[lanes],
                 free,
@@ -193,37 +229,82 @@ impl WaitList {
                             break 'scan;
                         }
                     }
-                    BackfillOrder::ShortestPrediction => pending.push(i as u32),
+                    BackfillOrder::ShortestPrediction => pending.push(Candidate {
+                        key: (self.prediction_lane[i] as u64) << 32 | i as u64,
+                        procs: self.jobs[i].procs,
+                    }),
                 }
             }
             base = end;
         }
-        // SJBF: the candidates in order of (prediction, job). They are in list order, so the
-        // first of equal predictions is the earliest job. After each start the rest are
-        // tested again and those that now fail dropped, so each round is one pass over few.
+        // SJBF: the candidates in order of (prediction, job); see `Candidate`. After each
+        // start the rest are tested again and those that now fail dropped, in the same pass
+        // that finds the least of those kept, so each round is one pass over few.
+        let mut least = pending.iter().map(|c| c.key).min().unwrap_or(u64::MAX);
         while !pending.is_empty() {
-            let jobs = &self.jobs;
-            let (k, &i) = pending
-                .iter()
-                .enumerate()
-                .min_by_key(|&(_, &i)| jobs[i as usize].prediction)
-                .expect("not empty");
-            pending.remove(k);
-            if !self.try_start(i as usize, &mut free, r, until_shadow, &mut start) {
-                continue;
+            let taken = if least >> 32 < LANE_STARTED as u64 {
+                least
+            } else {
+                // Every candidate left has a clamped prediction: compare exactly.
+                let jobs = &self.jobs;
+                let c = pending
+                    .iter()
+                    .min_by_key(|c| (jobs[c.index()].prediction, c.index()));
+                c.expect("not empty").key
+            };
+            let i = (taken & u64::from(u32::MAX)) as usize;
+            if self.try_start(i, &mut free, r, until_shadow, &mut start) {
+                started += 1;
+                if free == 0 {
+                    break;
+                }
             }
-            started += 1;
-            if free == 0 {
-                break;
-            }
-            let (jobs, extra) = (&self.jobs, r.extra);
-            pending.retain(|&i| {
-                let w = &jobs[i as usize];
-                w.procs <= free && (w.prediction <= until_shadow || w.procs <= extra)
-            });
+            least = keep_candidates(&mut pending, taken, free, r.extra, clamp(until_shadow));
         }
         self.pending = pending;
         started
+    }
+
+    /// SJBF's rounds with AVX-512: each finds the first job of least prediction among those
+    /// that may pass in one pass over the lanes ([`least_avx512`]) and starts it. Returns
+    /// how many started and whether it finished the scan; it stops early, leaving the rest
+    /// to the candidate rounds of [`WaitList::backfill`], only when that job's prediction is
+    /// clamped in the lane or the exact test refuses it (sizes beyond the lanes' range).
+    #[cfg(target_arch = "x86_64")]
+    fn shortest_first_avx512(
+        &mut self,
+        from: usize,
+        free: &mut u32,
+        r: &mut Reservation,
+        until_shadow: Time,
+        start: &mut impl FnMut(JobId),
+    ) -> (usize, bool) {
+        let mut started = 0;
+        // Whole steps from `from`: the padding after the last job never passes.
+        let lanes = from..from + self.jobs.len().saturating_sub(from).next_multiple_of(STEP);
+        while *free > 0 {
+            // SAFETY: `Kernel::Avx512` is only chosen on a CPU with AVX-512F.
+            let least = unsafe {
+                least_avx512(
+                    &self.procs_lane[lanes.clone()],
+                    &self.prediction_lane[lanes.clone()],
+                    *free,
+                    r.extra,
+                    clamp(until_shadow),
+                )
+            };
+            match least {
+                None => break,
+                Some((k, prediction)) if prediction < LANE_STARTED => {
+                    if !self.try_start(from + k, free, r, until_shadow, start) {
+                        return (started, false);
+                    }
+                    started += 1;
+                }
+                Some(_) => return (started, false),
+            }
+        }
+        (started, true)
     }
 
     /// Tests job `i` exactly (see [`WaitList::backfill`]) and starts it if it passes.
@@ -255,21 +336,72 @@ impl WaitList {
     }
 }
 
+/// An SJBF candidate: its clamped prediction and index in one key, so that the least key
+/// is the least prediction, the earliest job among equals (exact while the prediction is
+/// below the clamp), and its size, so that the test after a start reads no job.
+#[derive(Clone, Copy, Debug)]
+struct Candidate {
+    key: u64,
+    procs: u32,
+}
+
+impl Candidate {
+    fn index(&self) -> usize {
+        (self.key & u64::from(u32::MAX)) as usize
+    }
+}
+
+/// Keeps the candidates other than `taken` that may still pass with `free` and `extra`
+/// (a superset, as [`candidates`]), without branches; returns the least key kept
+/// (`u64::MAX` if none).
+fn keep_candidates(
+    pending: &mut Vec<Candidate>,
+    taken: u64,
+    free: u32,
+    extra: u32,
+    until_shadow: i32,
+) -> u64 {
+    let mut kept = 0;
+    let mut least = u64::MAX;
+    for k in 0..pending.len() {
+        let c = pending[k];
+        let prediction = (c.key >> 32) as i32;
+        let passes =
+            (c.procs <= free) & ((prediction <= until_shadow) | (c.procs <= extra)) & (c.key != taken);
+        pending[kept] = c;
+        kept += usize::from(passes);
+        least = if passes { least.min(c.key) } else { least };
+    }
+    pending.truncate(kept);
+    least
+}
+
 /// Bit k set when job k of the (at most 64, a whole number of steps) lanes may pass the
 /// backfill test: its size is at most `free`, and at most `extra` or its clamped prediction
 /// at most `until_shadow`. A superset of the jobs that pass (clamping only lets more
 /// through).
 #[inline]
-fn candidates(procs: &[i32], predictions: &[i32], free: u32, extra: u32, until_shadow: i32) -> u64 {
+fn candidates(
+    kernel: Kernel,
+    procs: &[i32],
+    predictions: &[i32],
+    free: u32,
+    extra: u32,
+    until_shadow: i32,
+) -> u64 {
     debug_assert!(procs.len() == predictions.len() && procs.len() <= 64 && procs.len().is_multiple_of(STEP));
     let (free, extra) = (free.min(LANE_MAX) as i32, extra.min(LANE_MAX) as i32);
     let mut mask = 0u64;
     let mut k = 0;
     #[cfg(target_arch = "x86_64")]
     {
-        const _: () = assert!(STEP == 4);
-        // SSE2, part of every x86-64 CPU: four jobs per step.
+        const _: () = assert!(STEP.is_multiple_of(16));
         use std::arch::x86_64::*;
+        if kernel == Kernel::Avx512 {
+            // SAFETY: `Kernel::Avx512` is only chosen on a CPU with AVX-512F.
+            return unsafe { candidates_avx512(procs, predictions, free, extra, until_shadow) };
+        }
+        // SSE2, part of every x86-64 CPU: four jobs per step.
         // SAFETY: SSE2 is always present on x86-64, and every load reads four i32 within
         // the slices (k + 4 <= len).
         unsafe {
@@ -292,6 +424,8 @@ fn candidates(procs: &[i32], predictions: &[i32], free: u32, extra: u32, until_s
             }
         }
     }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = kernel;
     while k < procs.len() {
         let (p, q) = (procs[k], predictions[k]);
         let passes = (p <= free) & ((p <= extra) | (q <= until_shadow));
@@ -299,6 +433,103 @@ fn candidates(procs: &[i32], predictions: &[i32], free: u32, extra: u32, until_s
         k += 1;
     }
     mask
+}
+
+/// [`candidates`] with AVX-512F (`free` and `extra` clamped), sixteen jobs per step.
+///
+/// # Safety
+/// The CPU must have AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn candidates_avx512(
+    procs: &[i32],
+    predictions: &[i32],
+    free: i32,
+    extra: i32,
+    until_shadow: i32,
+) -> u64 {
+    assert!(procs.len() == predictions.len() && procs.len().is_multiple_of(16));
+    let mut mask = 0u64;
+    for k in (0..procs.len()).step_by(16) {
+        // SAFETY: AVX-512F (the caller's promise); k + 16 <= len (asserted).
+        let (passes, _) = unsafe { passes_avx512(procs, predictions, k, free, extra, until_shadow) };
+        mask |= u64::from(passes) << k;
+    }
+    mask
+}
+
+/// The test of [`candidates`] on the sixteen jobs from `k` with AVX-512F: the mask of those
+/// that may pass, and their prediction lanes. `free` and `extra` are clamped as there.
+///
+/// # Safety
+/// The CPU must have AVX-512F, and `k + 16` must not pass either slice's end.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn passes_avx512(
+    procs: &[i32],
+    predictions: &[i32],
+    k: usize,
+    free: i32,
+    extra: i32,
+    until_shadow: i32,
+) -> (u16, std::arch::x86_64::__m512i) {
+    use std::arch::x86_64::*;
+    debug_assert!(k + 16 <= procs.len() && k + 16 <= predictions.len());
+    // SAFETY: sixteen i32 from k lie within both slices (the caller's promise).
+    let (p, q) = unsafe {
+        (
+            _mm512_loadu_si512(procs.as_ptr().add(k).cast()),
+            _mm512_loadu_si512(predictions.as_ptr().add(k).cast()),
+        )
+    };
+    let fits = _mm512_cmple_epi32_mask(p, _mm512_set1_epi32(free));
+    let by_shadow = _mm512_cmple_epi32_mask(q, _mm512_set1_epi32(until_shadow));
+    let in_extra = _mm512_cmple_epi32_mask(p, _mm512_set1_epi32(extra));
+    (fits & (in_extra | by_shadow), q)
+}
+
+/// SJBF's next job with AVX-512F: among the jobs of the lanes (a whole number of steps)
+/// that may pass the test of [`candidates`], the first of those with the least prediction
+/// lane, and that lane; `None` if none may pass. Two passes over the lanes: the least, then
+/// the first job with it.
+///
+/// # Safety
+/// The CPU must have AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn least_avx512(
+    procs: &[i32],
+    predictions: &[i32],
+    free: u32,
+    extra: u32,
+    until_shadow: i32,
+) -> Option<(usize, i32)> {
+    use std::arch::x86_64::*;
+    assert!(procs.len() == predictions.len() && procs.len().is_multiple_of(16));
+    let (free, extra) = (free.min(LANE_MAX) as i32, extra.min(LANE_MAX) as i32);
+    let steps = (0..procs.len()).step_by(16);
+    let mut least = _mm512_set1_epi32(i32::MAX);
+    let mut any = 0u16;
+    for k in steps.clone() {
+        // SAFETY: AVX-512F (the caller's promise); k + 16 <= len (asserted).
+        let (passes, q) = unsafe { passes_avx512(procs, predictions, k, free, extra, until_shadow) };
+        any |= passes;
+        least = _mm512_mask_min_epi32(least, passes, least, q);
+    }
+    if any == 0 {
+        return None;
+    }
+    let value = _mm512_reduce_min_epi32(least);
+    for k in steps {
+        // SAFETY: as above.
+        let (passes, q) = unsafe { passes_avx512(procs, predictions, k, free, extra, until_shadow) };
+        let hit = passes & _mm512_cmpeq_epi32_mask(q, _mm512_set1_epi32(value));
+        if hit != 0 {
+            return Some((k + hit.trailing_zeros() as usize, value));
+        }
+    }
+    unreachable!("a job that may pass holds the least prediction")
 }
 
 #[cfg(test)]
@@ -325,6 +556,15 @@ mod tests {
                 })
                 && self.procs_lane[n..].iter().all(|&p| p == LANE_STARTED)
         }
+    }
+
+    /// The kernels this CPU runs: the portable one, and AVX-512 where present.
+    fn kernels() -> Vec<Kernel> {
+        let mut all = vec![Kernel::Portable];
+        if Kernel::detect() != Kernel::Portable {
+            all.push(Kernel::detect());
+        }
+        all
     }
 
     /// The reference: every job from `from` on tested in turn, in list order or in order
@@ -368,8 +608,9 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(3000))]
 
         /// The vector scan starts exactly the jobs the plain scan starts, in the same order,
-        /// and leaves the same marks and the same `extra`, in both orders, including
-        /// predictions and shadow times beyond the lanes' range.
+        /// and leaves the same marks and the same `extra`, in both orders and with every
+        /// kernel the CPU runs, including predictions and shadow times beyond the lanes'
+        /// range.
         #[test]
         fn vector_scan_equals_plain_scan(
             spec in prop::collection::vec(
@@ -387,24 +628,28 @@ mod tests {
         ) {
             let order = if sjbf { BackfillOrder::ShortestPrediction } else { BackfillOrder::Arrival };
             let now = 1000;
-            let mut list = WaitList::default();
-            let mut plain = Vec::new();
-            for (i, &(procs, prediction)) in spec.iter().enumerate() {
-                list.push(job(i, procs, prediction));
-                plain.push(job(i, procs, prediction));
-            }
+            let plain_jobs: Vec<Waiting> =
+                spec.iter().enumerate().map(|(i, &(procs, prediction))| job(i, procs, prediction)).collect();
             let from = (from_frac * spec.len() as f64) as usize;
             let head = JobId(u32::MAX);
-            let mut r_plain = Reservation { head, shadow: now + until_shadow, extra };
-            let mut r_vector = r_plain;
+            let r = Reservation { head, shadow: now + until_shadow, extra };
+            let mut plain = plain_jobs.clone();
+            let mut r_plain = r;
             let want = plain_scan(&mut plain, from, now, free, &mut r_plain, order);
-            let mut got = Vec::new();
-            let n = list.backfill(from, now, free, &mut r_vector, order, |j| got.push(j));
-            prop_assert_eq!(n, got.len());
-            prop_assert_eq!(&got, &want);
-            prop_assert_eq!(r_vector, r_plain);
-            prop_assert_eq!(list.jobs(), &plain[..]);
-            prop_assert!(list.lanes_hold());
+            for kernel in kernels() {
+                let mut list = WaitList::with_kernel(kernel);
+                for &w in &plain_jobs {
+                    list.push(w);
+                }
+                let mut r_vector = r;
+                let mut got = Vec::new();
+                let n = list.backfill(from, now, free, &mut r_vector, order, |j| got.push(j));
+                prop_assert_eq!(n, got.len());
+                prop_assert_eq!(&got, &want, "{:?}", kernel);
+                prop_assert_eq!(r_vector, r_plain);
+                prop_assert_eq!(list.jobs(), &plain[..]);
+                prop_assert!(list.lanes_hold());
+            }
         }
 
         /// Every edit keeps the lanes in step with the entries, and the entries where a
@@ -449,35 +694,57 @@ mod tests {
 
     #[test]
     fn sizes_and_free_counts_beyond_the_lanes_stay_exact() {
-        // A marked entry, a job wider than the lanes hold, a narrow one; then padding.
-        let mut list = WaitList::default();
-        list.push(job(0, STARTED, 1));
-        list.push(job(1, LANE_STARTED as u32 + 5, 1));
-        list.push(job(2, 3, 1));
-        // A shadow time beyond the prediction lane's range too.
-        let mut r = Reservation {
-            head: JobId(99),
-            shadow: Time::MAX / 2,
-            extra: 0,
-        };
-        let mut got = Vec::new();
-        let n = list.backfill(0, 0, u32::MAX - 1, &mut r, BackfillOrder::Arrival, |j| {
-            got.push(j)
-        });
-        assert_eq!(n, 2);
-        assert_eq!(got, vec![JobId(1), JobId(2)]);
-        assert!(list.lanes_hold());
+        for (kernel, order) in kernels().into_iter().flat_map(|k| {
+            [
+                (k, BackfillOrder::Arrival),
+                (k, BackfillOrder::ShortestPrediction),
+            ]
+        }) {
+            // A marked entry, a job wider than the lanes hold, a narrow one; then padding.
+            let mut list = WaitList::with_kernel(kernel);
+            list.push(job(0, STARTED, 1));
+            list.push(job(1, LANE_STARTED as u32 + 5, 1));
+            list.push(job(2, 3, 1));
+            // A shadow time beyond the prediction lane's range too.
+            let mut r = Reservation {
+                head: JobId(99),
+                shadow: Time::MAX / 2,
+                extra: 0,
+            };
+            let mut got = Vec::new();
+            let n = list.backfill(0, 0, u32::MAX - 1, &mut r, order, |j| got.push(j));
+            assert_eq!(n, 2);
+            assert_eq!(got, vec![JobId(1), JobId(2)], "{kernel:?} {order:?}");
+            assert!(list.lanes_hold());
+
+            // A job whose size and the free count both clamp to the lanes' largest value
+            // passes the vector test but not the exact one; the next job still starts.
+            let mut list = WaitList::with_kernel(kernel);
+            list.push(job(0, LANE_MAX + 10, 1));
+            list.push(job(1, 3, 2));
+            let mut r = Reservation {
+                head: JobId(99),
+                shadow: 100,
+                extra: 0,
+            };
+            let mut got = Vec::new();
+            let n = list.backfill(0, 0, LANE_MAX + 5, &mut r, order, |j| got.push(j));
+            assert_eq!((n, got), (1, vec![JobId(1)]), "{kernel:?} {order:?}");
+            assert!(list.lanes_hold());
+        }
     }
 
     #[test]
     fn candidates_flags_exactly_the_jobs_that_may_pass() {
-        // Sizes 1..=8 against free 5 and extra 2; predictions alternate short and long
+        // Sizes 1..=16 against free 5 and extra 2; predictions alternate short and long
         // against a shadow 10 away.
-        let procs: Vec<i32> = (1..=8).collect();
-        let predictions: Vec<i32> = (0..8).map(|i| if i % 2 == 0 { 5 } else { 50 }).collect();
-        let mask = candidates(&procs, &predictions, 5, 2, 10);
-        // Sizes 1 and 2 fit in extra; 3 (short) and 5 (short) end by the shadow; 4 is long
-        // and too wide for extra; 6..8 are too wide.
-        assert_eq!(mask, 0b1_0111);
+        let procs: Vec<i32> = (1..=16).collect();
+        let predictions: Vec<i32> = (0..16).map(|i| if i % 2 == 0 { 5 } else { 50 }).collect();
+        for kernel in kernels() {
+            let mask = candidates(kernel, &procs, &predictions, 5, 2, 10);
+            // Sizes 1 and 2 fit in extra; 3 (short) and 5 (short) end by the shadow; 4 is
+            // long and too wide for extra; 6 and more are too wide.
+            assert_eq!(mask, 0b1_0111, "{kernel:?}");
+        }
     }
 }
