@@ -6,11 +6,11 @@
 //! 61,000. Testing one job at a time costs a branch the predictor cannot learn (about a
 //! quarter of the jobs fit the free processors, in no pattern). So the list keeps the two
 //! numbers the test reads, size and prediction, in `i32` lanes beside the entries; the scan
-//! computes a mask of the jobs that may pass, 64 at a time (four per instruction with SSE2,
-//! sixteen with AVX-512 where the CPU has it), and tests only those again exactly. SJBF uses
-//! the same list in arrival order: with AVX-512 each of its rounds finds the least
-//! prediction among the jobs that may pass in one pass over the lanes; without, it orders
-//! only the candidates of one scan. docs/performance.md has the measurements.
+//! computes a mask of the jobs that may pass, 64 at a time (eight per instruction with AVX2
+//! where the CPU has it, else four with SSE2), and tests only those again exactly. SJBF uses
+//! the same list in arrival order: with AVX2 each of its rounds finds the least prediction
+//! among the jobs that may pass in one pass over the lanes; without, it orders only the
+//! candidates of one scan. docs/performance.md has the measurements.
 
 use super::BackfillOrder;
 use crate::Time;
@@ -42,7 +42,7 @@ const LANE_STARTED: i32 = i32::MAX;
 
 /// Jobs the vector test takes per step, and the marked entries that follow the last job in
 /// the lanes, so the test never needs a scalar tail.
-const STEP: usize = 16;
+const STEP: usize = 8;
 
 /// Waiting jobs in the order a scheduler tries them. Beside the entries, two lanes hold what
 /// the vector test reads as `i32`: the size (`LANE_STARTED` once marked) and the prediction
@@ -69,17 +69,17 @@ impl Default for WaitList {
 pub(super) enum Kernel {
     /// SSE2 on x86-64 (every such CPU has it), plain code elsewhere.
     Portable,
-    /// AVX-512F: only ever chosen by [`Kernel::detect`] on a CPU that has it.
+    /// AVX2: only ever chosen by [`Kernel::detect`] on a CPU that has it.
     #[cfg(target_arch = "x86_64")]
-    Avx512,
+    Avx2,
 }
 
 impl Kernel {
     /// The fastest kernel this CPU runs.
     pub(super) fn detect() -> Self {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            return Kernel::Avx512;
+        if std::arch::is_x86_feature_detected!("avx2") {
+            return Kernel::Avx2;
         }
         Kernel::Portable
     }
@@ -197,8 +197,8 @@ impl WaitList {
         let until_shadow = r.shadow - now;
         let mut started = 0;
         #[cfg(target_arch = "x86_64")]
-        if order == BackfillOrder::ShortestPrediction && self.kernel == Kernel::Avx512 {
-            match self.shortest_first_avx512(from, &mut free, r, until_shadow, &mut start) {
+        if order == BackfillOrder::ShortestPrediction && self.kernel == Kernel::Avx2 {
+            match self.shortest_first_avx2(from, &mut free, r, until_shadow, &mut start) {
                 (n, true) => return n,
                 // A prediction or size beyond the lanes' range: the rounds below finish.
                 (n, false) => started = n,
@@ -265,13 +265,13 @@ impl WaitList {
         started
     }
 
-    /// SJBF's rounds with AVX-512: each finds the first job of least prediction among those
-    /// that may pass in one pass over the lanes ([`least_avx512`]) and starts it. Returns
+    /// SJBF's rounds with AVX2: each finds the first job of least prediction among those
+    /// that may pass in one pass over the lanes ([`least_avx2`]) and starts it. Returns
     /// how many started and whether it finished the scan; it stops early, leaving the rest
     /// to the candidate rounds of [`WaitList::backfill`], only when that job's prediction is
     /// clamped in the lane or the exact test refuses it (sizes beyond the lanes' range).
     #[cfg(target_arch = "x86_64")]
-    fn shortest_first_avx512(
+    fn shortest_first_avx2(
         &mut self,
         from: usize,
         free: &mut u32,
@@ -283,9 +283,9 @@ impl WaitList {
         // Whole steps from `from`: the padding after the last job never passes.
         let lanes = from..from + self.jobs.len().saturating_sub(from).next_multiple_of(STEP);
         while *free > 0 {
-            // SAFETY: `Kernel::Avx512` is only chosen on a CPU with AVX-512F.
+            // SAFETY: `Kernel::Avx2` is only chosen on a CPU with AVX2.
             let least = unsafe {
-                least_avx512(
+                least_avx2(
                     &self.procs_lane[lanes.clone()],
                     &self.prediction_lane[lanes.clone()],
                     *free,
@@ -395,11 +395,11 @@ fn candidates(
     let mut k = 0;
     #[cfg(target_arch = "x86_64")]
     {
-        const _: () = assert!(STEP.is_multiple_of(16));
+        const _: () = assert!(STEP.is_multiple_of(8));
         use std::arch::x86_64::*;
-        if kernel == Kernel::Avx512 {
-            // SAFETY: `Kernel::Avx512` is only chosen on a CPU with AVX-512F.
-            return unsafe { candidates_avx512(procs, predictions, free, extra, until_shadow) };
+        if kernel == Kernel::Avx2 {
+            // SAFETY: `Kernel::Avx2` is only chosen on a CPU with AVX2.
+            return unsafe { candidates_avx2(procs, predictions, free, extra, until_shadow) };
         }
         // SSE2, part of every x86-64 CPU: four jobs per step.
         // SAFETY: SSE2 is always present on x86-64, and every load reads four i32 within
@@ -435,70 +435,75 @@ fn candidates(
     mask
 }
 
-/// [`candidates`] with AVX-512F (`free` and `extra` clamped), sixteen jobs per step.
+/// [`candidates`] with AVX2 (`free` and `extra` clamped): eight jobs per step.
 ///
 /// # Safety
-/// The CPU must have AVX-512F.
+/// The CPU must have AVX2.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-unsafe fn candidates_avx512(
+#[target_feature(enable = "avx2")]
+unsafe fn candidates_avx2(
     procs: &[i32],
     predictions: &[i32],
     free: i32,
     extra: i32,
     until_shadow: i32,
 ) -> u64 {
-    assert!(procs.len() == predictions.len() && procs.len().is_multiple_of(16));
+    use std::arch::x86_64::*;
+    assert!(procs.len() == predictions.len() && procs.len().is_multiple_of(8));
     let mut mask = 0u64;
-    for k in (0..procs.len()).step_by(16) {
-        // SAFETY: AVX-512F (the caller's promise); k + 16 <= len (asserted).
-        let (passes, _) = unsafe { passes_avx512(procs, predictions, k, free, extra, until_shadow) };
-        mask |= u64::from(passes) << k;
+    for k in (0..procs.len()).step_by(8) {
+        // SAFETY: AVX2 (the caller's promise); k + 8 <= len (asserted).
+        let (fails, _) = unsafe { fails_avx2(procs, predictions, k, free, extra, until_shadow) };
+        let passes = !_mm256_movemask_ps(_mm256_castsi256_ps(fails)) & 0xFF;
+        mask |= (passes as u64) << k;
     }
     mask
 }
 
-/// The test of [`candidates`] on the sixteen jobs from `k` with AVX-512F: the mask of those
-/// that may pass, and their prediction lanes. `free` and `extra` are clamped as there.
+/// The test of [`candidates`] on the eight jobs from `k` with AVX2: all ones in the lanes of
+/// those that fail, and their prediction lanes.
 ///
 /// # Safety
-/// The CPU must have AVX-512F, and `k + 16` must not pass either slice's end.
+/// The CPU must have AVX2, and `k + 8` must not pass either slice's end.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
+#[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn passes_avx512(
+unsafe fn fails_avx2(
     procs: &[i32],
     predictions: &[i32],
     k: usize,
     free: i32,
     extra: i32,
     until_shadow: i32,
-) -> (u16, std::arch::x86_64::__m512i) {
+) -> (std::arch::x86_64::__m256i, std::arch::x86_64::__m256i) {
     use std::arch::x86_64::*;
-    debug_assert!(k + 16 <= procs.len() && k + 16 <= predictions.len());
-    // SAFETY: sixteen i32 from k lie within both slices (the caller's promise).
+    debug_assert!(k + 8 <= procs.len() && k + 8 <= predictions.len());
+    // SAFETY: eight i32 from k lie within both slices (the caller's promise).
     let (p, q) = unsafe {
         (
-            _mm512_loadu_si512(procs.as_ptr().add(k).cast()),
-            _mm512_loadu_si512(predictions.as_ptr().add(k).cast()),
+            _mm256_loadu_si256(procs.as_ptr().add(k).cast()),
+            _mm256_loadu_si256(predictions.as_ptr().add(k).cast()),
         )
     };
-    let fits = _mm512_cmple_epi32_mask(p, _mm512_set1_epi32(free));
-    let by_shadow = _mm512_cmple_epi32_mask(q, _mm512_set1_epi32(until_shadow));
-    let in_extra = _mm512_cmple_epi32_mask(p, _mm512_set1_epi32(extra));
-    (fits & (in_extra | by_shadow), q)
+    let too_wide = _mm256_cmpgt_epi32(p, _mm256_set1_epi32(free));
+    let beyond_extra = _mm256_cmpgt_epi32(p, _mm256_set1_epi32(extra));
+    let beyond_shadow = _mm256_cmpgt_epi32(q, _mm256_set1_epi32(until_shadow));
+    (
+        _mm256_or_si256(too_wide, _mm256_and_si256(beyond_extra, beyond_shadow)),
+        q,
+    )
 }
 
-/// SJBF's next job with AVX-512F: among the jobs of the lanes (a whole number of steps)
-/// that may pass the test of [`candidates`], the first of those with the least prediction
-/// lane, and that lane; `None` if none may pass. Two passes over the lanes: the least, then
-/// the first job with it.
+/// SJBF's next job with AVX2: among the jobs of the lanes (a whole number of steps) that may
+/// pass the test of [`candidates`], the first of those with the least prediction lane, and
+/// that lane; `None` if none may pass. Two passes over the lanes: the least, then the first
+/// job with it.
 ///
 /// # Safety
-/// The CPU must have AVX-512F.
+/// The CPU must have AVX2.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-unsafe fn least_avx512(
+#[target_feature(enable = "avx2")]
+unsafe fn least_avx2(
     procs: &[i32],
     predictions: &[i32],
     free: u32,
@@ -506,27 +511,31 @@ unsafe fn least_avx512(
     until_shadow: i32,
 ) -> Option<(usize, i32)> {
     use std::arch::x86_64::*;
-    assert!(procs.len() == predictions.len() && procs.len().is_multiple_of(16));
+    assert!(procs.len() == predictions.len() && procs.len().is_multiple_of(8));
     let (free, extra) = (free.min(LANE_MAX) as i32, extra.min(LANE_MAX) as i32);
-    let steps = (0..procs.len()).step_by(16);
-    let mut least = _mm512_set1_epi32(i32::MAX);
-    let mut any = 0u16;
+    let steps = (0..procs.len()).step_by(8);
+    let max = _mm256_set1_epi32(i32::MAX);
+    let mut least = max;
+    let mut all_fail = _mm256_set1_epi32(-1);
     for k in steps.clone() {
-        // SAFETY: AVX-512F (the caller's promise); k + 16 <= len (asserted).
-        let (passes, q) = unsafe { passes_avx512(procs, predictions, k, free, extra, until_shadow) };
-        any |= passes;
-        least = _mm512_mask_min_epi32(least, passes, least, q);
+        // SAFETY: AVX2 (the caller's promise); k + 8 <= len (asserted).
+        let (fails, q) = unsafe { fails_avx2(procs, predictions, k, free, extra, until_shadow) };
+        all_fail = _mm256_and_si256(all_fail, fails);
+        least = _mm256_min_epi32(least, _mm256_blendv_epi8(q, max, fails));
     }
-    if any == 0 {
+    if _mm256_testc_si256(all_fail, _mm256_set1_epi32(-1)) != 0 {
         return None;
     }
-    let value = _mm512_reduce_min_epi32(least);
+    let half = _mm_min_epi32(_mm256_castsi256_si128(least), _mm256_extracti128_si256(least, 1));
+    let quarter = _mm_min_epi32(half, _mm_shuffle_epi32(half, 0b01_00_11_10));
+    let value = _mm_cvtsi128_si32(_mm_min_epi32(quarter, _mm_shuffle_epi32(quarter, 0b10_11_00_01)));
     for k in steps {
         // SAFETY: as above.
-        let (passes, q) = unsafe { passes_avx512(procs, predictions, k, free, extra, until_shadow) };
-        let hit = passes & _mm512_cmpeq_epi32_mask(q, _mm512_set1_epi32(value));
-        if hit != 0 {
-            return Some((k + hit.trailing_zeros() as usize, value));
+        let (fails, q) = unsafe { fails_avx2(procs, predictions, k, free, extra, until_shadow) };
+        let hit = _mm256_andnot_si256(fails, _mm256_cmpeq_epi32(q, _mm256_set1_epi32(value)));
+        let bits = _mm256_movemask_ps(_mm256_castsi256_ps(hit));
+        if bits != 0 {
+            return Some((k + bits.trailing_zeros() as usize, value));
         }
     }
     unreachable!("a job that may pass holds the least prediction")
@@ -558,7 +567,7 @@ mod tests {
         }
     }
 
-    /// The kernels this CPU runs: the portable one, and AVX-512 where present.
+    /// The kernels this CPU runs: the portable one, and AVX2 where present.
     fn kernels() -> Vec<Kernel> {
         let mut all = vec![Kernel::Portable];
         if Kernel::detect() != Kernel::Portable {
@@ -731,6 +740,25 @@ mod tests {
             let n = list.backfill(0, 0, LANE_MAX + 5, &mut r, order, |j| got.push(j));
             assert_eq!((n, got), (1, vec![JobId(1)]), "{kernel:?} {order:?}");
             assert!(list.lanes_hold());
+
+            // Predictions that all clamp to the lane's largest value are ordered exactly.
+            let mut list = WaitList::with_kernel(kernel);
+            let max = i32::MAX as Time;
+            for (i, prediction) in [max + 2, max, max + 1, 5].into_iter().enumerate() {
+                list.push(job(i, 1, prediction));
+            }
+            let mut r = Reservation {
+                head: JobId(99),
+                shadow: Time::MAX / 2,
+                extra: 0,
+            };
+            let mut got = Vec::new();
+            list.backfill(0, 0, 10, &mut r, order, |j| got.push(j.0));
+            let want = match order {
+                BackfillOrder::Arrival => vec![0, 1, 2, 3],
+                BackfillOrder::ShortestPrediction => vec![3, 1, 2, 0],
+            };
+            assert_eq!(got, want, "{kernel:?} {order:?}");
         }
     }
 
