@@ -40,8 +40,8 @@ pub(super) struct Reservation {
 /// A marked entry in the size lane: larger than any free count.
 const LANE_STARTED: i32 = i32::MAX;
 
-/// Jobs the vector test takes per step, and the marked entries that follow the last job in
-/// the lanes, so the test never needs a scalar tail.
+/// Jobs the vector test takes per step with AVX2 (SSE2 takes half), and the marked entries
+/// that follow the last job in the lanes, so the test never needs a scalar tail.
 const STEP: usize = 8;
 
 /// Waiting jobs in the order a scheduler tries them. Beside the entries, two lanes hold what
@@ -182,8 +182,10 @@ impl WaitList {
     /// only the jobs it lets through are tested again exactly, in order. Since `free` and
     /// `extra` only fall as the scan goes on, and clamping the predictions only lets more
     /// through, a job the first test rejects would fail at its turn too: this starts the
-    /// same jobs in the same order as testing every job in turn. For SJBF it means ordering
-    /// only the jobs the first test lets through.
+    /// same jobs in the same order as testing every job in turn. For SJBF it means looking
+    /// for the least prediction only among the jobs the test lets through: with AVX2 by one
+    /// pass over the lanes per start (`shortest_first_avx2`), otherwise among the
+    /// candidates of the first test.
     pub(super) fn backfill(
         &mut self,
         from: usize,
