@@ -398,7 +398,7 @@ fn run_one(args: RunArgs) -> Result<()> {
     let predictor: Option<PredictorKind> = match &args.predictor {
         None => None,
         Some(spec) => {
-            let p: PredictorKind = spec.parse().map_err(schedlab::Error::Invalid)?;
+            let p: PredictorKind = spec.parse().map_err(schedlab::Error::from)?;
             kind.predictor_for(p)
                 .map_err(|e| schedlab::Error::Invalid(format!("--predictor: {e}")))?
         }
@@ -494,7 +494,7 @@ fn cluster(args: ClusterArgs) -> Result<()> {
         .as_deref()
         .map(str::parse)
         .transpose()
-        .map_err(schedlab::Error::Invalid)?;
+        .map_err(schedlab::Error::from)?;
     let experiment = Experiment {
         setup: Setup {
             hardware: Hardware {
@@ -506,8 +506,8 @@ fn cluster(args: ClusterArgs) -> Result<()> {
                 },
                 ..Hardware::default()
             },
-            jsp: args.jsp.parse().map_err(schedlab::Error::Invalid)?,
-            nsp: args.nsp.parse().map_err(schedlab::Error::Invalid)?,
+            jsp: args.jsp.parse().map_err(schedlab::Error::from)?,
+            nsp: args.nsp.parse().map_err(schedlab::Error::from)?,
         },
         workload: ParallelWorkload {
             jobs: args.jobs,
@@ -761,7 +761,7 @@ fn malleable(
     exports: &PairExports,
     json: bool,
 ) -> Result<()> {
-    let allocation: schedlab::malleable::Allocation = strategy.parse().map_err(schedlab::Error::Invalid)?;
+    let allocation: schedlab::malleable::Allocation = strategy.parse().map_err(schedlab::Error::from)?;
     let workload = Model::from_name("downey", params)?.generate(seed);
     if application {
         let r = schedlab::malleable::application_centric(&workload.jobs, workload.procs, &allocation)?;

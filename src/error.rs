@@ -31,6 +31,9 @@ pub enum Error {
     /// Shard outputs that cannot be merged.
     #[error("merge refused: {0}")]
     Merge(String),
+    /// A parameter string (`name(key=value,...)`) that does not parse.
+    #[error(transparent)]
+    Call(#[from] crate::call::CallError),
     #[error("{0}")]
     Invalid(String),
 }

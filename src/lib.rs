@@ -10,6 +10,7 @@
 #![allow(clippy::needless_range_loop)]
 
 pub mod atomic;
+pub mod call;
 pub mod error;
 pub mod malleable;
 pub mod metrics;

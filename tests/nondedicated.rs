@@ -420,7 +420,13 @@ mod estimators {
             let e: Estimator = name.parse().unwrap();
             assert_eq!(e.to_string(), name);
         }
-        assert!("mpl".parse::<Estimator>().unwrap_err().contains("REM-CPU"));
+        assert!(
+            "mpl"
+                .parse::<Estimator>()
+                .unwrap_err()
+                .to_string()
+                .contains("REM-CPU")
+        );
         assert!(Offline::new(Estimator::Historical, &HistDb::default(), 1).is_err());
     }
 }

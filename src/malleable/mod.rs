@@ -13,6 +13,7 @@ pub use sim::{JobByJob, MALLEABLE_METRICS, MIN_PROMPT_INTERVAL, MalleableOutcome
 use std::fmt;
 use std::str::FromStr;
 
+use crate::call::{Call, CallError};
 use crate::queue_time::QueueMethod;
 
 /// How the job at the head of the queue chooses its cluster size (n <= its maximum, round(A)
@@ -63,17 +64,19 @@ impl Allocation {
 }
 
 impl FromStr for Allocation {
-    type Err = String;
+    type Err = CallError;
 
-    fn from_str(s: &str) -> Result<Self, String> {
-        let s = s.trim();
-        let (name, args) = match s.split_once('(') {
-            Some((name, rest)) => (
-                name.trim(),
-                rest.strip_suffix(')')
-                    .ok_or_else(|| format!("strategy '{s}': missing ')'"))?,
-            ),
-            None => (s, ""),
+    fn from_str(s: &str) -> Result<Self, CallError> {
+        let mut call = Call::parse("strategy", s)?;
+        let name = call.name();
+        if !["avg", "opt", "pred", "bias", "heur"].contains(&name) {
+            return Err(call.unknown_name(&Self::NAMES));
+        }
+        let number = |v: &str| {
+            v.parse::<f64>()
+                .ok()
+                .filter(|x| x.is_finite() && *x >= 0.0)
+                .ok_or_else(|| "a number >= 0".to_string())
         };
         let mut a = Allocation {
             strategy: Strategy::Avg,
@@ -81,88 +84,30 @@ impl FromStr for Allocation {
             risk_aversion: 0.0,
             model_lifetimes: false,
         };
-        let (mut method, mut heur) = (QueueMethod::Combined, (0.0, 1.0, 1.0, 0.2));
-        let number = |key: &str, v: &str| -> Result<f64, String> {
-            v.parse::<f64>()
-                .ok()
-                .filter(|x| x.is_finite() && *x >= 0.0)
-                .ok_or_else(|| format!("strategy '{s}': {key} must be a number >= 0"))
-        };
-        for arg in args.split(',').map(str::trim).filter(|a| !a.is_empty()) {
-            let (key, v) = arg
-                .split_once('=')
-                .map(|(k, v)| (k.trim(), v.trim()))
-                .ok_or_else(|| format!("strategy '{s}': expected key=value, got '{arg}'"))?;
-            let allowed = match (name, key) {
-                ("opt" | "pred" | "bias" | "heur", "lock_in") => {
-                    a.lock_in = v
-                        .parse()
-                        .map_err(|_| format!("strategy '{s}': lock_in must be true or false"))?;
-                    true
-                }
-                ("opt" | "pred" | "bias", "risk") => {
-                    a.risk_aversion = number(key, v)?;
-                    true
-                }
-                ("pred" | "bias", "lifetimes") => {
-                    a.model_lifetimes = match v {
-                        "fitted" => false,
-                        "model" => true,
-                        _ => return Err(format!("strategy '{s}': lifetimes must be fitted or model")),
-                    };
-                    true
-                }
-                ("pred" | "bias", "predictor") => {
-                    method = v.parse().map_err(|e| format!("strategy '{s}': {e}"))?;
-                    true
-                }
-                ("heur", "l_thresh") => {
-                    heur.0 = number(key, v)?;
-                    true
-                }
-                ("heur", "a_thresh") => {
-                    heur.1 = number(key, v)?;
-                    true
-                }
-                ("heur", "f") => {
-                    heur.2 = number(key, v)?;
-                    true
-                }
-                ("heur", "k") => {
-                    heur.3 = number(key, v)?;
-                    true
-                }
-                _ => false,
-            };
-            if !allowed {
-                return Err(format!(
-                    "strategy '{s}': unknown parameter '{key}'; known strategies: {}",
-                    Self::NAMES.join(", ")
-                ));
-            }
+        if name != "avg" {
+            a.lock_in = call.flag("lock_in", false)?;
+        }
+        if matches!(name, "opt" | "pred" | "bias") {
+            a.risk_aversion = call.take_with("risk", 0.0, number)?;
+        }
+        let mut method = QueueMethod::Combined;
+        if matches!(name, "pred" | "bias") {
+            method = call.take_with("predictor", method, |v| v.parse())?;
+            a.model_lifetimes = call.choice("lifetimes", false, &[("fitted", false), ("model", true)])?;
         }
         a.strategy = match name {
             "avg" => Strategy::Avg,
             "opt" => Strategy::Opt,
             "pred" => Strategy::Pred { method },
             "bias" => Strategy::Bias { method },
-            "heur" => Strategy::Heur {
-                l_thresh: heur.0,
-                a_thresh: heur.1,
-                f: heur.2,
-                k: heur.3,
+            _ => Strategy::Heur {
+                l_thresh: call.take_with("l_thresh", 0.0, number)?,
+                a_thresh: call.take_with("a_thresh", 1.0, number)?,
+                f: call.take_with("f", 1.0, number)?,
+                k: call.take_with("k", 0.2, number)?,
             },
-            _ => {
-                return Err(format!(
-                    "unknown strategy '{name}'; known: {}",
-                    Self::NAMES.join(", ")
-                ));
-            }
         };
-        if name == "avg" && !args.trim().is_empty() {
-            return Err(format!("strategy '{s}': avg takes no parameters"));
-        }
-        Ok(a)
+        call.finish(a)
     }
 }
 

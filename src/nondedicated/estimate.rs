@@ -29,6 +29,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::call::{Call, CallError};
+
 use super::cluster::{Node, rate};
 use super::model::{Application, Benchmark, ParallelJob};
 use super::policy::{PassScratch, Projected, pass};
@@ -58,6 +60,13 @@ pub enum Estimator {
 }
 
 impl Estimator {
+    /// The names `--estimator` and sweeps accept: REM is prop, mpl or cpu, CPU mpl or cpu.
+    pub const NAMES: [&'static str; 3] = [
+        "historical",
+        "hybrid",
+        "REM-CPU with REM prop, mpl or cpu and CPU mpl or cpu (e.g. mpl-cpu)",
+    ];
+
     /// The paper's best analytical kernel: RemTime by MPL, CPUtime_cur by CPU.
     pub const MPL_CPU: Estimator = Estimator::Simulation {
         rem: RemMethod::Mpl,
@@ -87,34 +96,28 @@ impl fmt::Display for Estimator {
 }
 
 /// `historical`, `hybrid`, or a Simulation kernel as `REM-CPU`: `prop-cpu`, `mpl-cpu` (the
-/// paper's best), `cpu-cpu`, `prop-mpl`, `mpl-mpl`, `cpu-mpl`.
+/// paper's best), `cpu-cpu`, `prop-mpl`, `mpl-mpl`, `cpu-mpl`. None takes parameters.
 impl FromStr for Estimator {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        let bad = || {
-            format!(
-                "estimator '{s}': expected historical, hybrid, or REM-CPU with REM prop, mpl or cpu \
-                 and CPU mpl or cpu (e.g. mpl-cpu)"
-            )
+    type Err = CallError;
+    fn from_str(s: &str) -> Result<Self, CallError> {
+        let call = Call::parse("estimator", s)?;
+        let rem = [
+            ("prop", RemMethod::Prop),
+            ("mpl", RemMethod::Mpl),
+            ("cpu", RemMethod::Cpu),
+        ];
+        let cpu = [("mpl", CpuMethod::Mpl), ("cpu", CpuMethod::Cpu)];
+        let kernel = call.name().split_once('-').and_then(|(r, c)| {
+            let rem = rem.iter().find(|(n, _)| *n == r)?.1;
+            let cpu = cpu.iter().find(|(n, _)| *n == c)?.1;
+            Some(Estimator::Simulation { rem, cpu })
+        });
+        let estimator = match call.name() {
+            "historical" => Estimator::Historical,
+            "hybrid" => Estimator::Hybrid,
+            _ => kernel.ok_or_else(|| call.unknown_name(&Estimator::NAMES))?,
         };
-        match s {
-            "historical" => return Ok(Estimator::Historical),
-            "hybrid" => return Ok(Estimator::Hybrid),
-            _ => {}
-        }
-        let (r, c) = s.split_once('-').ok_or_else(bad)?;
-        let rem = match r {
-            "prop" => RemMethod::Prop,
-            "mpl" => RemMethod::Mpl,
-            "cpu" => RemMethod::Cpu,
-            _ => return Err(bad()),
-        };
-        let cpu = match c {
-            "mpl" => CpuMethod::Mpl,
-            "cpu" => CpuMethod::Cpu,
-            _ => return Err(bad()),
-        };
-        Ok(Estimator::Simulation { rem, cpu })
+        call.finish(estimator)
     }
 }
 

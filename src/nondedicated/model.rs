@@ -22,6 +22,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::call::{Call, CallError};
+
 use rand_xoshiro::rand_core::SeedableRng;
 
 use crate::workload::synth::{ModelRng, standard_normal, unit};
@@ -357,25 +359,31 @@ pub enum NodeSelection {
     Uniform,
 }
 
+/// `fcfs` or `backfilling` (also written `easy`); takes no parameters.
 impl FromStr for JobSelection {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "fcfs" => Ok(JobSelection::Fcfs),
-            "backfilling" | "easy" => Ok(JobSelection::Backfilling),
-            _ => Err(format!("job selection '{s}': expected fcfs or backfilling")),
-        }
+    type Err = CallError;
+    fn from_str(s: &str) -> Result<Self, CallError> {
+        let call = Call::parse("job selection", s)?;
+        let jsp = match call.name() {
+            "fcfs" => JobSelection::Fcfs,
+            "backfilling" | "easy" => JobSelection::Backfilling,
+            _ => return Err(call.unknown_name(&["fcfs", "backfilling"])),
+        };
+        call.finish(jsp)
     }
 }
 
+/// `normal` or `uniform`; takes no parameters.
 impl FromStr for NodeSelection {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "normal" => Ok(NodeSelection::Normal),
-            "uniform" => Ok(NodeSelection::Uniform),
-            _ => Err(format!("node selection '{s}': expected normal or uniform")),
-        }
+    type Err = CallError;
+    fn from_str(s: &str) -> Result<Self, CallError> {
+        let call = Call::parse("node selection", s)?;
+        let nsp = match call.name() {
+            "normal" => NodeSelection::Normal,
+            "uniform" => NodeSelection::Uniform,
+            _ => return Err(call.unknown_name(&["normal", "uniform"])),
+        };
+        call.finish(nsp)
     }
 }
 

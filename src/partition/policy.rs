@@ -6,6 +6,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::call::{Call, CallError};
+
 /// How many processors the adaptive rules aim at per job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Rule {
@@ -50,45 +52,46 @@ impl Policy {
 }
 
 impl FromStr for Policy {
-    type Err = String;
+    type Err = CallError;
 
-    fn from_str(s: &str) -> Result<Self, String> {
-        let s = s.trim();
-        let bad = || format!("unknown policy '{s}'; known: {}", Policy::NAMES.join(", "));
-        let (name, arg) = match s.split_once('(') {
-            Some((n, rest)) => (n.trim(), Some(rest.strip_suffix(')').ok_or_else(bad)?.trim())),
-            None => (s, None),
+    fn from_str(s: &str) -> Result<Self, CallError> {
+        let mut call = Call::parse("policy", s)?;
+        let rule = match call.name() {
+            "dyn-equi" => return call.finish(Policy::DynEqui),
+            "asp" => Rule::Asp,
+            "ap1" => Rule::Ap1,
+            "aep" => Rule::Aep,
+            "sdf" => Rule::Sdf { max: None },
+            "sdf-max" => Rule::Sdf {
+                max: Some(call.take_with("max", 0, |v| {
+                    v.parse()
+                        .ok()
+                        .filter(|&m| m >= 1)
+                        .ok_or_else(|| "a whole number >= 1".to_string())
+                })?),
+            },
+            _ => return Err(call.unknown_name(&Policy::NAMES)),
         };
-        let adaptive = |rule| -> Result<Policy, String> {
-            let knowledge = match arg {
-                None => 0,
-                Some("1") => 1,
-                Some("2") => 2,
-                Some(_) => return Err(bad()),
-            };
-            Ok(Policy::Adaptive { rule, knowledge })
-        };
-        match name {
-            "dyn-equi" if arg.is_none() => Ok(Policy::DynEqui),
-            "asp" => adaptive(Rule::Asp),
-            "ap1" => adaptive(Rule::Ap1),
-            "aep" => adaptive(Rule::Aep),
-            "sdf" if arg.is_none() => Ok(Policy::Adaptive {
-                rule: Rule::Sdf { max: None },
-                knowledge: 1,
-            }),
-            "sdf-max" => {
-                let max = arg
-                    .and_then(|a| a.strip_prefix("max="))
-                    .and_then(|v| v.trim().parse::<u32>().ok())
-                    .filter(|&m| m >= 1)
-                    .ok_or_else(|| format!("policy '{s}': write sdf-max(max=N), N >= 1"))?;
-                Ok(Policy::Adaptive {
-                    rule: Rule::Sdf { max: Some(max) },
-                    knowledge: 1,
-                })
+        // The paper's knowledge levels, written as its AEP(1) and AEP(2).
+        let knowledge = match (rule, call.positional()) {
+            (Rule::Sdf { .. }, None) => 1,
+            (_, None) => 0,
+            (Rule::Asp | Rule::Ap1 | Rule::Aep, Some("1")) => 1,
+            (Rule::Asp | Rule::Ap1 | Rule::Aep, Some("2")) => 2,
+            (_, Some(other)) => {
+                return Err(call.invalid(format!(
+                    "'{other}' is not a knowledge level; asp, ap1 and aep take (1) or (2)"
+                )));
             }
-            _ => Err(bad()),
+        };
+        // sdf-max's max has no default: said after any unknown key.
+        let missing = call.invalid("write sdf-max(max=N), N >= 1");
+        match call.finish(Policy::Adaptive { rule, knowledge })? {
+            Policy::Adaptive {
+                rule: Rule::Sdf { max: Some(0) },
+                ..
+            } => Err(missing),
+            policy => Ok(policy),
         }
     }
 }

@@ -8,6 +8,7 @@ use std::str::FromStr;
 use super::live::{LiveJobs, NONE};
 use super::sbh::{Growth, SbhParams, Sessions};
 use crate::Time;
+use crate::call::{Call, CallError};
 use crate::sim::{PredictorView, RuntimePredictor};
 use crate::workload::{JobId, Jobs};
 
@@ -79,84 +80,33 @@ pub const PREDICTOR_NAMES: [&str; 7] = [
 ];
 
 impl FromStr for PredictorKind {
-    type Err = String;
+    type Err = CallError;
 
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let s = s.trim();
-        let (name, args) = match s.split_once('(') {
-            Some((name, rest)) => {
-                let args = rest
-                    .strip_suffix(')')
-                    .ok_or_else(|| format!("predictor '{s}': missing ')'"))?;
-                (name.trim(), args)
-            }
-            None => (s, ""),
+    fn from_str(s: &str) -> Result<Self, CallError> {
+        let mut call = Call::parse("predictor", s)?;
+        let kind = match call.name() {
+            "perfect" => PredictorKind::Perfect,
+            "estimate" => PredictorKind::Estimate,
+            "application" => PredictorKind::Application,
+            "constant" => PredictorKind::Constant {
+                c: call.take("c", 1, "a whole number of seconds >= 1", |&c| c >= 1)?,
+            },
+            "ruh" => PredictorKind::Ruh {
+                k: call.take("k", 3, "a whole number from 1 to 1000", |k| {
+                    (1..=1000).contains(k)
+                })?,
+                stat: call.choice(
+                    "stat",
+                    Statistic::Median,
+                    &[("median", Statistic::Median), ("mean", Statistic::Mean)],
+                )?,
+                prop: call.flag("prop", false)?,
+            },
+            "sbh" => PredictorKind::Sbh(SbhParams::from_call(false, &mut call)?),
+            "sbh-noest" => PredictorKind::Sbh(SbhParams::from_call(true, &mut call)?),
+            _ => return Err(call.unknown_name(&PREDICTOR_NAMES)),
         };
-        let mut params: Vec<(&str, &str)> = Vec::new();
-        for arg in args.split(',').map(str::trim).filter(|a| !a.is_empty()) {
-            let (k, v) = arg
-                .split_once('=')
-                .ok_or_else(|| format!("predictor '{s}': expected key=value, got '{arg}'"))?;
-            params.push((k.trim(), v.trim()));
-        }
-        let allow = |known: &[&str]| -> Result<(), String> {
-            match params.iter().find(|(k, _)| !known.contains(k)) {
-                Some((k, _)) => Err(format!(
-                    "predictor '{s}': unknown parameter '{k}'; {name} takes {}",
-                    if known.is_empty() {
-                        "none".to_string()
-                    } else {
-                        known.join(", ")
-                    }
-                )),
-                None => Ok(()),
-            }
-        };
-        match name {
-            "perfect" => allow(&[]).map(|_| PredictorKind::Perfect),
-            "estimate" => allow(&[]).map(|_| PredictorKind::Estimate),
-            "constant" => {
-                allow(&["c"])?;
-                let c = match params.first() {
-                    None => 1,
-                    Some((_, v)) => v.parse::<Time>().ok().filter(|&c| c >= 1).ok_or_else(|| {
-                        format!("predictor '{s}': c must be a whole number of seconds >= 1")
-                    })?,
-                };
-                Ok(PredictorKind::Constant { c })
-            }
-            "ruh" => {
-                allow(&["k", "stat", "prop"])?;
-                let mut k = 3;
-                let mut stat = Statistic::Median;
-                let mut prop = false;
-                for (key, v) in &params {
-                    if *key == "prop" {
-                        prop = v
-                            .parse()
-                            .map_err(|_| format!("predictor '{s}': prop must be true or false"))?;
-                    } else if *key == "k" {
-                        k = v.parse().ok().filter(|k| (1..=1000).contains(k)).ok_or_else(|| {
-                            format!("predictor '{s}': k must be a whole number from 1 to 1000")
-                        })?;
-                    } else {
-                        stat = match *v {
-                            "median" => Statistic::Median,
-                            "mean" => Statistic::Mean,
-                            _ => return Err(format!("predictor '{s}': stat must be median or mean")),
-                        };
-                    }
-                }
-                Ok(PredictorKind::Ruh { k, stat, prop })
-            }
-            "sbh" => SbhParams::parse(false, &params, s).map(PredictorKind::Sbh),
-            "sbh-noest" => SbhParams::parse(true, &params, s).map(PredictorKind::Sbh),
-            "application" => allow(&[]).map(|_| PredictorKind::Application),
-            _ => Err(format!(
-                "unknown predictor '{name}'; known: {}",
-                PREDICTOR_NAMES.join(", ")
-            )),
-        }
+        call.finish(kind)
     }
 }
 

@@ -8,6 +8,7 @@ use std::fmt;
 
 use super::live::NONE;
 use crate::Time;
+use crate::call::{Call, CallError};
 use crate::workload::Jobs;
 
 /// A similarity criterion: which of the job's attributes a past job must share.
@@ -164,82 +165,47 @@ impl SbhParams {
         }
     }
 
-    /// Parses the parameters of `sbh(...)` (`no_estimate` false) or `sbh-noest(...)`.
-    pub(crate) fn parse(no_estimate: bool, params: &[(&str, &str)], spec: &str) -> Result<Self, String> {
-        let mut p = if no_estimate {
+    /// Takes the parameters of `sbh(...)` (`no_estimate` false) or `sbh-noest(...)`.
+    pub(crate) fn from_call(no_estimate: bool, call: &mut Call) -> Result<Self, CallError> {
+        let d = if no_estimate {
             Self::without_estimates()
         } else {
             Self::with_estimates()
         };
-        let bad = |key: &str, what: &str| format!("predictor '{spec}': {key} must be {what}");
-        let mut cap = None;
-        for &(key, v) in params {
-            match key {
-                "criteria" => p.criteria = v.parse().map_err(|e| format!("predictor '{spec}': {e}"))?,
-                "search" => {
-                    p.search = match v {
-                        "dfs" => Search::Dfs,
-                        "bfs" => Search::Bfs,
-                        _ => return Err(bad(key, "dfs or bfs")),
-                    }
-                }
-                "depth" => {
-                    p.depth = match v {
-                        "unlimited" => 0,
-                        _ => v
-                            .parse()
-                            .ok()
-                            .filter(|&d| d >= 1)
-                            .ok_or_else(|| bad(key, "a whole number >= 1 or unlimited"))?,
-                    }
-                }
-                "prop" => p.prop = v.parse().map_err(|_| bad(key, "true or false"))?,
-                "think" => {
-                    p.think = v
-                        .parse()
-                        .ok()
-                        .filter(|&t| t >= 0)
-                        .ok_or_else(|| bad(key, "a whole number of seconds >= 0"))?
-                }
-                "growth" if no_estimate => {
-                    p.growth = Some(match v {
-                        "balanced" => Growth::Balanced {
-                            cap: DEFAULT_GROWTH_CAP,
-                        },
-                        "unbalanced" => Growth::Unbalanced,
-                        _ => return Err(bad(key, "balanced or unbalanced")),
-                    })
-                }
-                "cap" if no_estimate => {
-                    cap = Some(
-                        v.parse()
-                            .ok()
-                            .filter(|&c| c >= 1)
-                            .ok_or_else(|| bad(key, "a whole number of seconds >= 1"))?,
-                    )
-                }
-                _ => {
-                    let known = if no_estimate {
-                        "criteria, search, depth, prop, think, growth, cap"
-                    } else {
-                        "criteria, search, depth, prop, think"
-                    };
-                    return Err(format!(
-                        "predictor '{spec}': unknown parameter '{key}'; takes {known}"
-                    ));
-                }
-            }
-        }
-        if let Some(cap) = cap {
-            match p.growth {
-                Some(Growth::Balanced { .. }) => p.growth = Some(Growth::Balanced { cap }),
-                _ => return Err(format!("predictor '{spec}': cap applies only to growth=balanced")),
-            }
+        let mut p = SbhParams {
+            criteria: call.take_with("criteria", d.criteria, |v| v.parse())?,
+            search: call.choice("search", d.search, &[("dfs", Search::Dfs), ("bfs", Search::Bfs)])?,
+            depth: call.take_with("depth", d.depth, |v| match v {
+                "unlimited" => Ok(0),
+                _ => v
+                    .parse()
+                    .ok()
+                    .filter(|&d| d >= 1)
+                    .ok_or_else(|| "a whole number >= 1 or unlimited".to_string()),
+            })?,
+            prop: call.flag("prop", d.prop)?,
+            think: call.take("think", d.think, "a whole number of seconds >= 0", |&t| t >= 0)?,
+            growth: d.growth,
+        };
+        if no_estimate {
+            let unbalanced = call.choice("growth", false, &[("balanced", false), ("unbalanced", true)])?;
+            let cap = call.take_with("cap", None, |v| {
+                v.parse()
+                    .ok()
+                    .filter(|&c| c >= 1)
+                    .map(Some)
+                    .ok_or_else(|| "a whole number of seconds >= 1".to_string())
+            })?;
+            p.growth = Some(match (unbalanced, cap) {
+                (false, cap) => Growth::Balanced {
+                    cap: cap.unwrap_or(DEFAULT_GROWTH_CAP),
+                },
+                (true, None) => Growth::Unbalanced,
+                (true, Some(_)) => return Err(call.invalid("cap applies only to growth=balanced")),
+            });
         }
         if no_estimate && p.criteria.uses_estimate() {
-            return Err(format!(
-                "predictor '{spec}': the no-estimate variant cannot match on E (the estimate)"
-            ));
+            return Err(call.invalid("the no-estimate variant cannot match on E (the estimate)"));
         }
         Ok(p)
     }
@@ -468,23 +434,36 @@ mod tests {
 
     #[test]
     fn params_parse_with_paper_defaults_and_reject_mistakes() {
-        let p = SbhParams::parse(false, &[], "sbh").unwrap();
+        use crate::predict::PredictorKind;
+        let sbh = |text: &str| match text.parse::<PredictorKind>() {
+            Ok(PredictorKind::Sbh(p)) => Ok(p),
+            Ok(other) => panic!("{text} parsed as {other}"),
+            Err(e) => Err(e),
+        };
+        let p = sbh("sbh").unwrap();
         assert_eq!(p, SbhParams::with_estimates());
         assert_eq!(
             p.to_string(),
             "sbh(criteria=PE|P|E|*,search=dfs,depth=unlimited,prop=true,think=1200)"
         );
-        let q = SbhParams::parse(true, &[("growth", "balanced"), ("cap", "500")], "x").unwrap();
+        assert_eq!(sbh("sbh-noest").unwrap(), SbhParams::without_estimates());
+        let q = sbh("sbh-noest(growth=balanced,cap=500)").unwrap();
         assert_eq!(q.growth, Some(Growth::Balanced { cap: 500 }));
-        for (no_estimate, params) in [
-            (true, vec![("criteria", "PE|P")]),
-            (true, vec![("growth", "unbalanced"), ("cap", "5")]),
-            (false, vec![("growth", "balanced")]),
-            (false, vec![("depth", "0")]),
-            (false, vec![("search", "random")]),
-            (false, vec![("think", "-1")]),
+        assert_eq!(sbh("sbh-noest(cap=500)").unwrap().growth, q.growth);
+        assert_eq!(
+            sbh("sbh-noest(growth=unbalanced)").unwrap().growth,
+            Some(Growth::Unbalanced)
+        );
+        for bad in [
+            "sbh-noest(criteria=PE|P)",
+            "sbh-noest(growth=unbalanced,cap=5)",
+            "sbh(growth=balanced)",
+            "sbh(cap=5)",
+            "sbh(depth=0)",
+            "sbh(search=random)",
+            "sbh(think=-1)",
         ] {
-            assert!(SbhParams::parse(no_estimate, &params, "x").is_err(), "{params:?}");
+            assert!(sbh(bad).is_err(), "{bad}");
         }
     }
 }

@@ -19,6 +19,7 @@ pub use priority::PriorityFifo;
 use std::fmt;
 use std::str::FromStr;
 
+use crate::call::{Call, CallError};
 use crate::predict::{AnyPredictor, PredictorKind};
 use crate::sim::{Engine, Outcome, UserEstimates, Window};
 use crate::workload::Jobs;
@@ -115,39 +116,27 @@ impl fmt::Display for SchedulerKind {
 }
 
 impl FromStr for SchedulerKind {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let s = s.trim();
-        if let Some(args) = s.strip_prefix("ga(").and_then(|r| r.strip_suffix(')')) {
-            let mut p = GaParams::default();
-            for item in args.split(',').map(str::trim).filter(|i| !i.is_empty()) {
-                let bad = || {
-                    format!(
-                        "scheduler '{s}': '{item}' is not KEY=N with KEY population (>= 1), \
-                         generations or mutation (percent, <= 100)"
-                    )
-                };
-                let (k, v) = item.split_once('=').ok_or_else(bad)?;
-                let v: u32 = v.trim().parse().map_err(|_| bad())?;
-                match k.trim() {
-                    "population" if v >= 1 => p.population = v,
-                    "generations" => p.generations = v,
-                    "mutation" if v <= 100 => p.mutation = v,
-                    _ => return Err(bad()),
-                }
+    type Err = CallError;
+    fn from_str(s: &str) -> Result<Self, CallError> {
+        let mut call = Call::parse("scheduler", s)?;
+        let kind = match call.name() {
+            "ga" => {
+                let d = GaParams::default();
+                SchedulerKind::Ga(GaParams {
+                    population: call.take("population", d.population, "a whole number >= 1", |&v| v >= 1)?,
+                    generations: call.take("generations", d.generations, "a whole number", |_| true)?,
+                    mutation: call.take("mutation", d.mutation, "a percentage from 0 to 100", |&v| {
+                        v <= 100
+                    })?,
+                })
             }
-            return Ok(SchedulerKind::Ga(p));
-        }
-        SchedulerKind::ALL
-            .into_iter()
-            .chain([SchedulerKind::Prio, SchedulerKind::Ga(GaParams::default())])
-            .find(|k| k.name() == s)
-            .ok_or_else(|| {
-                format!(
-                    "unknown scheduler '{s}'; known: {}",
-                    SchedulerKind::NAMES.join(", ")
-                )
-            })
+            name => SchedulerKind::ALL
+                .into_iter()
+                .chain([SchedulerKind::Prio])
+                .find(|k| k.name() == name)
+                .ok_or_else(|| call.unknown_name(&SchedulerKind::NAMES))?,
+        };
+        call.finish(kind)
     }
 }
 
