@@ -20,6 +20,7 @@ pub mod predict;
 pub mod queue_time;
 pub mod report;
 pub mod sched;
+pub mod seed;
 pub mod sim;
 pub mod speedup;
 pub mod sweep;

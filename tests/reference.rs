@@ -232,7 +232,7 @@ proptest! {
     #[test]
     fn prio_matches_the_naive_reference((procs, mut jobs) in workload(), seed in 0u64..1_000_000) {
         let priority: Vec<u16> = (0..jobs.len() as u64)
-            .map(|j| (schedlab::sweep::spec::mix64(seed ^ j) % 3) as u16)
+            .map(|j| (schedlab::seed::mix64(seed ^ j) % 3) as u16)
             .collect();
         jobs.priority = Some(priority);
         let expected = naive(&jobs, procs, SchedulerKind::Prio, None);

@@ -1,11 +1,9 @@
 //! Utility functions (Lee & Snavely): the SWF extension round trip, and the generator's
 //! statistics on a large sample.
 
-use schedlab::utility::{
-    Augmentation, DeadlineBasis, DecayMix, DecayType, PriorityMap, UtilityFunction, UtilityModel,
-};
+use schedlab::utility::{Augmentation, DeadlineBasis, DecayMix, DecayType, PriorityMap, UtilityModel};
 use schedlab::workload::swf::{SwfOptions, parse_swf_str, recorded_starts, write_swf};
-use schedlab::workload::{JobRecord, Jobs};
+use schedlab::workload::{JobRecord, Jobs, UtilityFunction};
 use statrs::distribution::{Continuous, ContinuousCDF, Normal};
 
 const AUGMENTED: &str = "; MaxProcs: 8

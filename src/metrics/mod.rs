@@ -95,7 +95,7 @@ pub struct UtilitySummary {
 
 impl UtilitySummary {
     fn of(
-        functions: &[crate::utility::UtilityFunction],
+        functions: &[crate::workload::UtilityFunction],
         submit: &[Time],
         end: &[Time],
         measured: std::ops::Range<usize>,
@@ -445,7 +445,7 @@ mod tests {
 
     #[test]
     fn utility_summary_by_hand() {
-        use crate::utility::UtilityFunction;
+        use crate::workload::UtilityFunction;
         // Four jobs, each worth 100 at once, falling linearly to 0 at 100 s; responses 0,
         // 10, 50 and 200 s earn 100, 90, 50 and 0.
         let f = UtilityFunction::new(vec![(0.0, 100.0), (100.0, 0.0)]).unwrap();

@@ -62,7 +62,7 @@ impl Experiment {
     pub fn local(&self, seed: u64) -> LocalLoad {
         LocalLoad::Generated {
             share: self.local_share,
-            seed: crate::sweep::spec::mix64(seed ^ 0x6c6f_6361_6c00),
+            seed: crate::seed::mix64(seed ^ 0x6c6f_6361_6c00),
         }
     }
 

@@ -37,7 +37,7 @@ use rayon::prelude::*;
 
 use crate::Time;
 use crate::sim::{SchedCtx, Scheduler};
-use crate::utility::UtilityFunction;
+use crate::workload::UtilityFunction;
 use crate::workload::{JobId, Jobs};
 
 /// The GA's parameters.

@@ -12,7 +12,7 @@
 //! 9.5 ms (docs/performance.md); the same calendar without the kept event was no faster
 //! than the heap, its look-ups chasing three dependent loads.
 
-use super::running::{BUCKETS, WORDS, bucket, horizon_end, insert_descending, pop_before};
+use super::calendar::{BUCKETS, WORDS, bucket, horizon_end, insert_descending, pop_before};
 use crate::Time;
 
 /// End of a list, of the chain of free slots, and "no bucket".
@@ -209,7 +209,7 @@ impl Completions {
 
 #[cfg(test)]
 mod tests {
-    use super::super::running::HORIZON;
+    use super::super::calendar::HORIZON;
     use super::*;
     use rand_xoshiro::Xoshiro256PlusPlus;
     use rand_xoshiro::rand_core::{Rng, SeedableRng};

@@ -7,6 +7,7 @@
 //! then still gets its pass (conservative backfilling starts reservations that way). The
 //! next pass, whenever it comes, forgets the request.
 
+mod calendar;
 mod completions;
 mod engine;
 mod predictor;
@@ -18,5 +19,6 @@ mod validator;
 
 pub use engine::{Engine, Outcome, Window};
 pub use predictor::{PredictorView, RuntimePredictor, UserEstimates};
+pub use running::RunningJob;
 pub use scheduler::Scheduler;
-pub use state::{PredictionChange, RunningJob, SchedCtx, SimState};
+pub use state::{PredictionChange, SchedCtx, SimState};

@@ -19,46 +19,21 @@
 //! shadow time. The result equals the walk of the array sorted by (predicted end, job),
 //! which the tests check against.
 
-use super::state::RunningJob;
+use super::calendar::{BUCKETS, WORDS, bucket, horizon_end, insert_descending, pop_before};
 use crate::Time;
 use crate::workload::JobId;
 
-/// Buckets in the calendar (a power of two), words of the bitmap marking them, and the
-/// buckets' width in seconds (a power of two).
-pub(super) const BUCKETS: usize = 4096;
-pub(super) const WORDS: usize = BUCKETS / 64;
-const WIDTH_BITS: u32 = 6;
-/// Seconds the calendar spans: 72.8 hours.
-pub(super) const HORIZON: Time = (BUCKETS as Time) << WIDTH_BITS;
+/// A running job as the schedulers see it; ordered by (predicted end, job, size).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct RunningJob {
+    /// Start plus the job's current runtime prediction.
+    pub predicted_end: Time,
+    pub job: JobId,
+    pub procs: u32,
+}
+
 /// End of a list, and of the chain of free slots.
 const NONE: u32 = u32::MAX;
-
-/// Calendar bucket of predicted end `t`.
-#[inline]
-pub(super) fn bucket(t: Time) -> usize {
-    (t >> WIDTH_BITS) as usize & (BUCKETS - 1)
-}
-
-/// The end of the calendar's horizon at instant `now`: times before it have a bucket of
-/// their own in the circular calendar that starts at `now`'s bucket.
-#[inline]
-pub(super) fn horizon_end(now: Time) -> Time {
-    ((now >> WIDTH_BITS) << WIDTH_BITS).saturating_add(HORIZON)
-}
-
-/// Puts `x` in `beyond`, a calendar's overflow kept in descending order (earliest last).
-pub(super) fn insert_descending<T: Ord>(beyond: &mut Vec<T>, x: T) {
-    let at = beyond.partition_point(|b| *b > x);
-    beyond.insert(at, x);
-}
-
-/// Takes the earliest of `beyond` (descending) if its time is before `limit`: the horizon
-/// has reached it.
-#[inline]
-pub(super) fn pop_before<T: Copy>(beyond: &mut Vec<T>, limit: Time, time: impl Fn(&T) -> Time) -> Option<T> {
-    let &x = beyond.last()?;
-    (time(&x) < limit).then(|| beyond.pop().expect("not empty"))
-}
 
 /// A running job in the calendar and its neighbours in its bucket's list.
 #[derive(Clone, Copy, Debug)]
@@ -424,6 +399,7 @@ impl RunningSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::calendar::HORIZON;
     use rand_xoshiro::Xoshiro256PlusPlus;
     use rand_xoshiro::rand_core::{Rng, SeedableRng};
 

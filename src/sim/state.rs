@@ -6,21 +6,12 @@ use std::collections::BinaryHeap;
 
 use super::completions::{Completion, Completions};
 use super::predictor::PredictorView;
-use super::running::RunningSet;
+use super::running::{RunningJob, RunningSet};
 use crate::Time;
 use crate::workload::{JobId, Jobs};
 
 /// Not yet started / not yet ended.
 pub const UNSET: Time = Time::MIN;
-
-/// A running job as the schedulers see it; ordered by (predicted end, job, size).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct RunningJob {
-    /// Start plus the job's current runtime prediction.
-    pub predicted_end: Time,
-    pub job: JobId,
-    pub procs: u32,
-}
 
 /// A prediction-over event: (time, job, prediction generation); a stale one is dropped
 /// when popped.

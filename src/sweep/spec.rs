@@ -69,6 +69,7 @@ use crate::metrics::METRIC_NAMES;
 use crate::partition::{PARTITION_METRICS, Policy, Workload as MoldableWorkload};
 use crate::predict::PredictorKind;
 use crate::sched::SchedulerKind;
+use crate::seed::{fnv1a, mix64};
 use crate::sim::Window;
 use crate::workload::selection::JobRange;
 use crate::workload::synth::downey::DOWNEY_KEYS;
@@ -451,21 +452,6 @@ const NON_WORKLOAD_KEYS: [&str; 11] = [
     "estimator",
     "mode",
 ];
-
-/// 64-bit FNV-1a: a stable hash for spec files and seeds (std's hashers are not stable).
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
-        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
-/// SplitMix64's finaliser: spreads nearby inputs over the whole 64-bit range.
-pub fn mix64(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
 
 impl Plan {
     /// Reads and validates a spec file.

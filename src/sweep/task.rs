@@ -288,7 +288,7 @@ pub fn run_replication(
         .entry(cell.scheduler)
         .or_insert_with(|| cell.scheduler.build());
     // The GA's choices get their own stream, apart from the workload's.
-    scheduler.set_seed(crate::sweep::spec::mix64(seed ^ 0x6761_5f73_6565_6473));
+    scheduler.set_seed(crate::seed::mix64(seed ^ 0x6761_5f73_6565_6473));
     let window = plan.window.as_ref();
     let outcome = scheduler.run_window(
         &mut worker.engine,

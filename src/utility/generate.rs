@@ -38,8 +38,8 @@ use std::str::FromStr;
 
 use rand_xoshiro::rand_core::SeedableRng;
 
-use super::UtilityFunction;
 use crate::workload::Jobs;
+use crate::workload::UtilityFunction;
 use crate::workload::synth::{ModelRng, standard_normal, unit};
 
 /// Smallest deadline, seconds.

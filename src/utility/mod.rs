@@ -1,11 +1,9 @@
 //! Utility functions of job completion time (Lee & Snavely): their representation, the
 //! queue-to-priority mapping and the synthetic generator that augments a trace with them.
 
-pub mod function;
 pub mod generate;
 pub mod priority;
 
-pub use function::{UtilityError, UtilityFunction};
 pub use generate::{DeadlineBasis, DecayMix, DecayType, UtilityModel};
 pub use priority::PriorityMap;
 

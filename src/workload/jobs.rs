@@ -67,7 +67,7 @@ pub struct Jobs {
     pub priority: Option<Vec<u16>>,
     /// Utility of each job's turnaround (Lee & Snavely), from the SWF extension or the
     /// synthetic generator; `None` for plain traces.
-    pub utility: Option<Vec<crate::utility::UtilityFunction>>,
+    pub utility: Option<Vec<crate::workload::UtilityFunction>>,
 }
 
 /// One job as a plain record, used to build a [`Jobs`] table row by row.

@@ -1,4 +1,5 @@
-//! Workloads: the job table, SWF traces, synthetic models and job selection.
+//! Workloads: the job table, SWF traces, synthetic models, job selection, and the utility
+//! functions of completion time that jobs may carry (Lee & Snavely).
 
 pub mod info;
 mod jobs;
@@ -6,10 +7,12 @@ pub mod selection;
 mod source;
 pub mod swf;
 pub mod synth;
+pub mod utility_function;
 
 pub use jobs::{JobId, JobRecord, Jobs, MalleableColumns};
 pub use selection::Selection;
 pub use source::WorkloadSpec;
+pub use utility_function::{UtilityError, UtilityFunction};
 
 use serde::Serialize;
 

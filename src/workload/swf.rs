@@ -113,7 +113,7 @@ pub fn parse_swf<R: BufRead>(mut reader: R, path: &Path, options: &SwfOptions) -
     let mut not_selected = 0u64;
     let mut jobs = Jobs::default();
     let mut machine: Option<u32> = None;
-    let mut utility: Vec<crate::utility::UtilityFunction> = Vec::new();
+    let mut utility: Vec<crate::workload::UtilityFunction> = Vec::new();
     // Whether job lines carry utility tuples, fixed by the first job line.
     let mut augmented: Option<bool> = None;
     let mut line = String::with_capacity(256);
@@ -281,7 +281,7 @@ fn parse_fields(text: &str) -> Result<(Fields, f64, &str), String> {
 fn parse_utility(
     tail: &str,
     augmented: &mut Option<bool>,
-) -> Result<Option<crate::utility::UtilityFunction>, String> {
+) -> Result<Option<crate::workload::UtilityFunction>, String> {
     let has = !tail.is_empty();
     match *augmented.get_or_insert(has) {
         true if !has => Err(
@@ -293,7 +293,7 @@ fn parse_utility(
              (expected 18 fields, or utility tuples on every job line)"
             .into()),
         false => Ok(None),
-        true => crate::utility::UtilityFunction::parse_tokens(tail.split_ascii_whitespace())
+        true => crate::workload::UtilityFunction::parse_tokens(tail.split_ascii_whitespace())
             .map(Some)
             .map_err(|e| format!("utility tuples after field 18: {e}")),
     }
