@@ -1,15 +1,14 @@
-//! `summary.md`: one row per cell, each metric as mean ± half-width.
+//! Markdown tables (`summary.md`): a title, a description, a line saying how to read the
+//! table, and rows of cells already formatted (see [`short`] and [`estimate`]).
 
 use std::io::Write;
 use std::path::Path;
 
 use crate::atomic::write_atomically;
 use crate::error::Result;
-use crate::sweep::output::{CellEstimates, Results};
-use crate::sweep::spec::Plan;
 
 /// Significant digits that keep a table readable without hiding differences.
-fn short(x: f64) -> String {
+pub fn short(x: f64) -> String {
     if !x.is_finite() {
         return if x.is_nan() { "–".into() } else { "∞".into() };
     }
@@ -23,53 +22,41 @@ fn short(x: f64) -> String {
     format!("{x:.digits$}")
 }
 
-pub fn write_summary_md(
-    dir: &Path,
-    plan: &Plan,
-    results: &Results,
-    estimates: &[CellEstimates],
-) -> Result<()> {
-    write_atomically(&dir.join("summary.md"), |w| {
-        writeln!(w, "# {}", plan.name)?;
-        if !plan.description.is_empty() {
-            writeln!(w, "\n{}", plan.description.trim())?;
+/// A mean with the half-width of its interval (`mean ± half`), or the mean alone where
+/// there is no interval.
+pub fn estimate(mean: f64, half_width: f64) -> String {
+    if half_width.is_finite() {
+        format!("{} ± {}", short(mean), short(half_width))
+    } else {
+        short(mean)
+    }
+}
+
+/// A table to write.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Table {
+    pub title: String,
+    pub description: String,
+    /// How to read the numbers (the interval, the replication rule).
+    pub legend: String,
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+/// Writes `table` to `path` (atomically). Pipes inside cells are escaped, since values such
+/// as `sbh(criteria=PE|P|E|*)` would otherwise split them.
+pub fn write_markdown(path: &Path, table: &Table) -> Result<()> {
+    write_atomically(path, |w| {
+        writeln!(w, "# {}", table.title)?;
+        if !table.description.is_empty() {
+            writeln!(w, "\n{}", table.description.trim())?;
         }
-        let rule = plan.replications.describe();
-        writeln!(
-            w,
-            "\nMean ± half-width of the {}% Student-t confidence interval; {rule}. Spec hash {}.\n",
-            plan.confidence * 100.0,
-            plan.spec_hash
-        )?;
-        let mut header: Vec<String> = plan.axes.iter().map(|a| a.name.clone()).collect();
-        header.extend(plan.metrics.iter().cloned());
-        header.push("n".into());
-        writeln!(w, "| {} |", header.join(" | "))?;
-        writeln!(w, "|{}", "---|".repeat(header.len()))?;
-        for (c, per_metric, met) in estimates {
-            // Values such as `sbh(criteria=PE|P|E|*)` hold pipes, which would split the cell.
-            let mut row: Vec<String> = plan.cells[*c]
-                .values
-                .iter()
-                .map(|v| v.to_string().replace('|', "\\|"))
-                .collect();
-            for e in per_metric {
-                row.push(if e.half_width.is_finite() {
-                    format!("{} ± {}", short(e.mean), short(e.half_width))
-                } else {
-                    short(e.mean)
-                });
-            }
-            let saturated = results[*c].iter().any(|r| r.saturated);
-            let flag = if saturated {
-                " (saturated)"
-            } else if *met == Some(false) {
-                " (target not met)"
-            } else {
-                ""
-            };
-            row.push(format!("{}{flag}", results[*c].len()));
-            writeln!(w, "| {} |", row.join(" | "))?;
+        writeln!(w, "\n{}\n", table.legend)?;
+        writeln!(w, "| {} |", table.header.join(" | "))?;
+        writeln!(w, "|{}", "---|".repeat(table.header.len()))?;
+        for row in &table.rows {
+            let cells: Vec<String> = row.iter().map(|c| c.replace('|', "\\|")).collect();
+            writeln!(w, "| {} |", cells.join(" | "))?;
         }
         Ok(())
     })

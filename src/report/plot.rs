@@ -1,5 +1,5 @@
-//! SVG plots (plotters): a metric against one axis, one series per value of another, with
-//! confidence-interval error bars.
+//! SVG line plots with confidence-interval error bars (plotters), drawn from a plain
+//! [`Figure`]: the caller (the sweep's outputs) decides what the series are.
 
 use std::path::Path;
 
@@ -7,8 +7,6 @@ use plotters::element::ErrorBar;
 use plotters::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::sweep::output::CellEstimates;
-use crate::sweep::spec::{Plan, PlotSpec};
 
 const COLORS: [RGBColor; 14] = [
     RGBColor(31, 119, 180),
@@ -27,31 +25,6 @@ const COLORS: [RGBColor; 14] = [
     RGBColor(152, 223, 138),
 ];
 
-/// File name of a plot: `<metric>_vs_<x>[_by_<series>][_<facet>-<value>].svg`, the facet
-/// value's characters other than letters, digits, '.' and '-' replaced by '_'.
-pub fn plot_file(p: &PlotSpec, facet: Option<&str>) -> String {
-    let mut name = match &p.series {
-        Some(s) => format!("{}_vs_{}_by_{s}", p.metric, p.x),
-        None => format!("{}_vs_{}", p.metric, p.x),
-    };
-    if let Some(label) = facet {
-        let clean: String = label
-            .replacen('=', "-", 1)
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        name.push('_');
-        name.push_str(&clean);
-    }
-    name + ".svg"
-}
-
 /// Readable tick labels: whole numbers for large values, three significant digits else.
 fn tick(v: f64) -> String {
     if v == 0.0 {
@@ -64,76 +37,66 @@ fn tick(v: f64) -> String {
     }
 }
 
-/// Draws one plot. Numeric x values are placed to scale; others evenly, in axis order.
-/// Points whose mean is not finite (saturated cells) are left out and named in the title.
-/// With `log_y`, values are drawn as log10 (non-positive ones left out) and labelled in
-/// the metric's own units.
-/// With `facet` (e.g. `workload=wk1`), `estimates` hold that facet's cells and the title
-/// names it.
-pub fn write_plot(
-    dir: &Path,
-    plan: &Plan,
-    p: &PlotSpec,
-    estimates: &[CellEstimates],
-    facet: Option<&str>,
-) -> Result<()> {
-    let x_axis = plan.axes.iter().position(|a| a.name == p.x).expect("validated");
-    let series_axis = p
-        .series
-        .as_ref()
-        .map(|s| plan.axes.iter().position(|a| &a.name == s).expect("validated"));
-    let metric = plan
-        .metrics
-        .iter()
-        .position(|m| m == &p.metric)
-        .expect("validated");
-    let x_values = &plan.axes[x_axis].values;
-    let numeric = x_values.iter().all(|v| v.as_f64().is_some());
-    let x_of = |c: usize| -> f64 {
-        let v = &plan.cells[c].values[x_axis];
-        if numeric {
-            v.as_f64().expect("numeric")
-        } else {
-            x_values.iter().position(|x| x == v).expect("an axis value") as f64
-        }
-    };
-    let series_values: Vec<String> = match series_axis {
-        Some(s) => plan.axes[s].values.iter().map(|v| v.to_string()).collect(),
-        None => vec![String::new()],
-    };
-    // Points per series: (x, mean, low, high), other axes' cells included as separate points.
-    let mut series: Vec<Vec<(f64, f64, f64, f64)>> = vec![Vec::new(); series_values.len()];
+/// A point: the mean and its interval (both ends the mean when there is none).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Point {
+    pub x: f64,
+    pub mean: f64,
+    pub low: f64,
+    pub high: f64,
+}
+
+/// One line of a figure.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    /// Legend entry; `None` draws no legend.
+    pub label: Option<String>,
+    /// Index into the palette, so a series keeps its colour from figure to figure.
+    pub color: usize,
+    pub points: Vec<Point>,
+}
+
+/// What to draw, in the units of the data.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Figure {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    /// Categorical x values, drawn evenly at positions 0, 1, ... (a point's x is its
+    /// position); `None` places numeric x values to scale.
+    pub categories: Option<Vec<String>>,
+    /// Logarithmic y axis (for metrics spanning orders of magnitude).
+    pub log_y: bool,
+    pub series: Vec<Series>,
+}
+
+/// Draws `figure` to the SVG file `path` (atomically). Points whose mean is not finite
+/// (saturated cells), or not positive on a log axis, are left out and counted in the title.
+/// On a log axis values are drawn as log10 and labelled in the data's own units; an
+/// interval reaching below zero is cut at a tenth of the mean.
+pub fn write_svg(path: &Path, figure: &Figure) -> Result<()> {
+    let log_y = figure.log_y;
     let mut left_out = 0;
-    for (c, per_metric, _) in estimates {
-        let e = &per_metric[metric];
-        if !e.mean.is_finite() {
-            left_out += 1;
-            continue;
-        }
-        let s = series_axis.map_or(0, |s| {
-            let v = plan.cells[*c].values[s].to_string();
-            series_values.iter().position(|x| *x == v).expect("an axis value")
-        });
-        let (lo, hi) = if e.half_width.is_finite() {
-            (e.ci_low, e.ci_high)
-        } else {
-            (e.mean, e.mean)
-        };
-        if p.log_y {
-            if e.mean <= 0.0 {
-                left_out += 1;
-                continue;
+    let series: Vec<Vec<(f64, f64, f64, f64)>> = figure
+        .series
+        .iter()
+        .map(|s| {
+            let mut points: Vec<(f64, f64, f64, f64)> = Vec::new();
+            for p in &s.points {
+                if !p.mean.is_finite() || (log_y && p.mean <= 0.0) {
+                    left_out += 1;
+                } else if log_y {
+                    let lo = if p.low > 0.0 { p.low } else { p.mean / 10.0 };
+                    points.push((p.x, p.mean.log10(), lo.log10(), p.high.log10()));
+                } else {
+                    points.push((p.x, p.mean, p.low, p.high));
+                }
             }
-            // An interval reaching below zero is cut at a tenth of the mean.
-            let lo = if lo > 0.0 { lo } else { e.mean / 10.0 };
-            series[s].push((x_of(*c), e.mean.log10(), lo.log10(), hi.log10()));
-        } else {
-            series[s].push((x_of(*c), e.mean, lo, hi));
-        }
-    }
-    for s in &mut series {
-        s.sort_by(|a, b| a.0.total_cmp(&b.0));
-    }
+            points.sort_by(|a, b| a.0.total_cmp(&b.0));
+            points
+        })
+        .collect();
+    let numeric = figure.categories.is_none();
     let all: Vec<&(f64, f64, f64, f64)> = series.iter().flatten().collect();
     let (x_min, x_max) = all
         .iter()
@@ -146,7 +109,7 @@ pub fn write_plot(
     } else {
         (x_min, x_max)
     };
-    let (y_min, y_max) = match (all.is_empty(), p.log_y) {
+    let (y_min, y_max) = match (all.is_empty(), log_y) {
         (true, _) => (0.0, 1.0),
         (false, true) => (y_min.floor(), y_max.ceil()),
         (false, false) => (y_min.min(0.0), y_max),
@@ -155,16 +118,16 @@ pub fn write_plot(
         .max(0.5 * (!numeric) as u8 as f64)
         .max(1e-9);
     let pad_y = ((y_max - y_min) * 0.08).max(1e-9);
-    let file = plot_file(p, facet);
-    let path = dir.join(&file);
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let file = path
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let tmp = dir.join(format!(".{file}.tmp{}", std::process::id()));
     let draw = || -> std::result::Result<(), Box<dyn std::error::Error>> {
         let root = SVGBackend::new(&tmp, (800, 500)).into_drawing_area();
         root.fill(&WHITE)?;
-        let mut title = format!("{} vs {} ({}% CI)", p.metric, p.x, plan.confidence * 100.0);
-        if let Some(label) = facet {
-            title = format!("{label}: {title}");
-        }
+        let mut title = figure.title.clone();
         if left_out > 0 {
             title.push_str(&format!(
                 "; {left_out} cells left out (saturated or not positive)"
@@ -176,7 +139,7 @@ pub fn write_plot(
             .x_label_area_size(40)
             .y_label_area_size(70)
             .build_cartesian_2d((x_min - pad_x)..(x_max + pad_x), (y_min - pad_y)..(y_max + pad_y))?;
-        let labels: Vec<String> = x_values.iter().map(|v| v.to_string()).collect();
+        let labels: &[String] = figure.categories.as_deref().unwrap_or_default();
         let formatter = |x: &f64| {
             if numeric {
                 format!("{}", (x * 1e6).round() / 1e6)
@@ -189,36 +152,31 @@ pub fn write_plot(
                 }
             }
         };
-        let y_formatter = |y: &f64| if p.log_y { tick(10f64.powf(*y)) } else { tick(*y) };
-        let y_desc = if p.log_y {
-            format!("{} (log scale)", p.metric)
-        } else {
-            p.metric.clone()
-        };
+        let y_formatter = |y: &f64| if log_y { tick(10f64.powf(*y)) } else { tick(*y) };
         let mut mesh = chart.configure_mesh();
-        mesh.x_desc(p.x.as_str())
-            .y_desc(y_desc)
+        mesh.x_desc(figure.x_label.as_str())
+            .y_desc(figure.y_label.as_str())
             .x_label_formatter(&formatter)
             .y_label_formatter(&y_formatter);
         if !numeric {
             mesh.x_labels(labels.len().max(2));
         }
-        if p.log_y {
+        if log_y {
             // One label per decade.
             mesh.y_labels((y_max - y_min) as usize + 1);
         }
         mesh.draw()?;
-        for (i, points) in series.iter().enumerate() {
+        for (s, points) in figure.series.iter().zip(&series) {
             if points.is_empty() {
                 continue;
             }
-            let color = COLORS[i % COLORS.len()];
+            let color = COLORS[s.color % COLORS.len()];
             let line = chart.draw_series(LineSeries::new(
                 points.iter().map(|p| (p.0, p.1)),
                 color.stroke_width(2),
             ))?;
-            if let Some(name) = &p.series {
-                line.label(format!("{name}={}", series_values[i]))
+            if let Some(label) = &s.label {
+                line.label(label)
                     .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
             }
             chart.draw_series(
@@ -227,7 +185,7 @@ pub fn write_plot(
                     .map(|p| ErrorBar::new_vertical(p.0, p.2, p.1, p.3, color.filled(), 8)),
             )?;
         }
-        if p.series.is_some() {
+        if figure.series.iter().any(|s| s.label.is_some()) {
             chart
                 .configure_series_labels()
                 .background_style(WHITE.mix(0.8))
@@ -238,8 +196,11 @@ pub fn write_plot(
         Ok(())
     };
     draw().map_err(|e| Error::Output {
-        path: path.clone(),
+        path: path.to_path_buf(),
         error: std::io::Error::other(e.to_string()),
     })?;
-    std::fs::rename(&tmp, &path).map_err(|e| Error::Output { path, error: e })
+    std::fs::rename(&tmp, path).map_err(|e| Error::Output {
+        path: path.to_path_buf(),
+        error: e,
+    })
 }

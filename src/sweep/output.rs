@@ -214,24 +214,7 @@ pub fn write_outputs(dir: &Path, plan: &Plan, results: &Results, cells: &[usize]
         .collect();
     write_summary_csv(dir, plan, &estimates)?;
     write_summary_json(dir, plan, results, &estimates)?;
-    crate::report::markdown::write_summary_md(dir, plan, results, &estimates)?;
-    for p in &plan.plots {
-        match &p.facet {
-            None => crate::report::plot::write_plot(dir, plan, p, &estimates, None)?,
-            Some(name) => {
-                let axis = plan.axes.iter().position(|a| &a.name == name).expect("validated");
-                for value in &plan.axes[axis].values {
-                    let facet: Vec<CellEstimates> = estimates
-                        .iter()
-                        .filter(|(c, _, _)| &plan.cells[*c].values[axis] == value)
-                        .cloned()
-                        .collect();
-                    let label = format!("{name}={value}");
-                    crate::report::plot::write_plot(dir, plan, p, &facet, Some(&label))?;
-                }
-            }
-        }
-    }
+    super::figures::write(dir, plan, results, &estimates)?;
     Ok(())
 }
 
