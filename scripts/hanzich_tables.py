@@ -38,9 +38,9 @@ def table(title, rows, columns):
     print()
 
 
-ACCURACY = [("D_v turnaround %", "dv_turnaround", 1), ("D_v execution %", "dv_exec", 1),
-            ("D_v wait %", "dv_wait", 1), ("bias %", "bias_turnaround", 1)]
-FIT = [("R_a turnaround", "ra_turnaround", 3), ("R_a execution", "ra_exec", 3), ("R_a wait", "ra_wait", 3)]
+ACCURACY = [("D_v turnaround %", "dv_response", 1), ("D_v execution %", "dv_run", 1),
+            ("D_v wait %", "dv_wait", 1), ("bias %", "bias_response", 1)]
+FIT = [("R_a turnaround", "ra_response", 3), ("R_a execution", "ra_run", 3), ("R_a wait", "ra_wait", 3)]
 
 fig7 = ["prop-mpl", "prop-cpu", "mpl-mpl", "mpl-cpu", "cpu-mpl", "cpu-cpu", "historical", "hybrid"]
 table("Figure 7: Basic policy (FCFS + Normal, MPL 1), 75% of nodes with a local user",
@@ -57,7 +57,7 @@ table("Figure 8: job x node selection, MPL 4, 75% of nodes with a local user", r
 table("Figure 10: fit of predicted on observed, backfilling + Uniform, MPL 4",
       [(("4", "backfilling", "uniform", "0.75", "online", e), [("estimator", e)])
        for e in ["mpl-cpu", "historical", "hybrid"]],
-      FIT + [("execution: slope", "fit_exec_slope", 2), ("intercept (s)", "fit_exec_intercept", 0),
+      FIT + [("execution: slope", "fit_run_slope", 2), ("intercept (s)", "fit_run_intercept", 0),
              ("wait: slope", "fit_wait_slope", 2), ("intercept (s)", "fit_wait_intercept", 0)])
 
 rows = []

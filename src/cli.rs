@@ -565,8 +565,8 @@ fn cluster(args: ClusterArgs) -> Result<()> {
         let value = serde_json::json!({
             "jsp": setup.jsp.to_string(), "nsp": setup.nsp.to_string(), "mpl": args.mpl,
             "nodes": args.nodes, "local_share": args.local_share, "jobs": run.jobs.len(),
-            "seed": args.seed, "mean_wait": wait, "mean_exec": exec,
-            "mean_turnaround": turnaround, "makespan": run.makespan(),
+            "seed": args.seed, "mean_wait": wait, "mean_run": exec,
+            "mean_response": turnaround, "makespan": run.makespan(),
             "local_sessions": run.local_sessions, "mean_queue": run.mean_queue,
             "arrival_scale": args.arrival_scale,
             "estimator": estimator.map(|e| e.to_string()), "offline": args.offline,
@@ -807,7 +807,7 @@ fn malleable(
             "workload": workload.name,
             "strategy": allocation.to_string(),
             "jobs": workload.jobs.len(),
-            "mean_turnaround": o.mean_turnaround,
+            "mean_response": o.mean_response,
             "utilization": o.utilization,
             "utilization_while_waiting": o.utilization_while_waiting,
             "allocated_efficiency": o.allocated_efficiency,
@@ -820,7 +820,7 @@ fn malleable(
         writeln!(out, "workload     {}", workload.name)?;
         writeln!(out, "strategy     {allocation}")?;
         writeln!(out, "jobs         {}", workload.jobs.len())?;
-        writeln!(out, "turnaround   mean {:.1} s", o.mean_turnaround)?;
+        writeln!(out, "response     mean {:.1} s", o.mean_response)?;
         writeln!(
             out,
             "utilization  {:.4} (mean efficiency S(n)/n over processors and time); {:.4} while jobs wait; \

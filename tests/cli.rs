@@ -443,7 +443,7 @@ fn malleable_reports_both_evaluations_and_exports_prediction_pairs() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     for key in [
-        "mean_turnaround",
+        "mean_response",
         "utilization",
         "utilization_while_waiting",
         "rebels",

@@ -522,7 +522,7 @@ count = 2
 fn strategy_is_an_axis_with_its_own_metrics_and_rules() {
     let dir = temp("strategy");
     let spec = r#"
-metrics = ["mean_turnaround", "rebel_fraction", "prediction_correlation"]
+metrics = ["mean_response", "rebel_fraction", "prediction_correlation"]
 [run]
 model = "downey"
 procs = 32
@@ -556,7 +556,7 @@ count = 2
             "strategy = [\"avg\", \"pedr\"]",
             "pedr",
         ),
-        ("\"mean_turnaround\",", "\"mean_wait\",", "for a malleable sweep"),
+        ("\"mean_response\",", "\"mean_wait\",", "for a malleable run"),
         ("days = 4", "days = 4\nscheduler = \"easy\"", "drop scheduler"),
     ] {
         let path = dir.join("bad.toml");
@@ -621,7 +621,7 @@ facet = "policy"
         ),
         ("workload = \"wk4\"", "workload = \"wk5\"", "wk5"),
         ("\"aep\",", "\"aep(3)\",", "aep(3)"),
-        ("\"mean_wait\"", "\"mean_bsld\"", "for a partitioning sweep"),
+        ("\"mean_wait\"", "\"mean_bsld\"", "for a partitioning run"),
     ] {
         let path = dir.join("bad.toml");
         fs::write(&path, spec.replace(from, to)).unwrap();
@@ -750,7 +750,7 @@ fn utility_spec_mistakes_are_named() {
 fn cluster_sweeps_score_estimators_and_are_thread_independent() {
     let dir = temp("cisne");
     let spec = r#"
-metrics = ["dv_turnaround", "mean_wait", "mean_queue", "jobs"]
+metrics = ["dv_response", "mean_wait", "mean_queue", "jobs"]
 [run]
 model = "cisne"
 jobs = 120

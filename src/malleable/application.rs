@@ -13,10 +13,7 @@
 use serde::Serialize;
 
 use super::bias::{BiasFit, PredictionQuality};
-use super::sim::{
-    Chooser, Head, MALLEABLE_METRICS, Running, Situation, decide_head, max_size, quality_metric,
-    resolve_pending, run_time,
-};
+use super::sim::{Chooser, Head, Running, Situation, decide_head, max_size, resolve_pending, run_time};
 use super::{Allocation, Strategy, simulate};
 use crate::error::{Error, Result};
 use crate::queue_time::{LifetimeFit, UniformLog};
@@ -39,29 +36,6 @@ pub struct ApplicationReport {
     /// The replays' predictions and outcomes, seconds.
     #[serde(skip)]
     pub pairs: Vec<(f64, f64)>,
-}
-
-impl ApplicationReport {
-    /// A metric by name ([`super::MALLEABLE_METRICS`]; system-centric ones are NaN).
-    pub fn metric(&self, name: &str) -> Option<f64> {
-        if let Some(value) = quality_metric(self.quality.as_ref(), name) {
-            return Some(value);
-        }
-        let fraction = |k: u64| k as f64 / self.jobs.max(1) as f64;
-        Some(match name {
-            "jobs" => self.jobs as f64,
-            "rebels" => self.rebels as f64,
-            "rebel_fraction" => fraction(self.rebels),
-            "spoiled_fraction" => fraction(self.spoiled),
-            "docile_fraction" => fraction(self.docile),
-            "savings_per_job" => self.savings_per_job,
-            "median_savings_per_rebel" => self.median_savings_per_rebel,
-            "mean_savings_per_rebel" => self.mean_savings_per_rebel,
-            "losing_rebel_fraction" => self.losing_rebel_fraction,
-            name if MALLEABLE_METRICS.contains(&name) => f64::NAN,
-            _ => return None,
-        })
-    }
 }
 
 /// Replays every job AVG starts on fewer than its maximum under `allocation`.

@@ -8,7 +8,10 @@ mod sim;
 
 pub use application::{ApplicationReport, application_centric};
 pub use bias::{BiasFit, PredictionQuality};
-pub use sim::{JobByJob, MALLEABLE_METRICS, MIN_PROMPT_INTERVAL, MalleableOutcome, simulate};
+pub use sim::{
+    JobByJob, MALLEABLE_METRICS, MIN_PROMPT_INTERVAL, MalleableOutcome, MalleableReport, VERSUS_AVG_METRICS,
+    simulate,
+};
 
 use std::fmt;
 use std::str::FromStr;

@@ -30,6 +30,7 @@ use serde::Serialize;
 use super::bias::{BiasFit, PredictionQuality};
 use super::{Allocation, Strategy};
 use crate::error::{Error, Result};
+use crate::metrics::registry::{Registry, row};
 use crate::queue_time::{Choice, LifetimeFit, RunningSet, UniformLog, choose_cluster_size, choose_with};
 use crate::speedup::downey_speedup;
 use crate::workload::{Jobs, MalleableColumns};
@@ -43,7 +44,7 @@ pub struct MalleableOutcome {
     /// Jobs that held out for more processors than were free (at least one free).
     pub rebels: u64,
     /// Mean of end - submit over all jobs.
-    pub mean_turnaround: f64,
+    pub mean_response: f64,
     /// Mean efficiency S(n)/n over processors and time, from the first arrival to the last
     /// end (idle processors count 0); it equals sum(L) / (N x span), so strategies differ
     /// only by their span.
@@ -90,68 +91,184 @@ impl MalleableOutcome {
     }
 }
 
-/// The metrics a malleable run reports (sweep metric names): system-centric ones, then
-/// those of the application-centric evaluation ([`super::ApplicationReport`]); each
-/// evaluation reports NaN for the other's.
-pub const MALLEABLE_METRICS: [&str; 20] = [
-    "jobs",
-    "mean_turnaround",
-    "faster_than_avg",
-    "slower_than_avg",
-    "median_turnaround_change",
-    "utilization",
-    "utilization_while_waiting",
-    "allocated_efficiency",
-    "rebels",
-    "rebel_fraction",
-    "prediction_pairs",
-    "prediction_correlation",
-    "prediction_slope",
-    "prediction_intercept",
-    "spoiled_fraction",
-    "docile_fraction",
-    "savings_per_job",
-    "median_savings_per_rebel",
-    "mean_savings_per_rebel",
-    "losing_rebel_fraction",
-];
-
-/// Log-space correlation, slope and intercept of predictions against outcomes, by metric
-/// name (NaN without predictions).
-pub(crate) fn quality_metric(quality: Option<&PredictionQuality>, name: &str) -> Option<f64> {
-    let of = |f: fn(&PredictionQuality) -> f64| quality.map_or(f64::NAN, f);
-    Some(match name {
-        "prediction_pairs" => quality.map_or(0.0, |q| q.pairs as f64),
-        "prediction_correlation" => of(|q| q.correlation),
-        "prediction_slope" => of(|q| q.slope),
-        "prediction_intercept" => of(|q| q.intercept),
-        _ => return None,
-    })
+/// What a malleable run reports: the system-centric outcome, or the application-centric
+/// evaluation ([`super::ApplicationReport`]).
+#[derive(Clone, Debug)]
+pub enum MalleableReport {
+    System(MalleableOutcome),
+    Application(super::ApplicationReport),
 }
 
-impl MalleableOutcome {
-    /// A metric by name ([`MALLEABLE_METRICS`]); prediction metrics are NaN for strategies
-    /// that make no predictions.
-    pub fn metric(&self, name: &str) -> Option<f64> {
-        if let Some(value) = quality_metric(self.quality.as_ref(), name) {
-            return Some(value);
+impl MalleableReport {
+    fn quality(&self) -> Option<&PredictionQuality> {
+        match self {
+            MalleableReport::System(o) => o.quality.as_ref(),
+            MalleableReport::Application(a) => a.quality.as_ref(),
         }
-        Some(match name {
-            "jobs" => self.start.len() as f64,
-            "mean_turnaround" => self.mean_turnaround,
-            "faster_than_avg" => self.vs_avg.map_or(f64::NAN, |c| c.faster),
-            "slower_than_avg" => self.vs_avg.map_or(f64::NAN, |c| c.slower),
-            "median_turnaround_change" => self.vs_avg.map_or(f64::NAN, |c| c.median_change),
-            "utilization" => self.utilization,
-            "utilization_while_waiting" => self.utilization_while_waiting,
-            "allocated_efficiency" => self.allocated_efficiency,
-            "rebels" => self.rebels as f64,
-            "rebel_fraction" => self.rebels as f64 / self.start.len().max(1) as f64,
-            name if MALLEABLE_METRICS.contains(&name) => f64::NAN,
-            _ => return None,
-        })
     }
 }
+
+/// A system-centric value; NaN in the application-centric evaluation.
+fn system(r: &MalleableReport, f: fn(&MalleableOutcome) -> f64) -> f64 {
+    match r {
+        MalleableReport::System(o) => f(o),
+        MalleableReport::Application(_) => f64::NAN,
+    }
+}
+
+/// An application-centric value; NaN in the system-centric evaluation.
+fn application(r: &MalleableReport, f: fn(&super::ApplicationReport) -> f64) -> f64 {
+    match r {
+        MalleableReport::Application(a) => f(a),
+        MalleableReport::System(_) => f64::NAN,
+    }
+}
+
+/// A value of the log-space fit of predictions against outcomes; NaN without predictions.
+fn quality(r: &MalleableReport, f: fn(&PredictionQuality) -> f64) -> f64 {
+    r.quality().map_or(f64::NAN, f)
+}
+
+/// The job-by-job comparison with AVG on the same workload (system-centric).
+fn versus_avg(r: &MalleableReport, f: fn(&JobByJob) -> f64) -> f64 {
+    match r {
+        MalleableReport::System(o) => o.vs_avg.as_ref().map_or(f64::NAN, f),
+        MalleableReport::Application(_) => f64::NAN,
+    }
+}
+
+/// The names of [`MALLEABLE_METRICS`] that need the run compared with AVG.
+pub const VERSUS_AVG_METRICS: [&str; 3] = ["faster_than_avg", "slower_than_avg", "median_response_change"];
+
+/// The metrics a malleable run reports: system-centric ones, then those of the
+/// application-centric evaluation; each evaluation reports NaN for the other's.
+pub static MALLEABLE_METRICS: Registry<MalleableReport> = Registry {
+    kind: "a malleable run",
+    metrics: &[
+        row!("jobs", "Jobs", Jobs, Undefined, |r| match r {
+            MalleableReport::System(o) => o.start.len() as f64,
+            MalleableReport::Application(a) => a.jobs as f64,
+        }),
+        row!("mean_response", "Mean response time", Seconds, Infinite, |r| {
+            system(r, |o| o.mean_response)
+        }),
+        row!(
+            "faster_than_avg",
+            "Jobs faster than under AVG",
+            Fraction,
+            Undefined,
+            |r| versus_avg(r, |c| c.faster)
+        ),
+        row!(
+            "slower_than_avg",
+            "Jobs slower than under AVG",
+            Fraction,
+            Undefined,
+            |r| versus_avg(r, |c| c.slower)
+        ),
+        row!(
+            "median_response_change",
+            "Median change of response time against AVG",
+            Seconds,
+            Undefined,
+            |r| { versus_avg(r, |c| c.median_change) }
+        ),
+        row!("utilization", "Utilisation", Fraction, Undefined, |r| system(
+            r,
+            |o| o.utilization
+        )),
+        row!(
+            "utilization_while_waiting",
+            "Utilisation while jobs wait",
+            Fraction,
+            Undefined,
+            |r| { system(r, |o| o.utilization_while_waiting) }
+        ),
+        row!(
+            "allocated_efficiency",
+            "Efficiency of allocated processors",
+            Fraction,
+            Undefined,
+            |r| { system(r, |o| o.allocated_efficiency) }
+        ),
+        row!("rebels", "Rebels", Jobs, Undefined, |r| match r {
+            MalleableReport::System(o) => o.rebels as f64,
+            MalleableReport::Application(a) => a.rebels as f64,
+        }),
+        row!(
+            "rebel_fraction",
+            "Share of jobs that rebel",
+            Fraction,
+            Undefined,
+            |r| match r {
+                MalleableReport::System(o) => o.rebels as f64 / o.start.len().max(1) as f64,
+                MalleableReport::Application(a) => a.rebels as f64 / a.jobs.max(1) as f64,
+            }
+        ),
+        row!("prediction_pairs", "Predictions scored", Number, Undefined, |r| {
+            r.quality().map_or(0.0, |q| q.pairs as f64)
+        }),
+        row!(
+            "prediction_correlation",
+            "Correlation of log prediction and log outcome",
+            Number,
+            Undefined,
+            |r| { quality(r, |q| q.correlation) }
+        ),
+        row!(
+            "prediction_slope",
+            "Slope of log outcome on log prediction",
+            Number,
+            Undefined,
+            |r| { quality(r, |q| q.slope) }
+        ),
+        row!(
+            "prediction_intercept",
+            "Intercept of log outcome on log prediction",
+            Number,
+            Undefined,
+            |r| { quality(r, |q| q.intercept) }
+        ),
+        row!(
+            "spoiled_fraction",
+            "Share of jobs spoiled",
+            Fraction,
+            Undefined,
+            |r| { application(r, |a| a.spoiled as f64 / a.jobs.max(1) as f64) }
+        ),
+        row!(
+            "docile_fraction",
+            "Share of docile jobs",
+            Fraction,
+            Undefined,
+            |r| { application(r, |a| a.docile as f64 / a.jobs.max(1) as f64) }
+        ),
+        row!("savings_per_job", "Saving per job", Seconds, Undefined, |r| {
+            application(r, |a| a.savings_per_job)
+        }),
+        row!(
+            "median_savings_per_rebel",
+            "Median saving per rebel",
+            Seconds,
+            Undefined,
+            |r| { application(r, |a| a.median_savings_per_rebel) }
+        ),
+        row!(
+            "mean_savings_per_rebel",
+            "Mean saving per rebel",
+            Seconds,
+            Undefined,
+            |r| { application(r, |a| a.mean_savings_per_rebel) }
+        ),
+        row!(
+            "losing_rebel_fraction",
+            "Share of rebels that lose",
+            Fraction,
+            Undefined,
+            |r| { application(r, |a| a.losing_rebel_fraction) }
+        ),
+    ],
+};
 
 /// The cluster-size choice of OPT, PRED and BIAS, with its buffers.
 #[derive(Debug, Default)]
@@ -564,7 +681,7 @@ pub fn simulate(jobs: &Jobs, procs: u32, allocation: &Allocation) -> Result<Mall
         }
     }
     assert!(queue.is_empty() && running.is_empty(), "every job ran");
-    let mean_turnaround = (0..n).map(|j| end[j] - jobs.submit[j] as f64).sum::<f64>() / n.max(1) as f64;
+    let mean_response = (0..n).map(|j| end[j] - jobs.submit[j] as f64).sum::<f64>() / n.max(1) as f64;
     let span = end.iter().copied().fold(0.0, f64::max) - jobs.submit.first().map_or(0.0, |&s| s as f64);
     let utilization = model.lifetime.iter().sum::<f64>() / (procs as f64 * span);
     let quality = (quality.quality().pairs >= 2).then(|| quality.quality());
@@ -576,7 +693,7 @@ pub fn simulate(jobs: &Jobs, procs: u32, allocation: &Allocation) -> Result<Mall
         end,
         size,
         rebels,
-        mean_turnaround,
+        mean_response,
         utilization,
         quality,
         pairs,

@@ -20,6 +20,7 @@
 //! (relative error at most 0.1%); the 100th percentile is the exact maximum.
 
 mod jobs_csv;
+pub mod registry;
 
 pub use jobs_csv::write_jobs_csv;
 
@@ -29,6 +30,7 @@ use serde::Serialize;
 use crate::Time;
 use crate::sim::Outcome;
 use crate::workload::{Jobs, SkipCounts};
+use registry::{Registry, row};
 
 /// Bounded-slowdown threshold in seconds.
 pub const BSLD_THRESHOLD: Time = 10;
@@ -293,98 +295,192 @@ impl Summary {
         s.backfilled = outcome.backfilled;
         s
     }
+}
 
-    /// The value of a metric by its output name (see [`METRIC_NAMES`]).
+/// The metrics of a rigid run (trace or model replay), by output name.
+pub static RIGID_METRICS: Registry<Summary> = Registry {
+    kind: "a rigid run",
+    metrics: &[
+        row!("jobs", "Jobs measured", Jobs, Measured, |s| s.jobs as f64),
+        row!("mean_wait", "Mean wait", Seconds, Infinite, |s| s.mean_wait),
+        row!("mean_response", "Mean response time", Seconds, Infinite, |s| s
+            .mean_response),
+        row!("mean_bsld", "Mean bounded slowdown", Ratio, Infinite, |s| s
+            .mean_bsld),
+        row!("mean_expansion", "Mean expansion factor", Ratio, Infinite, |s| s
+            .mean_expansion),
+        row!("utilization", "Utilisation", Fraction, Undefined, |s| s
+            .utilization),
+        row!("makespan", "Makespan", Seconds, Infinite, |s| s.makespan as f64),
+        row!("p25_wait", "Wait, 25th percentile", Seconds, Infinite, |s| s
+            .wait
+            .p25),
+        row!("p50_wait", "Median wait", Seconds, Infinite, |s| s.wait.p50),
+        row!("p75_wait", "Wait, 75th percentile", Seconds, Infinite, |s| s
+            .wait
+            .p75),
+        row!("p98_wait", "Wait, 98th percentile", Seconds, Infinite, |s| s
+            .wait
+            .p98),
+        row!("max_wait", "Longest wait", Seconds, Infinite, |s| s.wait.p100),
+        row!("p50_response", "Median response time", Seconds, Infinite, |s| s
+            .response
+            .p50),
+        row!(
+            "p98_response",
+            "Response time, 98th percentile",
+            Seconds,
+            Infinite,
+            |s| s.response.p98
+        ),
+        row!("p50_bsld", "Median bounded slowdown", Ratio, Infinite, |s| s
+            .bsld
+            .p50),
+        row!(
+            "p98_bsld",
+            "Bounded slowdown, 98th percentile",
+            Ratio,
+            Infinite,
+            |s| s.bsld.p98
+        ),
+        row!(
+            "p25_expansion",
+            "Expansion, 25th percentile",
+            Ratio,
+            Infinite,
+            |s| s.expansion.p25
+        ),
+        row!("p50_expansion", "Median expansion factor", Ratio, Infinite, |s| s
+            .expansion
+            .p50),
+        row!(
+            "p75_expansion",
+            "Expansion, 75th percentile",
+            Ratio,
+            Infinite,
+            |s| s.expansion.p75
+        ),
+        row!(
+            "p98_expansion",
+            "Expansion, 98th percentile",
+            Ratio,
+            Infinite,
+            |s| s.expansion.p98
+        ),
+        row!(
+            "max_expansion",
+            "Largest expansion factor",
+            Ratio,
+            Infinite,
+            |s| s.expansion.p100
+        ),
+        row!(
+            "absolute_inaccuracy",
+            "Absolute inaccuracy",
+            Seconds,
+            Undefined,
+            |s| s.absolute_inaccuracy
+        ),
+        row!(
+            "relative_accuracy",
+            "Relative accuracy",
+            Fraction,
+            Undefined,
+            |s| s.relative_accuracy
+        ),
+        row!(
+            "deadline_misses",
+            "Missed predictions",
+            Number,
+            Undefined,
+            |s| s.deadline_misses as f64
+        ),
+        row!("backfilled", "Jobs backfilled", Jobs, Undefined, |s| s.backfilled
+            as f64),
+    ],
+};
+
+/// The metrics of a rigid run whose jobs carry utility functions (Lee & Snavely); a run
+/// without them reports NaN.
+pub static UTILITY_METRICS: Registry<UtilitySummary> = Registry {
+    kind: "a run with utility functions",
+    metrics: &[
+        row!(
+            "aggregate_utility",
+            "Aggregate utility",
+            Utility,
+            Undefined,
+            |u| u.aggregate_utility
+        ),
+        row!(
+            "earned_p25",
+            "Start value earned by the best 25%",
+            Percent,
+            Undefined,
+            |u| u.earned.p25
+        ),
+        row!(
+            "earned_p50",
+            "Start value earned by the best 50%",
+            Percent,
+            Undefined,
+            |u| u.earned.p50
+        ),
+        row!(
+            "earned_p75",
+            "Start value earned by the best 75%",
+            Percent,
+            Undefined,
+            |u| u.earned.p75
+        ),
+        row!(
+            "earned_p98",
+            "Start value earned by the best 98%",
+            Percent,
+            Undefined,
+            |u| u.earned.p98
+        ),
+        row!(
+            "earned_p100",
+            "Start value earned by the worst job",
+            Percent,
+            Undefined,
+            |u| u.earned.p100
+        ),
+    ],
+};
+
+impl Summary {
+    /// The value of a metric of [`RIGID_METRICS`] or [`UTILITY_METRICS`] by its name.
     pub fn metric(&self, name: &str) -> Option<f64> {
-        Some(match name {
-            "jobs" => self.jobs as f64,
-            "mean_wait" => self.mean_wait,
-            "mean_response" => self.mean_response,
-            "mean_bsld" => self.mean_bsld,
-            "mean_expansion" => self.mean_expansion,
-            "utilization" => self.utilization,
-            "makespan" => self.makespan as f64,
-            "p50_wait" => self.wait.p50,
-            "p98_wait" => self.wait.p98,
-            "max_wait" => self.wait.p100,
-            "p50_response" => self.response.p50,
-            "p98_response" => self.response.p98,
-            "p50_bsld" => self.bsld.p50,
-            "p98_bsld" => self.bsld.p98,
-            "absolute_inaccuracy" => self.absolute_inaccuracy,
-            "relative_accuracy" => self.relative_accuracy,
-            "deadline_misses" => self.deadline_misses as f64,
-            "backfilled" => self.backfilled as f64,
-            "p25_wait" => self.wait.p25,
-            "p75_wait" => self.wait.p75,
-            "p25_expansion" => self.expansion.p25,
-            "p50_expansion" => self.expansion.p50,
-            "p75_expansion" => self.expansion.p75,
-            "p98_expansion" => self.expansion.p98,
-            "max_expansion" => self.expansion.p100,
-            "aggregate_utility" | "earned_p25" | "earned_p50" | "earned_p75" | "earned_p98"
-            | "earned_p100" => {
-                let Some(u) = &self.utility else {
-                    return Some(f64::NAN);
-                };
-                match name {
-                    "aggregate_utility" => u.aggregate_utility,
-                    "earned_p25" => u.earned.p25,
-                    "earned_p50" => u.earned.p50,
-                    "earned_p75" => u.earned.p75,
-                    "earned_p98" => u.earned.p98,
-                    _ => u.earned.p100,
-                }
-            }
-            _ => return None,
-        })
+        if let Ok(m) = RIGID_METRICS.get(name) {
+            return Some((m.value)(self));
+        }
+        let m = UTILITY_METRICS.get(name).ok()?;
+        Some(self.utility.as_ref().map_or(f64::NAN, m.value))
     }
 }
 
-/// Metrics a sweep can summarise, by output name.
-pub const METRIC_NAMES: [&str; 31] = [
-    "jobs",
-    "mean_wait",
-    "mean_response",
-    "mean_bsld",
-    "mean_expansion",
-    "utilization",
-    "makespan",
-    "p50_wait",
-    "p98_wait",
-    "max_wait",
-    "p50_response",
-    "p98_response",
-    "p50_bsld",
-    "p98_bsld",
-    "absolute_inaccuracy",
-    "relative_accuracy",
-    "deadline_misses",
-    "backfilled",
-    "p25_wait",
-    "p75_wait",
-    "p25_expansion",
-    "p50_expansion",
-    "p75_expansion",
-    "p98_expansion",
-    "max_expansion",
-    "aggregate_utility",
-    "earned_p25",
-    "earned_p50",
-    "earned_p75",
-    "earned_p98",
-    "earned_p100",
-];
+/// Whether `name` is a metric of a rigid run, with or without utility functions; the error
+/// names the allowed ones (or the new name of a renamed one).
+pub fn check_rigid_metric(name: &str) -> Result<(), String> {
+    if UTILITY_METRICS.get(name).is_ok() {
+        return Ok(());
+    }
+    match RIGID_METRICS.get(name) {
+        Ok(_) => Ok(()),
+        Err(e) if e.starts_with("unknown") => Err(format!("{e}, {}", UTILITY_METRICS.names().join(", "))),
+        Err(e) => Err(e),
+    }
+}
 
-/// Metrics that need the jobs' utility functions.
-pub const UTILITY_METRICS: [&str; 6] = [
-    "aggregate_utility",
-    "earned_p25",
-    "earned_p50",
-    "earned_p75",
-    "earned_p98",
-    "earned_p100",
-];
+/// A rigid metric's value in a saturated run that measured `jobs` jobs.
+pub fn saturated_metric(name: &str, jobs: usize) -> Option<f64> {
+    match RIGID_METRICS.get(name) {
+        Ok(m) => Some(m.saturated_value(jobs)),
+        Err(_) => UTILITY_METRICS.get(name).ok().map(|m| m.saturated_value(jobs)),
+    }
+}
 
 /// Sorts `values` and returns their median (the mean of the two middle ones for an even
 /// count; NaN for none), with -0 turned into 0 so that printed results never read "-0".
@@ -397,25 +493,6 @@ pub fn median(values: &mut [f64]) -> f64 {
         k => 0.5 * (values[k / 2 - 1] + values[k / 2]),
     };
     m + 0.0
-}
-
-/// Whether a metric grows without bound when a run saturates (recorded as infinity then).
-pub fn diverges_when_saturated(name: &str) -> bool {
-    !matches!(
-        name,
-        "jobs"
-            | "utilization"
-            | "absolute_inaccuracy"
-            | "relative_accuracy"
-            | "deadline_misses"
-            | "backfilled"
-            | "aggregate_utility"
-            | "earned_p25"
-            | "earned_p50"
-            | "earned_p75"
-            | "earned_p98"
-            | "earned_p100"
-    )
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@
 use super::estimate::{Accuracy, Estimator, HistDb, Offline, Online, Prediction};
 use super::model::{LocalLoad, ParallelJob, ParallelWorkload};
 use super::sim::{Run, Setup, SimError, simulate, simulate_observed};
+use crate::metrics::registry::{Registry, row};
 
 /// Everything one run needs besides its seed.
 #[derive(Clone, Debug, PartialEq)]
@@ -35,27 +36,96 @@ pub struct Report {
     pub estimate_seconds: f64,
 }
 
-/// Metrics a sweep can report for a cluster run (`dv_*`, `bias_*` and `ra_*` need an
-/// estimator; NaN without one).
-pub const CLUSTER_METRICS: [&str; 17] = [
-    "jobs",
-    "mean_wait",
-    "mean_exec",
-    "mean_turnaround",
-    "makespan",
-    "mean_queue",
-    "dv_turnaround",
-    "dv_exec",
-    "dv_wait",
-    "bias_turnaround",
-    "ra_turnaround",
-    "ra_exec",
-    "ra_wait",
-    "fit_exec_slope",
-    "fit_exec_intercept",
-    "fit_wait_slope",
-    "fit_wait_intercept",
-];
+/// A value of the estimates' accuracy; NaN without an estimator.
+fn accuracy(r: &Report, f: fn(&Accuracy) -> f64) -> f64 {
+    r.accuracy.as_ref().map_or(f64::NAN, f)
+}
+
+/// The metrics of a cluster run (`dv_*`, `bias_*`, `ra_*` and `fit_*` score the estimates,
+/// NaN without an estimator). A run whose queue stops moving is saturated.
+pub static CLUSTER_METRICS: Registry<Report> = Registry {
+    kind: "a cluster run (model cisne)",
+    metrics: &[
+        row!("jobs", "Jobs", Jobs, Undefined, |r| r.run.jobs.len() as f64),
+        row!("mean_wait", "Mean wait", Seconds, Infinite, |r| r
+            .run
+            .mean(|o| o.wait())),
+        row!("mean_run", "Mean run (execution) time", Seconds, Undefined, |r| r
+            .run
+            .mean(|o| o.exec())),
+        row!(
+            "mean_response",
+            "Mean response (turnaround) time",
+            Seconds,
+            Infinite,
+            |r| { r.run.mean(|o| o.turnaround()) }
+        ),
+        row!("makespan", "Makespan", Seconds, Infinite, |r| r.run.makespan()),
+        row!("mean_queue", "Mean queue length", Jobs, Infinite, |r| r
+            .run
+            .mean_queue),
+        row!("dv_response", "D_v of response time", Percent, Undefined, |r| {
+            accuracy(r, |a| a.dv_turnaround)
+        }),
+        row!("dv_run", "D_v of run time", Percent, Undefined, |r| accuracy(
+            r,
+            |a| a.dv_exec
+        )),
+        row!("dv_wait", "D_v of wait", Percent, Undefined, |r| accuracy(
+            r,
+            |a| a.dv_wait
+        )),
+        row!(
+            "bias_response",
+            "Bias of response time",
+            Percent,
+            Undefined,
+            |r| accuracy(r, |a| a.bias_turnaround)
+        ),
+        row!(
+            "ra_response",
+            "Adjusted R² of response time",
+            Number,
+            Undefined,
+            |r| accuracy(r, |a| a.ra_turnaround)
+        ),
+        row!("ra_run", "Adjusted R² of run time", Number, Undefined, |r| {
+            accuracy(r, |a| a.ra_exec)
+        }),
+        row!("ra_wait", "Adjusted R² of wait", Number, Undefined, |r| accuracy(
+            r,
+            |a| a.ra_wait
+        )),
+        row!(
+            "fit_run_slope",
+            "Slope of predicted on observed run time",
+            Number,
+            Undefined,
+            |r| { accuracy(r, |a| a.fit_exec.0) }
+        ),
+        row!(
+            "fit_run_intercept",
+            "Intercept of predicted on observed run time",
+            Seconds,
+            Undefined,
+            |r| { accuracy(r, |a| a.fit_exec.1) }
+        ),
+        row!(
+            "fit_wait_slope",
+            "Slope of predicted on observed wait",
+            Number,
+            Undefined,
+            |r| { accuracy(r, |a| a.fit_wait.0) }
+        ),
+        row!(
+            "fit_wait_intercept",
+            "Intercept of predicted on observed wait",
+            Seconds,
+            Undefined,
+            |r| { accuracy(r, |a| a.fit_wait.1) }
+        ),
+    ],
+};
 
 impl Experiment {
     /// The local users for `seed`.
@@ -130,34 +200,6 @@ impl Experiment {
             accuracy,
             history,
             estimate_seconds,
-        })
-    }
-}
-
-impl Report {
-    /// A metric by name ([`CLUSTER_METRICS`]).
-    pub fn metric(&self, name: &str) -> Option<f64> {
-        let a = self.accuracy.as_ref();
-        let acc = |f: fn(&Accuracy) -> f64| a.map_or(f64::NAN, f);
-        Some(match name {
-            "jobs" => self.run.jobs.len() as f64,
-            "mean_wait" => self.run.mean(|o| o.wait()),
-            "mean_exec" => self.run.mean(|o| o.exec()),
-            "mean_turnaround" => self.run.mean(|o| o.turnaround()),
-            "makespan" => self.run.makespan(),
-            "mean_queue" => self.run.mean_queue,
-            "dv_turnaround" => acc(|a| a.dv_turnaround),
-            "dv_exec" => acc(|a| a.dv_exec),
-            "dv_wait" => acc(|a| a.dv_wait),
-            "bias_turnaround" => acc(|a| a.bias_turnaround),
-            "ra_turnaround" => acc(|a| a.ra_turnaround),
-            "ra_exec" => acc(|a| a.ra_exec),
-            "ra_wait" => acc(|a| a.ra_wait),
-            "fit_exec_slope" => acc(|a| a.fit_exec.0),
-            "fit_exec_intercept" => acc(|a| a.fit_exec.1),
-            "fit_wait_slope" => acc(|a| a.fit_wait.0),
-            "fit_wait_intercept" => acc(|a| a.fit_wait.1),
-            _ => return None,
         })
     }
 }

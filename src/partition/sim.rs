@@ -23,6 +23,7 @@ use std::collections::BinaryHeap;
 
 use super::policy::{Policy, Rule, equipartition};
 use super::workload::MoldableJob;
+use crate::metrics::registry::{Registry, row};
 
 /// Which jobs count, and when the run is saturated (the paper: 500, 19,500, 10,000).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,32 +49,45 @@ pub struct PartitionRun {
     pub measured: usize,
 }
 
-/// The metrics of a partitioning run (sweep metric names).
-pub const PARTITION_METRICS: [&str; 6] = [
-    "jobs",
-    "mean_response",
-    "mean_wait",
-    "mean_run",
-    "mean_partition",
-    "normalized_response",
-];
-
-impl PartitionRun {
-    /// A metric by name ([`PARTITION_METRICS`]); `normalized_response` divides by
-    /// `reference`'s (DYN-EQUI on the same jobs). Saturated: infinite response times,
-    /// undefined run times and partition sizes.
-    pub fn metric(&self, name: &str, reference: Option<&PartitionRun>) -> Option<f64> {
-        Some(match name {
-            "jobs" => self.measured as f64,
-            "mean_response" => self.response,
-            "mean_wait" => self.wait,
-            "mean_run" => self.run,
-            "mean_partition" => self.partition,
-            "normalized_response" => reference.map_or(f64::NAN, |r| self.response / r.response),
-            _ => return None,
-        })
-    }
+/// A partitioning run with, when asked for, DYN-EQUI's run on the same jobs, which
+/// `normalized_response` divides by.
+#[derive(Clone, Debug)]
+pub struct PartitionOutcome {
+    pub run: PartitionRun,
+    pub reference: Option<PartitionRun>,
 }
+
+/// The metrics of a partitioning run. A saturated run reports infinite response times and
+/// undefined run times and partition sizes (the simulator sets them so).
+pub static PARTITION_METRICS: Registry<PartitionOutcome> = Registry {
+    kind: "a partitioning run",
+    metrics: &[
+        row!("jobs", "Jobs measured", Jobs, Measured, |o| o.run.measured as f64),
+        row!("mean_response", "Mean response time", Seconds, Infinite, |o| o
+            .run
+            .response),
+        row!("mean_wait", "Mean wait", Seconds, Infinite, |o| o.run.wait),
+        row!("mean_run", "Mean run time", Seconds, Undefined, |o| o.run.run),
+        row!(
+            "mean_partition",
+            "Mean partition size",
+            Processors,
+            Undefined,
+            |o| o.run.partition
+        ),
+        row!(
+            "normalized_response",
+            "Mean response time / DYN-EQUI's",
+            Ratio,
+            Infinite,
+            |o| {
+                o.reference
+                    .as_ref()
+                    .map_or(f64::NAN, |r| o.run.response / r.response)
+            }
+        ),
+    ],
+};
 
 fn key(t: f64) -> u64 {
     debug_assert!(t >= 0.0 && t.is_finite());

@@ -191,7 +191,7 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
             tasks
                 .par_iter()
                 .map_init(Worker::new, |worker, &(c, rep)| {
-                    let (record, jobs) = run_replication(plan, &plan.cells[c], rep, &traces, worker);
+                    let (record, jobs) = run_replication(plan, &plan.cells[c], rep, &traces, worker)?;
                     let line = output::runs_line(&output::runs_row(plan, &record));
                     let mut j = journal.lock().expect("journal lock");
                     j.write_all(&line)

@@ -65,7 +65,8 @@ use serde::Deserialize;
 use super::value::Value;
 use crate::error::{Error, Result};
 use crate::malleable::{Allocation, MALLEABLE_METRICS};
-use crate::metrics::METRIC_NAMES;
+use crate::metrics::{UTILITY_METRICS, check_rigid_metric};
+use crate::nondedicated::CLUSTER_METRICS;
 use crate::partition::{PARTITION_METRICS, Policy, Workload as MoldableWorkload};
 use crate::predict::PredictorKind;
 use crate::sched::SchedulerKind;
@@ -479,7 +480,6 @@ impl Plan {
         if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {
             return Err(err(format!("name = '{name}': must be a plain folder name")));
         }
-        // Malleable sweeps (a `strategy` parameter) report their own metrics.
         // Malleable (a `strategy`) and moldable (a `policy`) sweeps report their own metrics.
         let has = |k: &str| raw.run.contains_key(k) || raw.axes.contains_key(k);
         let cisne = raw
@@ -487,25 +487,24 @@ impl Plan {
             .get("model")
             .or(raw.axes.get("model"))
             .is_some_and(|m| m.to_string().contains("cisne"));
-        let (known, kind): (&[&str], &str) = if cisne {
-            (
-                &crate::nondedicated::CLUSTER_METRICS,
-                " for a cluster sweep (model cisne)",
-            )
-        } else if has("strategy") {
-            (&MALLEABLE_METRICS, " for a malleable sweep")
-        } else if has("policy") {
-            (&PARTITION_METRICS, " for a partitioning sweep")
-        } else {
-            (&METRIC_NAMES, "")
-        };
-        for m in &raw.metrics {
-            if !known.contains(&m.as_str()) {
-                return Err(err(format!(
-                    "metrics: unknown metric '{m}'{kind}; allowed: {}",
-                    known.join(", ")
-                )));
+        let check = |m: &str| -> std::result::Result<(), String> {
+            if cisne {
+                CLUSTER_METRICS.get(m).map(drop)
+            } else if has("strategy") {
+                MALLEABLE_METRICS.get(m).map(drop)
+            } else if has("policy") {
+                PARTITION_METRICS.get(m).map(drop)
+            } else {
+                check_rigid_metric(m)
             }
+        };
+        let mut seen = Vec::new();
+        for m in &raw.metrics {
+            check(m).map_err(|e| err(format!("metrics: {e}")))?;
+            if seen.contains(&m) {
+                return Err(err(format!("metrics: '{m}' listed twice")));
+            }
+            seen.push(m);
         }
         if raw.metrics.is_empty() {
             return Err(err("metrics: list at least one metric".into()));
@@ -708,10 +707,7 @@ impl Plan {
         if cells.is_empty() {
             return Err(err("exclude/only rules leave no cell to run".into()));
         }
-        if let Some(m) = raw
-            .metrics
-            .iter()
-            .find(|m| crate::metrics::UTILITY_METRICS.contains(&m.as_str()))
+        if let Some(m) = raw.metrics.iter().find(|m| UTILITY_METRICS.get(m).is_ok())
             && let Some(cell) = cells.iter().find(|c| {
                 !matches!(
                     &c.workload,

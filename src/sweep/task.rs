@@ -6,7 +6,11 @@ use std::sync::Arc;
 
 use super::spec::{Cell, Plan, WorkloadConfig};
 use crate::error::{Error, Result};
-use crate::metrics::{Summary, diverges_when_saturated};
+use crate::malleable::{MALLEABLE_METRICS, MalleableReport, VERSUS_AVG_METRICS};
+use crate::metrics::registry::Registry;
+use crate::metrics::{Summary, saturated_metric};
+use crate::nondedicated::{CLUSTER_METRICS, SimError};
+use crate::partition::{PARTITION_METRICS, PartitionOutcome};
 use crate::sched::{AnyScheduler, SchedulerKind};
 use crate::sim::Engine;
 use crate::workload::info::TraceInfo;
@@ -127,14 +131,32 @@ fn scale_arrivals(w: &Workload, factor: f64) -> Workload {
     scaled
 }
 
-/// Runs replication `rep` of `cell`; returns the record and the jobs simulated.
+/// The plan's metrics of `outcome`, in the plan's order.
+fn values<O>(plan: &Plan, registry: &Registry<O>, outcome: &O) -> Vec<f64> {
+    plan.metrics
+        .iter()
+        .map(|m| (registry.get(m).expect("validated metric").value)(outcome))
+        .collect()
+}
+
+/// The plan's metrics for a saturated run that measured `jobs` jobs.
+fn saturated_values<O>(plan: &Plan, registry: &Registry<O>, jobs: usize) -> Vec<f64> {
+    plan.metrics
+        .iter()
+        .map(|m| registry.get(m).expect("validated metric").saturated_value(jobs))
+        .collect()
+}
+
+/// Runs replication `rep` of `cell`; returns the record and the jobs simulated. A run that
+/// saturates is a record like any other; a run that cannot be simulated at all (a cluster
+/// job that never fits, say) is an error naming the cell.
 pub fn run_replication(
     plan: &Plan,
     cell: &Cell,
     rep: usize,
     traces: &Traces,
     worker: &mut Worker,
-) -> (RunRecord, u64) {
+) -> Result<(RunRecord, u64)> {
     let seed = plan.seed_for(cell, rep);
     if let (
         WorkloadConfig::Moldable {
@@ -162,43 +184,35 @@ pub fn run_replication(
             plan.metrics.iter().any(|m| m == "normalized_response").then(|| {
                 crate::partition::simulate(&jobs, *procs, crate::partition::Policy::DynEqui, &measure)
             });
-        let metrics = plan
-            .metrics
-            .iter()
-            .map(|m| run.metric(m, reference.as_ref()).expect("validated metric"))
-            .collect();
+        let saturated = run.saturated;
+        let outcome = PartitionOutcome { run, reference };
         let record = RunRecord {
             cell: cell.index,
             rep,
             seed,
-            saturated: run.saturated,
-            metrics,
+            saturated,
+            metrics: values(plan, &PARTITION_METRICS, &outcome),
         };
-        return (record, count as u64);
+        return Ok((record, count as u64));
     }
     if let WorkloadConfig::Cisne(experiment) = &cell.workload {
         // A run whose queue stops moving (a social contract that leaves no room) is
-        // recorded as saturated: infinite waits, other metrics undefined.
+        // recorded as saturated: infinite waits, other metrics undefined. Any other failure
+        // is an error.
         let (metrics, saturated, jobs) = match experiment.run(seed) {
             Ok(report) => (
-                plan.metrics
-                    .iter()
-                    .map(|m| report.metric(m).expect("validated metric"))
-                    .collect(),
+                values(plan, &CLUSTER_METRICS, &report),
                 false,
                 report.jobs.len() as u64,
             ),
-            Err(_) => (
-                plan.metrics
-                    .iter()
-                    .map(|m| match m.as_str() {
-                        "mean_wait" | "mean_turnaround" | "makespan" | "mean_queue" => f64::INFINITY,
-                        _ => f64::NAN,
-                    })
-                    .collect(),
-                true,
-                0,
-            ),
+            Err(SimError::Stuck { .. }) => (saturated_values(plan, &CLUSTER_METRICS, 0), true, 0),
+            Err(e) => {
+                return Err(Error::Invalid(format!(
+                    "cell {} ({}), replication {rep}: {e}",
+                    cell.index,
+                    cell_label(plan, cell)
+                )));
+            }
         };
         let record = RunRecord {
             cell: cell.index,
@@ -207,7 +221,7 @@ pub fn run_replication(
             saturated,
             metrics,
         };
-        return (record, jobs);
+        return Ok((record, jobs));
     }
     let mut owned;
     let workload: &Workload = match &cell.workload {
@@ -252,28 +266,27 @@ pub fn run_replication(
     };
     if let Some(allocation) = &cell.strategy {
         let (jobs, procs) = (&workload.jobs, workload.procs);
-        let metrics = if cell.application {
-            let report = crate::malleable::application_centric(jobs, procs, allocation)
-                .expect("validated: a Downey workload and a strategy other than AVG");
-            plan.metrics
-                .iter()
-                .map(|m| report.metric(m).expect("validated metric"))
-                .collect()
+        let report = if cell.application {
+            MalleableReport::Application(
+                crate::malleable::application_centric(jobs, procs, allocation)
+                    .expect("validated: a Downey workload and a strategy other than AVG"),
+            )
         } else {
             let mut outcome =
                 crate::malleable::simulate(jobs, procs, allocation).expect("validated: a Downey workload");
             // Job by job against AVG on the same workload, when asked for.
-            let job_by_job = ["faster_than_avg", "slower_than_avg", "median_turnaround_change"];
-            if plan.metrics.iter().any(|m| job_by_job.contains(&m.as_str())) {
+            if plan
+                .metrics
+                .iter()
+                .any(|m| VERSUS_AVG_METRICS.contains(&m.as_str()))
+            {
                 let avg = "avg".parse().expect("valid");
                 let avg = crate::malleable::simulate(jobs, procs, &avg).expect("validated");
                 outcome.compare_with(jobs, &avg);
             }
-            plan.metrics
-                .iter()
-                .map(|m| outcome.metric(m).expect("validated metric"))
-                .collect()
+            MalleableReport::System(outcome)
         };
+        let metrics = values(plan, &MALLEABLE_METRICS, &report);
         let record = RunRecord {
             cell: cell.index,
             rep,
@@ -281,7 +294,7 @@ pub fn run_replication(
             saturated: false,
             metrics,
         };
-        return (record, workload.jobs.len() as u64);
+        return Ok((record, workload.jobs.len() as u64));
     }
     let scheduler = worker
         .schedulers
@@ -303,11 +316,7 @@ pub fn run_replication(
     let metrics = if outcome.saturated {
         plan.metrics
             .iter()
-            .map(|m| match m.as_str() {
-                "jobs" => measured.len() as f64,
-                m if diverges_when_saturated(m) => f64::INFINITY,
-                _ => f64::NAN,
-            })
+            .map(|m| saturated_metric(m, measured.len()).expect("validated metric"))
             .collect()
     } else {
         let summary = Summary::of_outcome(
@@ -322,7 +331,7 @@ pub fn run_replication(
             .map(|m| summary.metric(m).expect("validated metric"))
             .collect()
     };
-    (
+    Ok((
         RunRecord {
             cell: cell.index,
             rep,
@@ -331,5 +340,16 @@ pub fn run_replication(
             metrics,
         },
         simulated,
-    )
+    ))
+}
+
+/// The cell's axis values, `name=value` joined by commas, for messages.
+fn cell_label(plan: &Plan, cell: &Cell) -> String {
+    let parts: Vec<String> = plan
+        .axes
+        .iter()
+        .zip(&cell.values)
+        .map(|(a, v)| format!("{}={v}", a.name))
+        .collect();
+    parts.join(", ")
 }

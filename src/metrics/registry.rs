@@ -1,0 +1,145 @@
+//! One registry of metrics per outcome type: each metric is one row, its output name, a
+//! label and unit for readers, what a saturated run reports, and the accessor, so names
+//! and lookups cannot drift apart (a test walks every row of every registry).
+//!
+//! One vocabulary across models: the same quantity has the same name everywhere (wait,
+//! run, response = end - submit; see [`RENAMED`] for the names this replaced).
+
+use std::fmt;
+
+/// The unit a metric is measured in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    Seconds,
+    /// A number of jobs.
+    Jobs,
+    /// A number of processors.
+    Processors,
+    /// A share in [0, 1].
+    Fraction,
+    /// A dimensionless ratio (slowdown, expansion, a ratio to a reference run).
+    Ratio,
+    /// A plain count (events, misses) or a fitted coefficient.
+    Number,
+    /// Lee & Snavely's utility, in the functions' own units.
+    Utility,
+    /// A percentage.
+    Percent,
+}
+
+impl Unit {
+    /// The unit as written after a label, e.g. `Mean wait (s)`; empty for plain numbers.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Unit::Seconds => "s",
+            Unit::Processors => "processors",
+            Unit::Percent => "%",
+            Unit::Jobs | Unit::Fraction | Unit::Ratio | Unit::Number | Unit::Utility => "",
+        }
+    }
+}
+
+/// What a saturated run (one whose queue grows without bound) reports for a metric.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WhenSaturated {
+    /// Grows without bound: infinite.
+    Infinite,
+    /// Not defined: NaN.
+    Undefined,
+    /// The number of jobs in the measured window (the metric `jobs`).
+    Measured,
+}
+
+/// One metric of outcome type `O`.
+pub struct Metric<O: 'static> {
+    pub name: &'static str,
+    /// For readers, without the unit: "Mean wait".
+    pub label: &'static str,
+    pub unit: Unit,
+    pub saturated: WhenSaturated,
+    pub value: fn(&O) -> f64,
+}
+
+impl<O> Metric<O> {
+    /// The label with its unit: "Mean wait (s)".
+    pub fn label_with_unit(&self) -> String {
+        match self.unit.suffix() {
+            "" => self.label.to_string(),
+            unit => format!("{} ({unit})", self.label),
+        }
+    }
+
+    /// The value for a saturated run that measured `jobs` jobs.
+    pub fn saturated_value(&self, jobs: usize) -> f64 {
+        match self.saturated {
+            WhenSaturated::Infinite => f64::INFINITY,
+            WhenSaturated::Undefined => f64::NAN,
+            WhenSaturated::Measured => jobs as f64,
+        }
+    }
+}
+
+impl<O> fmt::Debug for Metric<O> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+/// Metric names replaced by the one vocabulary: (old, new).
+pub const RENAMED: [(&str, &str); 10] = [
+    ("mean_turnaround", "mean_response"),
+    ("median_turnaround_change", "median_response_change"),
+    ("mean_exec", "mean_run"),
+    ("dv_turnaround", "dv_response"),
+    ("dv_exec", "dv_run"),
+    ("bias_turnaround", "bias_response"),
+    ("ra_turnaround", "ra_response"),
+    ("ra_exec", "ra_run"),
+    ("fit_exec_slope", "fit_run_slope"),
+    ("fit_exec_intercept", "fit_run_intercept"),
+];
+
+/// The metrics of one outcome type.
+pub struct Registry<O: 'static> {
+    /// What kind of run reports them, for messages: "a rigid run".
+    pub kind: &'static str,
+    pub metrics: &'static [Metric<O>],
+}
+
+impl<O> Registry<O> {
+    /// The metric called `name`, or an error naming the allowed ones (and the new name of
+    /// a renamed one).
+    pub fn get(&self, name: &str) -> Result<&'static Metric<O>, String> {
+        if let Some(m) = self.metrics.iter().find(|m| m.name == name) {
+            return Ok(m);
+        }
+        if let Some((_, new)) = RENAMED.iter().find(|(old, _)| *old == name) {
+            return Err(format!(
+                "metric '{name}' is now called '{new}' (one vocabulary across models)"
+            ));
+        }
+        Err(format!(
+            "unknown metric '{name}' for {}; allowed: {}",
+            self.kind,
+            self.names().join(", ")
+        ))
+    }
+
+    pub fn names(&self) -> Vec<&'static str> {
+        self.metrics.iter().map(|m| m.name).collect()
+    }
+}
+
+/// One row of a registry: `row!(name, label, Unit, WhenSaturated, accessor)`.
+macro_rules! row {
+    ($name:literal, $label:literal, $unit:ident, $saturated:ident, $value:expr) => {
+        $crate::metrics::registry::Metric {
+            name: $name,
+            label: $label,
+            unit: $crate::metrics::registry::Unit::$unit,
+            saturated: $crate::metrics::registry::WhenSaturated::$saturated,
+            value: $value,
+        }
+    };
+}
+pub(crate) use row;

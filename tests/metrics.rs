@@ -1,0 +1,181 @@
+//! The metric registries: every row of every registry is walked, names are unique and
+//! never a retired name, accessors give what the outcome holds, and a saturated run's
+//! values follow each row's rule.
+
+use schedlab::malleable::{MALLEABLE_METRICS, MalleableReport, simulate};
+use schedlab::metrics::registry::{Metric, RENAMED, Registry, Unit, WhenSaturated};
+use schedlab::metrics::{RIGID_METRICS, Summary, UTILITY_METRICS, check_rigid_metric, saturated_metric};
+use schedlab::nondedicated::CLUSTER_METRICS;
+use schedlab::partition::{Measure, PARTITION_METRICS, PartitionOutcome, Policy, Workload, generate};
+use schedlab::sched::SchedulerKind;
+use schedlab::sim::Engine;
+use schedlab::workload::synth::Model;
+
+/// Checks what holds for any registry and returns its rows.
+fn check_rows<O>(registry: &Registry<O>) -> &'static [Metric<O>] {
+    let mut seen: Vec<&str> = Vec::new();
+    for m in registry.metrics {
+        assert!(!seen.contains(&m.name), "{}: '{}' twice", registry.kind, m.name);
+        seen.push(m.name);
+        assert!(
+            m.name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'),
+            "{}",
+            m.name
+        );
+        assert!(
+            !RENAMED.iter().any(|(old, _)| *old == m.name),
+            "{} is retired",
+            m.name
+        );
+        assert!(
+            m.label.chars().next().is_some_and(char::is_uppercase),
+            "{}: label '{}'",
+            m.name,
+            m.label
+        );
+        assert!(std::ptr::eq(registry.get(m.name).unwrap(), m));
+        let with_unit = m.label_with_unit();
+        match m.unit {
+            Unit::Seconds => assert!(with_unit.ends_with("(s)"), "{with_unit}"),
+            Unit::Fraction | Unit::Ratio => assert_eq!(with_unit, m.label),
+            _ => {}
+        }
+    }
+    registry.metrics
+}
+
+#[test]
+fn every_registry_is_well_formed_and_renames_point_somewhere() {
+    let mut all: Vec<&str> = Vec::new();
+    all.extend(check_rows(&RIGID_METRICS).iter().map(|m| m.name));
+    all.extend(check_rows(&UTILITY_METRICS).iter().map(|m| m.name));
+    all.extend(check_rows(&MALLEABLE_METRICS).iter().map(|m| m.name));
+    all.extend(check_rows(&PARTITION_METRICS).iter().map(|m| m.name));
+    all.extend(check_rows(&CLUSTER_METRICS).iter().map(|m| m.name));
+    for (old, new) in RENAMED {
+        assert!(
+            all.contains(&new),
+            "{old} renamed to {new}, which no registry has"
+        );
+        let err = CLUSTER_METRICS.get(old).unwrap_err();
+        assert!(err.contains(new), "{err}");
+    }
+    // One vocabulary: a name means the same quantity in every registry that has it.
+    for shared in ["mean_wait", "mean_response", "utilization", "jobs"] {
+        assert!(RIGID_METRICS.get(shared).is_ok(), "{shared}");
+    }
+    assert!(check_rigid_metric("earned_p50").is_ok());
+    let err = check_rigid_metric("mean_bsd").unwrap_err();
+    assert!(err.contains("mean_bsld") && err.contains("earned_p50"), "{err}");
+}
+
+#[test]
+fn rigid_accessors_read_the_summary() {
+    let workload = Model::from_name("downey", &[("days".into(), "3".into())])
+        .unwrap()
+        .generate(5);
+    let mut engine = Engine::new();
+    let mut scheduler = SchedulerKind::Easy.build();
+    let outcome = scheduler.run(&mut engine, &workload.jobs, workload.procs);
+    let s = Summary::of_outcome(
+        &workload.jobs,
+        workload.procs,
+        &outcome,
+        0..workload.jobs.len(),
+        &workload.skipped,
+    );
+    let expected: Vec<(&str, f64)> = vec![
+        ("jobs", s.jobs as f64),
+        ("mean_wait", s.mean_wait),
+        ("mean_response", s.mean_response),
+        ("mean_bsld", s.mean_bsld),
+        ("utilization", s.utilization),
+        ("makespan", s.makespan as f64),
+        ("p25_wait", s.wait.p25),
+        ("max_wait", s.wait.p100),
+        ("p98_bsld", s.bsld.p98),
+        ("max_expansion", s.expansion.p100),
+        ("backfilled", s.backfilled as f64),
+    ];
+    for (name, value) in expected {
+        assert_eq!(s.metric(name), Some(value), "{name}");
+    }
+    for m in RIGID_METRICS.metrics {
+        let v = (m.value)(&s);
+        assert!(v.is_finite() && v >= 0.0, "{}: {v}", m.name);
+    }
+    // Without utility functions the utility metrics are NaN, not an error.
+    for m in UTILITY_METRICS.metrics {
+        assert!(s.metric(m.name).unwrap().is_nan(), "{}", m.name);
+    }
+    assert_eq!(s.metric("no_such_metric"), None);
+}
+
+#[test]
+fn saturated_runs_follow_each_rows_rule() {
+    for m in RIGID_METRICS.metrics {
+        let v = saturated_metric(m.name, 42).unwrap();
+        match m.saturated {
+            WhenSaturated::Infinite => assert_eq!(v, f64::INFINITY, "{}", m.name),
+            WhenSaturated::Undefined => assert!(v.is_nan(), "{}", m.name),
+            WhenSaturated::Measured => assert_eq!(v, 42.0, "{}", m.name),
+        }
+    }
+    // Waits and responses grow without bound; utilisation is not defined.
+    assert_eq!(saturated_metric("mean_wait", 1), Some(f64::INFINITY));
+    assert_eq!(saturated_metric("p98_bsld", 1), Some(f64::INFINITY));
+    assert!(saturated_metric("utilization", 1).unwrap().is_nan());
+    assert!(saturated_metric("earned_p50", 1).unwrap().is_nan());
+    assert_eq!(saturated_metric("jobs", 7), Some(7.0));
+    let queue = CLUSTER_METRICS.get("mean_queue").unwrap();
+    assert_eq!(queue.saturated_value(0), f64::INFINITY);
+}
+
+#[test]
+fn malleable_and_partition_accessors() {
+    let workload = Model::from_name("downey", &[("days".into(), "2".into())])
+        .unwrap()
+        .generate(3);
+    let outcome = simulate(&workload.jobs, workload.procs, &"avg".parse().unwrap()).unwrap();
+    let mean_response = outcome.mean_response;
+    let report = MalleableReport::System(outcome);
+    for m in MALLEABLE_METRICS.metrics {
+        let v = (m.value)(&report);
+        let application_only = [
+            "spoiled_fraction",
+            "docile_fraction",
+            "savings_per_job",
+            "median_savings_per_rebel",
+            "mean_savings_per_rebel",
+            "losing_rebel_fraction",
+        ];
+        if application_only.contains(&m.name) {
+            assert!(v.is_nan(), "{} is application-centric", m.name);
+        }
+    }
+    assert_eq!(
+        (MALLEABLE_METRICS.get("mean_response").unwrap().value)(&report),
+        mean_response
+    );
+
+    let jobs = generate(Workload::Wk1, 32, 0.5, 300, 9);
+    let measure = Measure {
+        warmup: 50,
+        window: 200,
+        saturation: None,
+    };
+    let run = schedlab::partition::simulate(&jobs, 32, "aep".parse::<Policy>().unwrap(), &measure);
+    let reference = schedlab::partition::simulate(&jobs, 32, Policy::DynEqui, &measure);
+    let outcome = PartitionOutcome {
+        run,
+        reference: Some(reference),
+    };
+    let value = |name: &str| (PARTITION_METRICS.get(name).unwrap().value)(&outcome);
+    assert_eq!(value("jobs"), 200.0);
+    assert_eq!(value("mean_response"), run.response);
+    assert_eq!(value("normalized_response"), run.response / reference.response);
+    let alone = PartitionOutcome { run, reference: None };
+    assert!((PARTITION_METRICS.get("normalized_response").unwrap().value)(&alone).is_nan());
+}
