@@ -8,6 +8,7 @@ use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
 
 use schedlab::atomic::write_atomically;
+use schedlab::experiment::Simulate;
 use schedlab::metrics::{Summary, write_jobs_csv};
 use schedlab::predict::PredictorKind;
 use schedlab::sched::SchedulerKind;
@@ -399,7 +400,7 @@ fn run_one(args: RunArgs) -> Result<()> {
         None => None,
         Some(spec) => {
             let p: PredictorKind = spec.parse().map_err(schedlab::Error::from)?;
-            kind.predictor_for(p)
+            schedlab::experiment::predictor_for(kind, p)
                 .map_err(|e| schedlab::Error::Invalid(format!("--predictor: {e}")))?
         }
     };
@@ -430,7 +431,7 @@ fn run_one(args: RunArgs) -> Result<()> {
     // On a rayon worker, so that the GA's parallel fitness evaluations fork there instead of
     // entering the pool from outside once per generation.
     let (outcome, ()) = rayon::join(
-        || scheduler.run_window(&mut engine, &workload.jobs, workload.procs, predictor, None),
+        || scheduler.simulate(&mut engine, &workload.jobs, workload.procs, predictor, None),
         || (),
     );
     let simulated = t1.elapsed();

@@ -6,6 +6,7 @@ mod common;
 use proptest::prelude::*;
 
 use schedlab::Time;
+use schedlab::experiment::Simulate;
 use schedlab::sched::{Ga, GaParams, PriorityFifo, SchedulerKind};
 use schedlab::sim::{Engine, Scheduler};
 use schedlab::utility::{PriorityMap, UtilityModel};
@@ -223,7 +224,7 @@ fn the_ga_without_evolution_reading_a_predictor_is_easy_pred() {
         let run = |kind: SchedulerKind| {
             let mut engine = Engine::new().with_validation(true);
             kind.build()
-                .run_window(&mut engine, &w.jobs, w.procs, Some(p), None)
+                .simulate(&mut engine, &w.jobs, w.procs, Some(p), None)
                 .start
                 .to_vec()
         };

@@ -5,6 +5,7 @@ mod common;
 
 use proptest::prelude::*;
 
+use schedlab::experiment::Simulate;
 use schedlab::predict::PredictorKind;
 use schedlab::sched::SchedulerKind;
 use schedlab::sim::Engine;
@@ -17,7 +18,7 @@ fn constant_predictions_grow_by_the_gradual_increments() {
     let jobs = Jobs::from_records(&[JobRecord::new(1, 0, 400, 1, 1000)]);
     let mut engine = Engine::new().with_validation(true);
     let mut sjbf = SchedulerKind::Sjbf.build();
-    let o = sjbf.run_window(
+    let o = sjbf.simulate(
         &mut engine,
         &jobs,
         4,
@@ -47,7 +48,7 @@ fn constant_predictions_grow_by_the_gradual_increments() {
 fn a_job_ending_exactly_at_its_prediction_does_not_miss() {
     let jobs = Jobs::from_records(&[JobRecord::new(1, 0, 60, 1, 100), JobRecord::new(2, 0, 61, 1, 100)]);
     let mut engine = Engine::new().with_validation(true);
-    let o = SchedulerKind::Sjbf.build().run_window(
+    let o = SchedulerKind::Sjbf.build().simulate(
         &mut engine,
         &jobs,
         4,
@@ -74,7 +75,7 @@ fn a_late_running_job_moves_the_shadow_and_sjbf_follows_predictions() {
         JobRecord::new(3, 2, 5, 1, 1000),
     ]);
     let mut engine = Engine::new().with_validation(true);
-    let o = SchedulerKind::Sjbf.build().run_window(
+    let o = SchedulerKind::Sjbf.build().simulate(
         &mut engine,
         &jobs,
         4,
@@ -101,14 +102,14 @@ fn perfect_predictions_never_miss_on_a_real_trace() {
     ] {
         let o = kind
             .build()
-            .run_window(&mut engine, &w.jobs, w.procs, Some(predictor), None);
+            .simulate(&mut engine, &w.jobs, w.procs, Some(predictor), None);
         assert_eq!(
             o.misses.iter().map(|&m| m as u64).sum::<u64>(),
             0,
             "{kind} + {predictor}"
         );
     }
-    let o = SchedulerKind::Sjbf.build().run_window(
+    let o = SchedulerKind::Sjbf.build().simulate(
         &mut engine,
         &w.jobs,
         w.procs,
@@ -151,7 +152,7 @@ proptest! {
                 PredictorKind::Application,
             ];
             for p in basic.into_iter().chain(session_based) {
-                let o = kind.build().run_window(&mut engine, &jobs, procs, Some(p), None);
+                let o = kind.build().simulate(&mut engine, &jobs, procs, Some(p), None);
                 for j in 0..jobs.len() {
                     prop_assert!(o.start[j] >= jobs.submit[j]);
                     prop_assert_eq!(o.end[j] - o.start[j], jobs.runtime[j]);
@@ -191,7 +192,7 @@ fn ruh_predicts_from_the_users_last_jobs_and_raises_misses_to_the_estimate() {
     let ruh: PredictorKind = "ruh(k=3)".parse().unwrap();
     let o = SchedulerKind::Sjbf
         .build()
-        .run_window(&mut engine, &jobs, 8, Some(ruh), None);
+        .simulate(&mut engine, &jobs, 8, Some(ruh), None);
     assert_eq!(o.prediction.to_vec(), vec![100, 100, 100, 100, 15, 60]);
     assert_eq!(o.misses.to_vec(), vec![0, 0, 0, 1, 0, 0]);
     // Job 4: predicted 20 for its first 20 s of running (and its 0 s of waiting), then 100.
@@ -204,7 +205,7 @@ fn ruh_predicts_from_the_users_last_jobs_and_raises_misses_to_the_estimate() {
     let mean2: PredictorKind = "ruh(k=2,stat=mean)".parse().unwrap();
     let o = SchedulerKind::Sjbf
         .build()
-        .run_window(&mut engine, &jobs, 8, Some(mean2), None);
+        .simulate(&mut engine, &jobs, 8, Some(mean2), None);
     // The two most recent of user 7 by end time are 20 s (ends at 20) and 40 s (at 40).
     assert_eq!(o.misses[3], 1);
     let ai = (20.0 * 30.0 + 50.0 * 20.0) / 50.0;
@@ -228,7 +229,7 @@ fn ruh_propagation_updates_a_waiting_job_of_the_same_user() {
     let with: PredictorKind = "ruh(k=1,prop=true)".parse().unwrap();
     let o = SchedulerKind::Sjbf
         .build()
-        .run_window(&mut engine, &jobs, 2, Some(with), None);
+        .simulate(&mut engine, &jobs, 2, Some(with), None);
     assert_eq!(o.prediction[1], 30);
     let ai = (990.0 * 29.0 + 20.0 * 10.0) / 39.0;
     assert!(
@@ -239,7 +240,7 @@ fn ruh_propagation_updates_a_waiting_job_of_the_same_user() {
     let without: PredictorKind = "ruh(k=1,prop=false)".parse().unwrap();
     let o = SchedulerKind::Sjbf
         .build()
-        .run_window(&mut engine, &jobs, 2, Some(without), None);
+        .simulate(&mut engine, &jobs, 2, Some(without), None);
     assert_eq!(o.prediction[1], 1000);
     assert_eq!(o.accuracy(&jobs, 1).0, 990.0);
 }
@@ -252,7 +253,7 @@ fn prediction_histories(records: &[JobRecord], procs: u32, predictor: &str) -> V
     let p: PredictorKind = predictor.parse().unwrap();
     let o = SchedulerKind::Sjbf
         .build()
-        .run_window(&mut engine, &jobs, procs, Some(p), None);
+        .simulate(&mut engine, &jobs, procs, Some(p), None);
     let mut by_job = vec![Vec::new(); jobs.len()];
     for change in o.history {
         by_job[jobs.swf_id[change.job.index()] as usize - 1].push((change.at, change.prediction));
@@ -404,7 +405,7 @@ fn application_history_averages_the_same_executable_on_the_same_processors() {
     let o =
         SchedulerKind::Sjbf
             .build()
-            .run_window(&mut engine, &jobs, 8, Some(PredictorKind::Application), None);
+            .simulate(&mut engine, &jobs, 8, Some(PredictorKind::Application), None);
     // Job 3 (25 s) was predicted 20 s and missed: raised to its estimate.
     assert_eq!(o.prediction.to_vec(), vec![100, 100, 100, 90, 80, 12]);
     assert_eq!(o.misses.to_vec(), vec![0, 0, 1, 0, 0, 0]);

@@ -7,6 +7,7 @@ mod common;
 use proptest::prelude::*;
 
 use schedlab::Time;
+use schedlab::experiment::Simulate;
 use schedlab::predict::{PredictorKind, gradual_increment};
 use schedlab::sched::SchedulerKind;
 use schedlab::sim::Engine;
@@ -250,7 +251,7 @@ proptest! {
             let expected = naive(&jobs, procs, kind, Some(c));
             let got = kind
                 .build()
-                .run_window(&mut engine, &jobs, procs, Some(PredictorKind::Constant { c }), None)
+                .simulate(&mut engine, &jobs, procs, Some(PredictorKind::Constant { c }), None)
                 .start
                 .to_vec();
             prop_assert_eq!(got, expected, "{}", kind);

@@ -6,9 +6,12 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use super::live::NONE;
+use super::live::{LiveJobs, NONE};
+use super::{Users, gradual_increment, propagate, raise_to_estimate};
 use crate::Time;
 use crate::call::{Call, CallError};
+use crate::sim::{PredictorView, RuntimePredictor};
+use crate::workload::JobId;
 use crate::workload::Jobs;
 
 /// A similarity criterion: which of the job's attributes a past job must share.
@@ -230,6 +233,89 @@ impl fmt::Display for SbhParams {
             Some(Growth::Balanced { cap }) => write!(f, ",growth=balanced,cap={cap}")?,
         }
         f.write_str(")")
+    }
+}
+
+/// The SBH predictor: its parameters and its memory of the run.
+#[derive(Clone, Debug)]
+pub struct Sbh {
+    params: SbhParams,
+    users: Users,
+    sessions: Sessions,
+    /// With propagation: each user's jobs that arrived and have not ended.
+    live: LiveJobs,
+}
+
+impl Sbh {
+    pub fn new(params: SbhParams) -> Self {
+        Sbh {
+            params,
+            users: Users::default(),
+            sessions: Sessions::default(),
+            live: LiveJobs::default(),
+        }
+    }
+
+    /// The prediction for live job `j`: the median of its similar jobs, never above the
+    /// estimate the job will be killed at; with none, the estimate (1 s without estimates).
+    fn predict(&mut self, j: usize, jobs: &Jobs) -> Time {
+        let found = match self.users.of(jobs, j) {
+            Some(u) => self.sessions.predict(&self.params, u, j),
+            None => None,
+        };
+        match (self.params.growth, found) {
+            (None, Some(median)) => median.min(jobs.estimate[j]),
+            (None, None) => jobs.estimate[j],
+            (Some(_), Some(median)) => median,
+            (Some(_), None) => 1,
+        }
+    }
+}
+
+impl RuntimePredictor for Sbh {
+    fn reset(&mut self, jobs: &Jobs) {
+        self.users = Users::of_jobs(jobs);
+        self.sessions.reset(&self.params, jobs, self.users.count());
+        if self.params.prop {
+            self.live.reset(self.users.count(), jobs.len());
+        }
+    }
+
+    fn on_arrival(&mut self, job: JobId, view: &PredictorView) -> Time {
+        let j = job.index();
+        if let Some(u) = self.users.of(view.jobs, j) {
+            self.sessions.arrive(u, view.now, self.params.think);
+            if self.params.prop {
+                self.live.join(u, j);
+            }
+        }
+        self.predict(j, view.jobs)
+    }
+
+    fn on_termination(&mut self, job: JobId, view: &PredictorView, updates: &mut Vec<(JobId, Time)>) {
+        let j = job.index();
+        let Some(u) = self.users.of(view.jobs, j) else {
+            return;
+        };
+        self.sessions.end(u, j, view.now, view.now - view.start[j]);
+        if self.params.prop {
+            // Taken out for the walk, which predicts through `self` (no allocation).
+            let mut live = std::mem::take(&mut self.live);
+            propagate(&mut live, u, j, view, updates, |o| self.predict(o, view.jobs));
+            self.live = live;
+        }
+    }
+
+    /// With estimates, a missed prediction is raised to the estimate; without, it grows
+    /// tenfold (up to `cap` when balanced, then by the gradual increments).
+    fn on_deadline_missed(&mut self, job: JobId, misses: u32, view: &PredictorView) -> Time {
+        let p = view.prediction[job.index()];
+        match self.params.growth {
+            None => raise_to_estimate(job, misses, view),
+            Some(Growth::Unbalanced) => p.saturating_mul(10),
+            Some(Growth::Balanced { cap }) if p < cap => p.saturating_mul(10).min(cap),
+            Some(Growth::Balanced { .. }) => p + gradual_increment(misses + 1),
+        }
     }
 }
 

@@ -20,8 +20,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::call::{Call, CallError};
-use crate::predict::{AnyPredictor, PredictorKind};
-use crate::sim::{Engine, Outcome, UserEstimates, Window};
+use crate::sim::{Engine, Outcome, RuntimePredictor, UserEstimates, Window};
 use crate::workload::Jobs;
 
 /// The schedulers `--scheduler` accepts. `easy` is the classic baseline and always uses
@@ -71,21 +70,6 @@ impl SchedulerKind {
             self,
             SchedulerKind::Sjbf | SchedulerKind::EasyPred | SchedulerKind::Ga(_)
         )
-    }
-
-    /// The predictor to run this scheduler with, given the one asked for: schedulers that do
-    /// not read predictions accept only `estimate` (what EASY and conservative use anyway).
-    pub fn predictor_for(self, asked: PredictorKind) -> Result<Option<PredictorKind>, String> {
-        if self.uses_predictor() {
-            Ok(Some(asked))
-        } else if asked == PredictorKind::Estimate {
-            Ok(None)
-        } else {
-            Err(format!(
-                "scheduler {self} does not use runtime predictions (sjbf, easy-pred and ga do), so predictor {asked} \
-                 does not apply; only estimate does"
-            ))
-        }
     }
 
     pub fn build(self) -> AnyScheduler {
@@ -154,36 +138,26 @@ impl AnyScheduler {
     /// Runs one simulation with the engine specialised for this scheduler's type.
     /// Predictions come from the user estimates.
     pub fn run<'e>(&mut self, engine: &'e mut Engine, jobs: &Jobs, procs: u32) -> Outcome<'e> {
-        self.run_window(engine, jobs, procs, None, None)
+        self.run_with(engine, jobs, procs, &mut UserEstimates, None)
     }
 
-    /// [`AnyScheduler::run`] with a runtime predictor (`None`: the user estimates),
-    /// measuring only a window of jobs (see [`Engine::run_window`]). The caller passes a
-    /// predictor only to schedulers that use one ([`SchedulerKind::uses_predictor`]).
-    pub fn run_window<'e>(
+    /// [`AnyScheduler::run`] with predictions from `predictor`, measuring only a window of
+    /// jobs (see [`Engine::run_window`]). Schedulers that do not read predictions should be
+    /// given [`UserEstimates`]; `crate::experiment::Simulate` chooses.
+    pub fn run_with<'e, P: RuntimePredictor>(
         &mut self,
         engine: &'e mut Engine,
         jobs: &Jobs,
         procs: u32,
-        predictor: Option<PredictorKind>,
+        predictor: &mut P,
         window: Option<&Window>,
     ) -> Outcome<'e> {
-        match (self, predictor) {
-            (AnyScheduler::Fcfs(s), _) => engine.run_window(jobs, procs, s, &mut UserEstimates, window),
-            (AnyScheduler::Easy(s), None) => engine.run_window(jobs, procs, s, &mut UserEstimates, window),
-            (AnyScheduler::Easy(s), Some(p)) => {
-                engine.run_window(jobs, procs, s, &mut AnyPredictor::new(p), window)
-            }
-            (AnyScheduler::Conservative(s), _) => {
-                engine.run_window(jobs, procs, s, &mut UserEstimates, window)
-            }
-            (AnyScheduler::Prio(s), _) => engine.run_window(jobs, procs, s, &mut UserEstimates, window),
-            (AnyScheduler::Ga(s), None) => {
-                engine.run_window(jobs, procs, s.as_mut(), &mut UserEstimates, window)
-            }
-            (AnyScheduler::Ga(s), Some(p)) => {
-                engine.run_window(jobs, procs, s.as_mut(), &mut AnyPredictor::new(p), window)
-            }
+        match self {
+            AnyScheduler::Fcfs(s) => engine.run_window(jobs, procs, s, predictor, window),
+            AnyScheduler::Easy(s) => engine.run_window(jobs, procs, s, predictor, window),
+            AnyScheduler::Conservative(s) => engine.run_window(jobs, procs, s, predictor, window),
+            AnyScheduler::Prio(s) => engine.run_window(jobs, procs, s, predictor, window),
+            AnyScheduler::Ga(s) => engine.run_window(jobs, procs, s.as_mut(), predictor, window),
         }
     }
 

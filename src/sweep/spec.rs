@@ -64,6 +64,7 @@ use serde::Deserialize;
 
 use super::value::Value;
 use crate::error::{Error, Result};
+use crate::experiment::predictor_for;
 use crate::malleable::{Allocation, MALLEABLE_METRICS};
 use crate::metrics::{UTILITY_METRICS, check_rigid_metric};
 use crate::nondedicated::CLUSTER_METRICS;
@@ -924,8 +925,7 @@ fn resolve(
         None => None,
         Some(v) => {
             let kind: PredictorKind = v.to_string().parse()?;
-            scheduler
-                .predictor_for(kind)
+            predictor_for(scheduler, kind)
                 .map_err(|e| format!("predictor = {v}: {e}; drop such cells with [[exclude]]"))?
         }
     };

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::spec::{Cell, Plan, WorkloadConfig};
 use crate::error::{Error, Result};
+use crate::experiment::Simulate;
 use crate::malleable::{MALLEABLE_METRICS, MalleableReport, VERSUS_AVG_METRICS};
 use crate::metrics::registry::Registry;
 use crate::metrics::{Summary, saturated_metric};
@@ -303,7 +304,7 @@ pub fn run_replication(
     // The GA's choices get their own stream, apart from the workload's.
     scheduler.set_seed(crate::seed::mix64(seed ^ 0x6761_5f73_6565_6473));
     let window = plan.window.as_ref();
-    let outcome = scheduler.run_window(
+    let outcome = scheduler.simulate(
         &mut worker.engine,
         &workload.jobs,
         workload.procs,

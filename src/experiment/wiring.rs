@@ -1,0 +1,58 @@
+//! The one place where schedulers meet runtime predictors: which predictor a scheduler
+//! runs with, and the engine monomorphised for each (scheduler, predictor) pair, so the
+//! event loop has no dynamic dispatch.
+
+use crate::predict::{AnyPredictor, PredictorKind};
+use crate::sched::{AnyScheduler, SchedulerKind};
+use crate::sim::{Engine, Outcome, UserEstimates, Window};
+use crate::workload::Jobs;
+
+/// The predictor to run `scheduler` with, given the one asked for: schedulers that do not
+/// read predictions (see [`SchedulerKind::uses_predictor`]) accept only `estimate`, which
+/// is what they use anyway, and run with the user estimates (`None`).
+pub fn predictor_for(
+    scheduler: SchedulerKind,
+    asked: PredictorKind,
+) -> Result<Option<PredictorKind>, String> {
+    if scheduler.uses_predictor() {
+        Ok(Some(asked))
+    } else if asked == PredictorKind::Estimate {
+        Ok(None)
+    } else {
+        Err(format!(
+            "scheduler {scheduler} does not use runtime predictions (sjbf, easy-pred and ga do), so predictor {asked} \
+             does not apply; only estimate does"
+        ))
+    }
+}
+
+/// Simulation of a job table by a scheduler with a runtime predictor.
+pub trait Simulate {
+    /// Runs `jobs` on `procs` processors with predictions from `predictor` (`None`: the
+    /// user estimates), measuring only `window` (see [`Engine::run_window`]). Pass only a
+    /// predictor that [`predictor_for`] accepted.
+    fn simulate<'e>(
+        &mut self,
+        engine: &'e mut Engine,
+        jobs: &Jobs,
+        procs: u32,
+        predictor: Option<PredictorKind>,
+        window: Option<&Window>,
+    ) -> Outcome<'e>;
+}
+
+impl Simulate for AnyScheduler {
+    fn simulate<'e>(
+        &mut self,
+        engine: &'e mut Engine,
+        jobs: &Jobs,
+        procs: u32,
+        predictor: Option<PredictorKind>,
+        window: Option<&Window>,
+    ) -> Outcome<'e> {
+        match predictor {
+            None => self.run_with(engine, jobs, procs, &mut UserEstimates, window),
+            Some(p) => self.run_with(engine, jobs, procs, &mut AnyPredictor::new(p), window),
+        }
+    }
+}
