@@ -1,6 +1,7 @@
 //! Sweeps: determinism across threads and shards, resume, merge refusals, spec validation,
 //! sequential stopping against a metric of known variance, saturation.
 
+use schedlab::experiment::Experiment;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -391,7 +392,32 @@ fn spec_mistakes_are_named() {
             &["days", "not a parameter of a trace"],
         ),
         ("seed = 7", "seed = 7\nsurprise = 1", &["surprise"]),
-        ("load = [0.5, 0.9]", "load = [0.5, -0.9]", &["load=-0.9", "load"]),
+        ("load = [0.5, 0.9]", "load = [-0.5, 0.9]", &["load=-0.5", "load"]),
+        (
+            "load = [0.5, 0.9]",
+            "load = [0.5, 0.9, 0.5]",
+            &["axes.load", "0.5 is listed twice"],
+        ),
+        (
+            "load = 0.9\n",
+            "load = 0.7\n",
+            &["exclude[0].load = 0.7", "matches nothing"],
+        ),
+        (
+            "days = 3",
+            "days = 3\nload = 0.5",
+            &["axes.load", "also set in [run]"],
+        ),
+        (
+            "load = [0.5, 0.9]",
+            "load = { from = 0.5, to = nan, step = 0.1 }",
+            &["axes.load", "finite"],
+        ),
+        (
+            "\"jobs\"]",
+            "\"jobs\", \"mean_wait\"]",
+            &["mean_wait", "listed twice"],
+        ),
     ];
     for (from, to, needles) in cases {
         assert!(SMALL.contains(from), "test case does not apply: {from}");
@@ -506,7 +532,10 @@ count = 2
     let runs = read_runs(&dir.join("out/runs.csv"), &plan).unwrap();
     // Perfect predictions: no misses, relative accuracy 1; constant(c=1): many misses.
     for r in &runs {
-        let perfect = plan.cells[r.cell].predictor == Some(schedlab::predict::PredictorKind::Perfect);
+        let perfect = matches!(
+            &plan.cells[r.cell].experiment,
+            Experiment::Rigid(rigid) if rigid.predictor == Some(schedlab::predict::PredictorKind::Perfect)
+        );
         assert_eq!(r.metrics[3] == 0.0, perfect, "{r:?}");
         if perfect {
             assert!((r.metrics[2] - 1.0).abs() < 1e-9);
@@ -607,7 +636,10 @@ facet = "policy"
         "common random numbers across policies (2 loads x 2 reps)"
     );
     for r in &runs {
-        match plan.cells[r.cell].policy.unwrap().to_string().as_str() {
+        let Experiment::Moldable(m) = &plan.cells[r.cell].experiment else {
+            panic!("a partitioning cell");
+        };
+        match m.policy.to_string().as_str() {
             "dyn-equi" => assert_eq!(r.metrics[0], 1.0),
             "sdf-max(max=1)" => assert_eq!(r.metrics[1], 1.0),
             _ => assert!(r.metrics[0] > 0.0 && r.metrics[0].is_finite()),
@@ -777,10 +809,7 @@ count = 2
     for (bad, needle) in [
         ("jsp = [\"fcfs\", \"backfilling\"]", "jsp = [\"fcfs\", \"lifo\"]"),
         ("jobs = 120", "jobs = 120\nscheduler = \"easy\""),
-        (
-            "jobs = 120",
-            "jobs = 120\nmode = \"offline\"\nestimator = \"historical\"",
-        ),
+        ("jobs = 120", "jobs = 120\nmode = \"offline\""),
     ]
     .map(|(from, to)| (spec.replace(from, to), to))
     {

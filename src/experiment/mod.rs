@@ -1,6 +1,162 @@
-//! Experiments: what one run of each model needs, built and validated in one place, for
-//! the sweep runner and every command alike.
+//! Experiments: one typed value per run of any model, built and validated in one place
+//! from a run's parameters, for the sweep runner and every command alike.
+//!
+//! A kind of experiment is a module here: its parameter keys (and which of them shape the
+//! workload, which decides seeding), `from_params` with typed errors, and its run. The
+//! kind is chosen by one rule ([`Experiment::from_params`]); each kind's outcome has one
+//! metric registry ([`crate::metrics::registry`]).
+//!
+//! Adding a model parameter: a [`Key`] in the kind's table and a line in its
+//! `from_params`. Adding a kind: a module here, a variant of [`Experiment`] and of
+//! [`Outcome`], an arm in [`Experiment::from_params`], and its registry.
 
+pub mod cluster;
+pub mod malleable;
+pub mod moldable;
+pub mod params;
+pub mod rigid;
+pub mod value;
 pub mod wiring;
 
+pub use params::{Key, ParamError, Params};
+pub use value::Value;
 pub use wiring::{Simulate, predictor_for};
+
+use std::path::Path;
+
+use crate::malleable::{MALLEABLE_METRICS, MalleableReport};
+use crate::metrics::{RIGID_METRICS, UTILITY_METRICS, check_rigid_metric};
+use crate::nondedicated::{CLUSTER_METRICS, Report};
+use crate::partition::{PARTITION_METRICS, PartitionOutcome};
+use crate::sim::Window;
+
+/// One run's experiment, of any kind.
+#[derive(Clone, Debug)]
+pub enum Experiment {
+    /// Rigid jobs under a scheduler: a trace or the Downey model.
+    Rigid(rigid::Rigid),
+    /// Malleable jobs of the Downey model choosing their cluster size (Downey 1997).
+    Malleable(malleable::Malleable),
+    /// Moldable jobs under a partitioning policy (Anastasiadis & Sevcik).
+    Moldable(moldable::Moldable),
+    /// A non-dedicated cluster (Hanzich et al.).
+    Cluster(Box<crate::nondedicated::Experiment>),
+}
+
+impl Experiment {
+    /// Builds the experiment `params` describe. The kind: `model = "sevcik"` or a `policy`
+    /// is moldable, `model = "cisne"` a cluster, a `strategy` (or `evaluation`) malleable,
+    /// anything else rigid. Relative trace paths start at `base_dir`; `window` is the
+    /// measured window, which some kinds need and others refuse.
+    pub fn from_params(
+        params: &Params,
+        base_dir: &Path,
+        window: Option<&Window>,
+    ) -> Result<Experiment, ParamError> {
+        if params.has("policy") || params.is("model", "sevcik") {
+            return Ok(Experiment::Moldable(moldable::from_params(params, window)?));
+        }
+        if params.is("model", "cisne") {
+            if window.is_some() {
+                return Err("model cisne: a cluster run measures every job; drop [measure]"
+                    .to_string()
+                    .into());
+            }
+            return Ok(Experiment::Cluster(Box::new(cluster::from_params(params)?)));
+        }
+        if params.has("strategy") || params.has("evaluation") {
+            return Ok(Experiment::Malleable(malleable::from_params(params, window)?));
+        }
+        Ok(Experiment::Rigid(rigid::from_params(params, base_dir, window)?))
+    }
+
+    /// The keys this experiment takes.
+    pub fn keys(&self) -> Vec<Key> {
+        let tables: [&[Key]; 2] = match self {
+            Experiment::Rigid(r) => match r.source {
+                rigid::Source::Model(_) => [&rigid::POLICY_KEYS, &rigid::MODEL_KEYS],
+                rigid::Source::Trace(_) => [&rigid::POLICY_KEYS, &rigid::TRACE_KEYS],
+            },
+            Experiment::Malleable(_) => [&malleable::KEYS, &rigid::MODEL_KEYS],
+            Experiment::Moldable(_) => [&moldable::KEYS, &[]],
+            Experiment::Cluster(_) => [&cluster::KEYS, &[]],
+        };
+        tables.concat()
+    }
+
+    /// What kind of run it is, for messages.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Experiment::Rigid(_) => RIGID_METRICS.kind,
+            Experiment::Malleable(_) => MALLEABLE_METRICS.kind,
+            Experiment::Moldable(_) => PARTITION_METRICS.kind,
+            Experiment::Cluster(_) => CLUSTER_METRICS.kind,
+        }
+    }
+
+    /// The queue's scheduler, for rigid runs and the FCFS queue of malleable ones; the
+    /// other kinds have a policy of their own.
+    pub fn scheduler_name(&self) -> Option<&'static str> {
+        match self {
+            Experiment::Rigid(r) => Some(r.scheduler.name()),
+            Experiment::Malleable(_) => Some("fcfs"),
+            Experiment::Moldable(_) | Experiment::Cluster(_) => None,
+        }
+    }
+
+    /// Whether this experiment reports metric `name`; the error names those it does.
+    pub fn check_metric(&self, name: &str) -> Result<(), String> {
+        match self {
+            Experiment::Rigid(r) => {
+                check_rigid_metric(name)?;
+                if UTILITY_METRICS.get(name).is_ok() && r.augmentation.is_none() {
+                    return Err(format!(
+                        "{name} needs utility functions, but this run has none; set priorities on a trace"
+                    ));
+                }
+                Ok(())
+            }
+            Experiment::Malleable(_) => MALLEABLE_METRICS.get(name).map(drop),
+            Experiment::Moldable(_) => PARTITION_METRICS.get(name).map(drop),
+            Experiment::Cluster(_) => CLUSTER_METRICS.get(name).map(drop),
+        }
+    }
+}
+
+/// What one run of an experiment gave.
+#[derive(Clone, Debug)]
+pub enum Outcome {
+    Rigid(rigid::RigidOutcome),
+    Malleable(MalleableReport),
+    Moldable(PartitionOutcome),
+    /// `None`: the queue stopped moving (saturated).
+    Cluster(Option<Box<Report>>),
+}
+
+impl Outcome {
+    /// Whether the run saturated: its queue grew without bound.
+    pub fn saturated(&self) -> bool {
+        match self {
+            Outcome::Rigid(r) => r.summary.is_none(),
+            Outcome::Malleable(_) => false,
+            Outcome::Moldable(m) => m.run.saturated,
+            Outcome::Cluster(report) => report.is_none(),
+        }
+    }
+
+    /// The value of metric `name` (which the experiment's check accepted); a saturated
+    /// run's follows the metric's rule.
+    pub fn metric(&self, name: &str) -> f64 {
+        let known = "a metric the experiment checked";
+        match self {
+            Outcome::Rigid(r) => match &r.summary {
+                Some(s) => s.metric(name).expect(known),
+                None => crate::metrics::saturated_metric(name, r.measured).expect(known),
+            },
+            Outcome::Malleable(m) => (MALLEABLE_METRICS.get(name).expect(known).value)(m),
+            Outcome::Moldable(m) => (PARTITION_METRICS.get(name).expect(known).value)(m),
+            Outcome::Cluster(Some(report)) => (CLUSTER_METRICS.get(name).expect(known).value)(report),
+            Outcome::Cluster(None) => CLUSTER_METRICS.get(name).expect(known).saturated_value(0),
+        }
+    }
+}

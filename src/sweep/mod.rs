@@ -8,7 +8,6 @@ pub mod runner;
 pub mod spec;
 pub mod stats;
 pub mod task;
-pub mod value;
 
 pub use runner::{RunOptions, Shard, run_sweep};
 pub use spec::Plan;

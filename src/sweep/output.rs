@@ -278,7 +278,7 @@ fn write_summary_json(dir: &Path, plan: &Plan, results: &Results, estimates: &[C
             json!({
                 "cell": c,
                 "params": params,
-                "scheduler": plan.cells[*c].scheduler.name(),
+                "scheduler": plan.cells[*c].experiment.scheduler_name(),
                 "replications": results[*c].len(),
                 "saturated": results[*c].iter().any(|r| r.saturated),
                 "target_met": met,

@@ -11,9 +11,10 @@
 use std::collections::BTreeMap;
 use std::fs::{self, OpenOptions};
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -21,8 +22,9 @@ use rayon::prelude::*;
 
 use super::output::{self, HASH_FILE, RUNS_FILE, Results, cell_status};
 use super::spec::{Plan, Replications};
-use super::task::{RunRecord, Traces, Worker, run_replication};
+use super::task::{RunRecord, Traces, run_replication};
 use crate::error::{Error, Result};
+use crate::experiment::rigid::Worker;
 
 /// Which part of the cells this process runs: cells whose index is `index` mod `count`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,87 +93,157 @@ fn next_target(plan: &Plan, current: usize) -> usize {
     }
 }
 
+/// `runs.csv` as the sweep's journal: each finished replication is appended at once.
+struct Journal {
+    path: PathBuf,
+    file: Mutex<fs::File>,
+}
+
+impl Journal {
+    /// Writes the spec and its hash beside the journal, and opens it for appending (with
+    /// its header when new).
+    fn open(plan: &Plan, out: &Path) -> Result<Journal> {
+        let path = out.join(RUNS_FILE);
+        let out_err = |e: std::io::Error| Error::Output {
+            path: path.clone(),
+            error: e,
+        };
+        crate::atomic::write_atomically(&out.join(output::SPEC_FILE), |w| {
+            w.write_all(plan.spec_text.as_bytes())
+        })?;
+        crate::atomic::write_atomically(&out.join(HASH_FILE), |w| writeln!(w, "{}", plan.spec_hash))?;
+        let mut file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(out_err)?;
+        if file.metadata().map_err(out_err)?.len() == 0 {
+            file.write_all(&output::runs_line(&output::runs_header(plan)))
+                .map_err(out_err)?;
+        }
+        Ok(Journal {
+            file: Mutex::new(file),
+            path,
+        })
+    }
+
+    fn append(&self, plan: &Plan, record: &RunRecord) -> Result<()> {
+        let line = output::runs_line(&output::runs_row(plan, record));
+        let mut file = self.file.lock().expect("journal lock");
+        file.write_all(&line)
+            .and_then(|_| file.flush())
+            .map_err(|e| Error::Output {
+                path: self.path.clone(),
+                error: e,
+            })
+    }
+}
+
+/// With `--resume`, the replications already in `out`'s journal (which must be of this
+/// spec and of `cells`), and their count; the journal is cut after its last whole line.
+/// Without, the journal is removed.
+fn recorded_runs(
+    plan: &Plan,
+    out: &Path,
+    cells: &[usize],
+    resume: bool,
+) -> Result<(Vec<BTreeMap<usize, RunRecord>>, usize)> {
+    let journal_path = out.join(RUNS_FILE);
+    let mut recorded: Vec<BTreeMap<usize, RunRecord>> = vec![BTreeMap::new(); plan.cells.len()];
+    if !(resume && journal_path.exists()) {
+        let _ = fs::remove_file(&journal_path);
+        return Ok((recorded, 0));
+    }
+    let hash = fs::read_to_string(out.join(HASH_FILE)).unwrap_or_default();
+    if hash.trim() != plan.spec_hash {
+        return Err(Error::Invalid(format!(
+            "{}: recorded for a different spec (hash {}, this spec {}); run without --resume to start over",
+            out.display(),
+            hash.trim(),
+            plan.spec_hash
+        )));
+    }
+    let mut resumed = 0;
+    for r in output::read_runs(&journal_path, plan)? {
+        if !cells.contains(&r.cell) {
+            return Err(Error::Invalid(format!(
+                "{}: holds replications of cell {} which this shard does not run",
+                journal_path.display(),
+                r.cell
+            )));
+        }
+        if recorded[r.cell].insert(r.rep, r).is_none() {
+            resumed += 1;
+        }
+    }
+    // Drop a half-written last line so appended rows start on a line of their own.
+    let out_err = |e: std::io::Error| Error::Output {
+        path: journal_path.clone(),
+        error: e,
+    };
+    let bytes = fs::read(&journal_path).map_err(out_err)?;
+    let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    OpenOptions::new()
+        .write(true)
+        .open(&journal_path)
+        .and_then(|f| f.set_len(complete as u64))
+        .map_err(out_err)?;
+    Ok((recorded, resumed))
+}
+
+/// The progress bar (hidden when quiet or not on a terminal) and the simulated jobs so far.
+struct Progress {
+    bar: ProgressBar,
+    jobs: AtomicU64,
+    started: Instant,
+}
+
+impl Progress {
+    fn new(quiet: bool, started: Instant) -> Progress {
+        let bar = if quiet || !std::io::stderr().is_terminal() {
+            ProgressBar::hidden()
+        } else {
+            ProgressBar::new(0)
+        };
+        bar.set_style(
+            ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} tasks  {msg}  ETA {eta}")
+                .expect("valid template")
+                .progress_chars("=> "),
+        );
+        Progress {
+            bar,
+            jobs: AtomicU64::new(0),
+            started,
+        }
+    }
+
+    fn task_done(&self, jobs: u64) {
+        let total = self.jobs.fetch_add(jobs, Ordering::Relaxed) + jobs;
+        let secs = self.started.elapsed().as_secs_f64().max(1e-9);
+        self.bar
+            .set_message(format!("{:.2e} simulated jobs/s", total as f64 / secs));
+        self.bar.inc(1);
+    }
+}
+
 /// Runs (or resumes) the sweep and writes its outputs into `options.out`.
 pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
     let started = Instant::now();
     let out = &options.out;
-    let out_err = |e: std::io::Error| Error::Output {
+    fs::create_dir_all(out).map_err(|e| Error::Output {
         path: out.clone(),
         error: e,
-    };
-    fs::create_dir_all(out).map_err(out_err)?;
+    })?;
     let cells = shard_cells(plan, options.shard);
     let cell_refs: Vec<_> = cells.iter().map(|&c| &plan.cells[c]).collect();
     let traces = Traces::load(plan, &cell_refs)?;
-
-    // What is already recorded.
-    let journal_path = out.join(RUNS_FILE);
-    let mut recorded: Vec<BTreeMap<usize, RunRecord>> = vec![BTreeMap::new(); plan.cells.len()];
-    let mut resumed = 0;
-    if options.resume && journal_path.exists() {
-        let hash = fs::read_to_string(out.join(HASH_FILE)).unwrap_or_default();
-        if hash.trim() != plan.spec_hash {
-            return Err(Error::Invalid(format!(
-                "{}: recorded for a different spec (hash {}, this spec {}); run without --resume to start over",
-                out.display(),
-                hash.trim(),
-                plan.spec_hash
-            )));
-        }
-        for r in output::read_runs(&journal_path, plan)? {
-            if !cells.contains(&r.cell) {
-                return Err(Error::Invalid(format!(
-                    "{}: holds replications of cell {} which this shard does not run",
-                    journal_path.display(),
-                    r.cell
-                )));
-            }
-            if recorded[r.cell].insert(r.rep, r).is_none() {
-                resumed += 1;
-            }
-        }
-        // Drop a half-written last line so appended rows start on a line of their own.
-        let bytes = fs::read(&journal_path).map_err(out_err)?;
-        let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        OpenOptions::new()
-            .write(true)
-            .open(&journal_path)
-            .and_then(|f| f.set_len(complete as u64))
-            .map_err(out_err)?;
-    } else {
-        let _ = fs::remove_file(&journal_path);
-    }
-    crate::atomic::write_atomically(&out.join(output::SPEC_FILE), |w| {
-        w.write_all(plan.spec_text.as_bytes())
-    })?;
-    crate::atomic::write_atomically(&out.join(HASH_FILE), |w| writeln!(w, "{}", plan.spec_hash))?;
-    let mut journal = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&journal_path)
-        .map_err(out_err)?;
-    if journal.metadata().map_err(out_err)?.len() == 0 {
-        journal
-            .write_all(&output::runs_line(&output::runs_header(plan)))
-            .map_err(out_err)?;
-    }
-    let journal = Mutex::new(journal);
-
+    let (mut recorded, resumed) = recorded_runs(plan, out, &cells, options.resume)?;
+    let journal = Journal::open(plan, out)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options.threads.unwrap_or(0))
         .build()
         .map_err(|e| Error::Invalid(format!("cannot start worker threads: {e}")))?;
-    let jobs_done = std::sync::atomic::AtomicU64::new(0);
-    let progress = if options.quiet || !std::io::stderr().is_terminal() {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new(0)
-    };
-    progress.set_style(
-        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} tasks  {msg}  ETA {eta}")
-            .expect("valid template")
-            .progress_chars("=> "),
-    );
+    let progress = Progress::new(options.quiet, started);
 
     let mut target: Vec<usize> = vec![first_target(plan); plan.cells.len()];
     let mut open: Vec<usize> = cells.clone();
@@ -186,25 +258,14 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
             .flat_map(|&c| (0..target[c]).map(move |r| (c, r)))
             .filter(|&(c, r)| !recorded[c].contains_key(&r))
             .collect();
-        progress.inc_length(tasks.len() as u64);
+        progress.bar.inc_length(tasks.len() as u64);
         let results: Vec<Result<(RunRecord, u64)>> = pool.install(|| {
             tasks
                 .par_iter()
                 .map_init(Worker::new, |worker, &(c, rep)| {
                     let (record, jobs) = run_replication(plan, &plan.cells[c], rep, &traces, worker)?;
-                    let line = output::runs_line(&output::runs_row(plan, &record));
-                    let mut j = journal.lock().expect("journal lock");
-                    j.write_all(&line)
-                        .and_then(|_| j.flush())
-                        .map_err(|e| Error::Output {
-                            path: journal_path.clone(),
-                            error: e,
-                        })?;
-                    drop(j);
-                    let total = jobs_done.fetch_add(jobs, std::sync::atomic::Ordering::Relaxed) + jobs;
-                    let secs = started.elapsed().as_secs_f64().max(1e-9);
-                    progress.set_message(format!("{:.2e} simulated jobs/s", total as f64 / secs));
-                    progress.inc(1);
+                    journal.append(plan, &record)?;
+                    progress.task_done(jobs);
                     Ok((record, jobs))
                 })
                 .collect()
@@ -224,7 +285,7 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
             !done
         });
     }
-    progress.finish_and_clear();
+    progress.bar.finish_and_clear();
 
     let mut results: Results = vec![Vec::new(); plan.cells.len()];
     for &c in &cells {

@@ -1,0 +1,79 @@
+//! A non-dedicated cluster of Hanzich et al. (`model = "cisne"`): its parameters and its
+//! run; the model itself is in [`crate::nondedicated`].
+
+use super::params::{Key, ParamError, Params, policy, workload};
+use crate::nondedicated::{Experiment, Hardware, ParallelWorkload, Report, Setup, SimError, SocialContract};
+
+/// `model`, `nodes`, `local_share`, `jobs` and `arrival_scale` shape the workload (the
+/// parallel jobs and the local users); the policies, the contract and the estimator do not.
+pub const KEYS: [Key; 11] = [
+    workload("model"),
+    policy("jsp"),
+    policy("nsp"),
+    policy("mpl"),
+    workload("nodes"),
+    workload("local_share"),
+    workload("jobs"),
+    workload("arrival_scale"),
+    policy("contract_cpu"),
+    policy("estimator"),
+    policy("mode"),
+];
+
+/// Builds the experiment: `jsp` (fcfs), `nsp` (normal), `mpl` (4), `nodes` (64),
+/// `local_share` (0.75), `jobs` (1000), `arrival_scale` (1), `contract_cpu` (1),
+/// `estimator` (none) and `mode` (`online` or `offline`).
+pub fn from_params(params: &Params) -> Result<Experiment, ParamError> {
+    params.only(&KEYS, "model cisne")?;
+    let whole = |k: &str, default: u64| params.whole(k).map(|v| v.unwrap_or(default));
+    let offline = match params.text("mode").as_deref() {
+        None | Some("online") => false,
+        Some("offline") => true,
+        Some(other) => {
+            return Err(ParamError::BadValue {
+                key: "mode".into(),
+                value: other.into(),
+                expected: "online or offline".into(),
+            });
+        }
+    };
+    let experiment = Experiment {
+        setup: Setup {
+            hardware: Hardware {
+                nodes: whole("nodes", 64)? as u32,
+                mpl: whole("mpl", 4)? as u32,
+                contract: SocialContract {
+                    cpu: params.number("contract_cpu", 1.0)?,
+                    ..SocialContract::default()
+                },
+                ..Hardware::default()
+            },
+            jsp: params
+                .parsed("jsp")?
+                .unwrap_or(crate::nondedicated::JobSelection::Fcfs),
+            nsp: params
+                .parsed("nsp")?
+                .unwrap_or(crate::nondedicated::NodeSelection::Normal),
+        },
+        workload: ParallelWorkload {
+            jobs: whole("jobs", 1000)? as usize,
+            arrival_scale: params.number("arrival_scale", 1.0)?,
+            ..ParallelWorkload::default()
+        },
+        local_share: params.number("local_share", 0.75)?,
+        estimator: params.parsed("estimator")?,
+        offline,
+    };
+    experiment.validate()?;
+    Ok(experiment)
+}
+
+/// One replication. A run whose queue stops moving (a social contract that leaves no
+/// room) is saturated (`Ok(None)`); any other failure is an error.
+pub fn run(experiment: &Experiment, seed: u64) -> Result<Option<Report>, SimError> {
+    match experiment.run(seed) {
+        Ok(report) => Ok(Some(report)),
+        Err(SimError::Stuck { .. }) => Ok(None),
+        Err(e) => Err(e),
+    }
+}

@@ -1,0 +1,405 @@
+//! Rigid jobs on a space-shared machine under a scheduler (and a runtime predictor): a
+//! real trace replayed, or the Downey model, with utility functions on traces (Lee &
+//! Snavely). The parameters, the workload of each replication, and the run.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use super::Simulate;
+use super::params::{Key, ParamError, Params, policy, workload};
+use super::value::Value;
+use crate::metrics::Summary;
+use crate::predict::PredictorKind;
+use crate::sched::{AnyScheduler, SchedulerKind};
+use crate::seed::mix64;
+use crate::sim::{Engine, Window};
+use crate::utility::{Augmentation, PriorityMap, UtilityModel};
+use crate::workload::selection::JobRange;
+use crate::workload::swf::SwfOptions;
+use crate::workload::synth::downey::DOWNEY_KEYS;
+use crate::workload::synth::{MODEL_NAMES, Model};
+use crate::workload::{Selection, Workload};
+
+/// The scheduler and predictor leave the workload alone.
+pub const POLICY_KEYS: [Key; 2] = [policy("scheduler"), policy("predictor")];
+
+/// `model` and the Downey model's parameters (docs/semantics.md).
+pub const MODEL_KEYS: [Key; 12] = [
+    workload("model"),
+    workload("procs"),
+    workload("load"),
+    workload("days"),
+    workload("jobs"),
+    workload("day_hours"),
+    workload("lifetime_min"),
+    workload("lifetime_max"),
+    workload("parallelism_min"),
+    workload("parallelism_max"),
+    workload("sigma_min"),
+    workload("sigma_max"),
+];
+
+/// A trace and how to read, scale and augment it; all shape the workload.
+pub const TRACE_KEYS: [Key; 15] = [
+    workload("trace"),
+    workload("procs"),
+    workload("load"),
+    workload("load_scale"),
+    workload("jobs"),
+    workload("first"),
+    workload("priorities"),
+    workload("decay"),
+    workload("deadline_factor"),
+    workload("deadline_from"),
+    workload("utility_points"),
+    workload("globmax"),
+    workload("utility_sd"),
+    workload("exact_estimates"),
+    workload("lenient"),
+];
+
+/// The utility generator's parameters (with `priorities` on a trace).
+const UTILITY_MODEL_KEYS: [&str; 6] = [
+    "decay",
+    "deadline_factor",
+    "deadline_from",
+    "utility_points",
+    "globmax",
+    "utility_sd",
+];
+
+/// A trace to replay.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceSource {
+    pub path: PathBuf,
+    /// Machine size, the job selection and whether malformed lines are skipped.
+    pub procs: Option<u32>,
+    pub jobs: Option<JobRange>,
+    pub first: Option<usize>,
+    pub lenient: bool,
+    /// Target offered load: inter-arrival times are scaled to reach it.
+    pub load: Option<f64>,
+    /// Inter-arrival times are multiplied by this.
+    pub load_scale: Option<f64>,
+}
+
+impl TraceSource {
+    pub fn swf_options(&self) -> SwfOptions {
+        SwfOptions {
+            procs: self.procs,
+            selection: Selection {
+                range: self.jobs.clone(),
+                first: self.first,
+            },
+            lenient: self.lenient,
+        }
+    }
+}
+
+/// Where a rigid experiment's jobs come from.
+#[derive(Clone, Debug)]
+pub enum Source {
+    Model(Model),
+    Trace(TraceSource),
+}
+
+/// A rigid experiment.
+#[derive(Clone, Debug)]
+pub struct Rigid {
+    pub source: Source,
+    pub scheduler: SchedulerKind,
+    /// Runtime predictor, for schedulers that use one.
+    pub predictor: Option<PredictorKind>,
+    /// Priorities and utility functions, generated per replication (traces).
+    pub augmentation: Option<Augmentation>,
+    /// Requested times set to the runtimes, after the utility functions (traces).
+    pub exact_estimates: bool,
+}
+
+/// The Downey model from `model` and its keys; any other key but `extra` is refused. With
+/// a measurement window, enough jobs for it are generated unless `jobs` says otherwise.
+pub(crate) fn downey_model(
+    params: &Params,
+    extra: &[Key],
+    window: Option<&Window>,
+) -> Result<Model, ParamError> {
+    let name = params.text("model").unwrap_or_default();
+    if !MODEL_NAMES.contains(&name.as_str()) {
+        return Err(format!("model = '{name}': unknown; allowed: {}", MODEL_NAMES.join(", ")).into());
+    }
+    let allowed: Vec<Key> = extra.iter().chain(&MODEL_KEYS).copied().collect();
+    params.only(&allowed, &format!("model {name}"))?;
+    let mut model_params: Vec<(String, String)> = params
+        .0
+        .iter()
+        .filter(|(k, _)| DOWNEY_KEYS.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.to_string()))
+        .collect();
+    if let Some(w) = window {
+        let needed = w.measured.end + w.saturation.unwrap_or(0);
+        match params.get("jobs") {
+            Some(Value::Int(n)) if (*n as usize) < needed => {
+                return Err(format!(
+                    "jobs = {n}: the measure window and saturation bound need {needed} jobs"
+                )
+                .into());
+            }
+            Some(_) => {}
+            None => model_params.push(("jobs".into(), needed.to_string())),
+        }
+    }
+    Ok(Model::from_name(&name, &model_params)?)
+}
+
+/// The utility parameters of a trace: `None` without `priorities`.
+fn augmentation(params: &Params) -> Result<Option<Augmentation>, ParamError> {
+    let Some(map) = params.get("priorities") else {
+        if let Some(k) = UTILITY_MODEL_KEYS.iter().find(|k| params.has(k)) {
+            return Err(format!("{k}: utility parameters need priorities (e.g. \"sdsc-blue\")").into());
+        }
+        return Ok(None);
+    };
+    let mut model = UtilityModel::default();
+    if let Some(v) = params.text("decay") {
+        model.decay = v.parse()?;
+    }
+    if let Some(v) = params.text("deadline_from") {
+        model.deadline_from = v.parse()?;
+    }
+    model.deadline_factor = params.number("deadline_factor", model.deadline_factor)?;
+    model.globmax = params.number("globmax", model.globmax)?;
+    model.sd = params.number("utility_sd", model.sd)?;
+    model.points = match params.get("utility_points") {
+        None => model.points,
+        Some(Value::Int(i)) if *i >= 0 => *i as usize,
+        Some(v) => {
+            return Err(ParamError::BadValue {
+                key: "utility_points".into(),
+                value: v.to_string(),
+                expected: "a whole number".into(),
+            });
+        }
+    };
+    model.validate()?;
+    let priorities: PriorityMap = map.to_string().parse()?;
+    Ok(Some(Augmentation { priorities, model }))
+}
+
+/// The scheduler and predictor of a rigid run.
+fn policies(params: &Params) -> Result<(SchedulerKind, Option<PredictorKind>), ParamError> {
+    let scheduler: SchedulerKind = match params.get("scheduler") {
+        Some(Value::Str(s)) => s.parse()?,
+        Some(other) => {
+            return Err(format!(
+                "scheduler = {other}: expected one of {}",
+                SchedulerKind::NAMES.join(", ")
+            )
+            .into());
+        }
+        None => {
+            return Err(format!(
+                "scheduler: not set; set it in [run] or [axes] to one of {}",
+                SchedulerKind::NAMES.join(", ")
+            )
+            .into());
+        }
+    };
+    let predictor = match params.get("predictor") {
+        None => None,
+        Some(v) => {
+            let kind: PredictorKind = v.to_string().parse()?;
+            super::predictor_for(scheduler, kind)
+                .map_err(|e| format!("predictor = {v}: {e}; drop such cells with [[exclude]]"))?
+        }
+    };
+    Ok((scheduler, predictor))
+}
+
+/// A trace replay's source, its paths relative to `base_dir`.
+fn trace(params: &Params, base_dir: &Path) -> Result<TraceSource, ParamError> {
+    let keys: Vec<Key> = POLICY_KEYS.iter().chain(&TRACE_KEYS).copied().collect();
+    params.only(&keys, "a trace")?;
+    let trace = params.text("trace").unwrap_or_default();
+    let path = base_dir.join(&trace);
+    if !path.is_file() {
+        let what = if path.exists() {
+            "is not a file"
+        } else {
+            "does not exist"
+        };
+        return Err(format!("trace = '{trace}': {} {what}", path.display()).into());
+    }
+    let jobs = match params.text("jobs") {
+        None => None,
+        Some(r) => Some(r.parse::<JobRange>().map_err(|e| format!("jobs: {e}"))?),
+    };
+    let (load, load_scale) = (params.positive("load")?, params.positive("load_scale")?);
+    if load.is_some() && load_scale.is_some() {
+        return Err("load and load_scale both scale a trace; choose one"
+            .to_string()
+            .into());
+    }
+    Ok(TraceSource {
+        path,
+        procs: params.whole("procs")?.map(|p| p as u32),
+        jobs,
+        first: params.whole("first")?.map(|n| n as usize),
+        lenient: params.flag("lenient", false)?,
+        load,
+        load_scale,
+    })
+}
+
+/// Builds a rigid experiment: `scheduler`, `predictor`, and a workload, `model = "downey"`
+/// with its keys or `trace` (relative to `base_dir`) with its own.
+pub fn from_params(params: &Params, base_dir: &Path, window: Option<&Window>) -> Result<Rigid, ParamError> {
+    let source = match (params.has("model"), params.has("trace")) {
+        (true, true) => return Err("run has both model and trace; choose one".to_string().into()),
+        (false, false) => {
+            return Err(
+                "run needs a workload: model = \"downey\" or trace = \"path.swf.gz\""
+                    .to_string()
+                    .into(),
+            );
+        }
+        (true, false) => Source::Model(downey_model(params, &POLICY_KEYS, window)?),
+        (false, true) => Source::Trace(trace(params, base_dir)?),
+    };
+    let (scheduler, predictor) = policies(params)?;
+    let augmentation = augmentation(params)?;
+    let needs = match scheduler {
+        SchedulerKind::Prio => Some("priorities"),
+        SchedulerKind::Ga(_) => Some("utility functions"),
+        _ => None,
+    };
+    if let Some(what) = needs
+        && augmentation.is_none()
+    {
+        return Err(
+            format!("scheduler = {scheduler}: needs {what}; set priorities (e.g. \"sdsc-blue\")").into(),
+        );
+    }
+    Ok(Rigid {
+        source,
+        scheduler,
+        predictor,
+        augmentation,
+        exact_estimates: params.flag("exact_estimates", false)?,
+    })
+}
+
+/// Multiplies inter-arrival times by `factor`, keeping the first submit where it is.
+fn scale_arrivals(w: &Workload, factor: f64) -> Workload {
+    let mut scaled = w.clone();
+    let first = w.jobs.submit.first().copied().unwrap_or(0);
+    for s in &mut scaled.jobs.submit {
+        *s = first + ((*s - first) as f64 * factor).round() as i64;
+    }
+    scaled
+}
+
+/// A rigid run's result: a summary of the measured jobs, or a saturated run.
+#[derive(Clone, Debug)]
+pub struct RigidOutcome {
+    /// `None` when the run saturated.
+    pub summary: Option<Summary>,
+    /// Jobs in the measured window.
+    pub measured: usize,
+    /// Jobs simulated (for throughput reports).
+    pub simulated: u64,
+}
+
+/// What a thread reuses across rigid runs: one engine, one scheduler per kind.
+#[derive(Default)]
+pub struct Worker {
+    engine: Engine,
+    schedulers: HashMap<SchedulerKind, AnyScheduler>,
+}
+
+impl Worker {
+    pub fn new() -> Self {
+        Worker {
+            engine: Engine::new().with_validation(false),
+            schedulers: HashMap::new(),
+        }
+    }
+}
+
+impl Rigid {
+    /// The jobs of replication `seed`: the model's, or the trace (as read, `trace`, with
+    /// its offered load) scaled to the target load; then the utility functions drawn with
+    /// the seed, and exact requests.
+    pub fn workload<'t>(
+        &self,
+        seed: u64,
+        trace: Option<(&'t Workload, f64)>,
+    ) -> crate::Result<Cow<'t, Workload>> {
+        let base: Cow<Workload> = match &self.source {
+            Source::Model(model) => Cow::Owned(model.generate(seed)),
+            Source::Trace(t) => {
+                let (w, offered) = trace.expect("a trace experiment is given its trace");
+                match (t.load, t.load_scale) {
+                    (Some(target), _) => Cow::Owned(scale_arrivals(w, offered / target)),
+                    (None, Some(f)) => Cow::Owned(scale_arrivals(w, f)),
+                    (None, None) => Cow::Borrowed(w),
+                }
+            }
+        };
+        if self.augmentation.is_none() && !self.exact_estimates {
+            return Ok(base);
+        }
+        let mut owned = base.into_owned();
+        if let Some(a) = &self.augmentation {
+            a.apply(&mut owned.jobs, seed)
+                .map_err(|message| crate::Error::Workload {
+                    path: owned.name.clone().into(),
+                    message,
+                })?;
+        }
+        if self.exact_estimates {
+            crate::utility::exact_estimates(&mut owned.jobs);
+        }
+        Ok(Cow::Owned(owned))
+    }
+
+    /// Simulates `workload` (replication `seed`), measuring `window`. The GA's choices
+    /// get their own stream, apart from the workload's.
+    pub fn run(
+        &self,
+        worker: &mut Worker,
+        workload: &Workload,
+        seed: u64,
+        window: Option<&Window>,
+    ) -> RigidOutcome {
+        let scheduler = worker
+            .schedulers
+            .entry(self.scheduler)
+            .or_insert_with(|| self.scheduler.build());
+        scheduler.set_seed(mix64(seed ^ 0x6761_5f73_6565_6473));
+        let outcome = scheduler.simulate(
+            &mut worker.engine,
+            &workload.jobs,
+            workload.procs,
+            self.predictor,
+            window,
+        );
+        let n = workload.jobs.len();
+        let measured = window.map_or(0..n, |w| w.measured.start.min(n)..w.measured.end.min(n));
+        let simulated = outcome.events / 2;
+        let summary = (!outcome.saturated).then(|| {
+            Summary::of_outcome(
+                &workload.jobs,
+                workload.procs,
+                &outcome,
+                measured.clone(),
+                &workload.skipped,
+            )
+        });
+        RigidOutcome {
+            summary,
+            measured: measured.len(),
+            simulated,
+        }
+    }
+}
