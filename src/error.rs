@@ -34,6 +34,9 @@ pub enum Error {
     /// A parameter string (`name(key=value,...)`) that does not parse.
     #[error(transparent)]
     Call(#[from] crate::call::CallError),
+    /// A run's parameters that do not make an experiment.
+    #[error(transparent)]
+    Experiment(#[from] crate::experiment::ParamError),
     #[error("{0}")]
     Invalid(String),
 }

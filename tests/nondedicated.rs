@@ -311,7 +311,7 @@ mod estimators {
         )
         .unwrap();
         let a = Accuracy::of(&on.predictions, &run.jobs);
-        assert!(a.dv_turnaround > 1.0, "{a:?}");
+        assert!(a.dv_response > 1.0, "{a:?}");
     }
 
     fn record(
@@ -401,17 +401,17 @@ mod estimators {
         let a = Accuracy::of(&predictions, &outcomes);
         assert_eq!(a.jobs, 2);
         // Turnarounds observed 110, 50; predicted 120, 40: |10| + |10| over 160.
-        assert!(close(a.dv_turnaround, 100.0 * 20.0 / 160.0));
-        assert!(close(a.bias_turnaround, 0.0));
+        assert!(close(a.dv_response, 100.0 * 20.0 / 160.0));
+        assert!(close(a.bias_response, 0.0));
         assert!(close(a.dv_wait, 100.0 * 10.0 / 10.0));
-        assert!(close(a.dv_exec, 100.0 * 10.0 / 150.0));
+        assert!(close(a.dv_run, 100.0 * 10.0 / 150.0));
         // Two points: the line through them, (50, 40) and (100, 100): slope 1.2, intercept -20.
         assert!(
-            close(a.fit_exec.0, 1.2) && close(a.fit_exec.1, -20.0),
+            close(a.fit_run.0, 1.2) && close(a.fit_run.1, -20.0),
             "{:?}",
-            a.fit_exec
+            a.fit_run
         );
-        assert!(a.ra_exec.is_nan(), "adjusted R^2 needs three points");
+        assert!(a.ra_run.is_nan(), "adjusted R^2 needs three points");
     }
 
     #[test]

@@ -153,7 +153,7 @@ pub(crate) fn downey_model(
 }
 
 /// The utility parameters of a trace: `None` without `priorities`.
-fn augmentation(params: &Params) -> Result<Option<Augmentation>, ParamError> {
+pub fn augmentation(params: &Params) -> Result<Option<Augmentation>, ParamError> {
     let Some(map) = params.get("priorities") else {
         if let Some(k) = UTILITY_MODEL_KEYS.iter().find(|k| params.has(k)) {
             return Err(format!("{k}: utility parameters need priorities (e.g. \"sdsc-blue\")").into());
@@ -363,8 +363,23 @@ impl Rigid {
         Ok(Cow::Owned(owned))
     }
 
-    /// Simulates `workload` (replication `seed`), measuring `window`. The GA's choices
-    /// get their own stream, apart from the workload's.
+    /// Simulates `workload` (replication `seed`) on `engine` with `scheduler` (of this
+    /// experiment's kind), measuring `window`. The GA's choices get their own stream, apart
+    /// from the workload's.
+    pub fn simulate<'e>(
+        &self,
+        engine: &'e mut Engine,
+        scheduler: &mut AnyScheduler,
+        workload: &Workload,
+        seed: u64,
+        window: Option<&Window>,
+    ) -> crate::sim::Outcome<'e> {
+        scheduler.set_seed(mix64(seed ^ 0x6761_5f73_6565_6473));
+        scheduler.simulate(engine, &workload.jobs, workload.procs, self.predictor, window)
+    }
+
+    /// Simulates `workload` (replication `seed`) with a worker's engine and scheduler, and
+    /// summarises the measured jobs.
     pub fn run(
         &self,
         worker: &mut Worker,
@@ -376,14 +391,7 @@ impl Rigid {
             .schedulers
             .entry(self.scheduler)
             .or_insert_with(|| self.scheduler.build());
-        scheduler.set_seed(mix64(seed ^ 0x6761_5f73_6565_6473));
-        let outcome = scheduler.simulate(
-            &mut worker.engine,
-            &workload.jobs,
-            workload.procs,
-            self.predictor,
-            window,
-        );
+        let outcome = self.simulate(&mut worker.engine, scheduler, workload, seed, window);
         let n = workload.jobs.len();
         let measured = window.map_or(0..n, |w| w.measured.start.min(n)..w.measured.end.min(n));
         let simulated = outcome.events / 2;

@@ -5,6 +5,7 @@
 mod application;
 mod bias;
 mod sim;
+mod text;
 
 pub use application::{ApplicationReport, application_centric};
 pub use bias::{BiasFit, PredictionQuality};

@@ -21,6 +21,7 @@
 
 mod jobs_csv;
 pub mod registry;
+mod text;
 
 pub use jobs_csv::write_jobs_csv;
 

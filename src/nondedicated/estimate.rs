@@ -567,17 +567,17 @@ pub struct Accuracy {
     /// Jobs with a prediction.
     pub jobs: usize,
     /// D_v: sum |Y - X| / sum X, percent, for turnaround, execution and waiting time.
-    pub dv_turnaround: f64,
-    pub dv_exec: f64,
+    pub dv_response: f64,
+    pub dv_run: f64,
     pub dv_wait: f64,
     /// sum (Y - X) / sum X, percent: negative when the estimates are optimistic.
-    pub bias_turnaround: f64,
+    pub bias_response: f64,
     /// Adjusted coefficient of determination of the least-squares line of Y on X.
-    pub ra_turnaround: f64,
-    pub ra_exec: f64,
+    pub ra_response: f64,
+    pub ra_run: f64,
     pub ra_wait: f64,
     /// That line, Y = slope X + intercept (seconds), for execution and waiting time.
-    pub fit_exec: (f64, f64),
+    pub fit_run: (f64, f64),
     pub fit_wait: (f64, f64),
 }
 
@@ -597,14 +597,14 @@ impl Accuracy {
         let wait = series(|p, o| (o.wait(), p.wait));
         Accuracy {
             jobs: pairs.len(),
-            dv_turnaround: deviation(&turnaround, f64::abs),
-            dv_exec: deviation(&exec, f64::abs),
+            dv_response: deviation(&turnaround, f64::abs),
+            dv_run: deviation(&exec, f64::abs),
             dv_wait: deviation(&wait, f64::abs),
-            bias_turnaround: deviation(&turnaround, |d| d),
-            ra_turnaround: adjusted_r2(&turnaround),
-            ra_exec: adjusted_r2(&exec),
+            bias_response: deviation(&turnaround, |d| d),
+            ra_response: adjusted_r2(&turnaround),
+            ra_run: adjusted_r2(&exec),
             ra_wait: adjusted_r2(&wait),
-            fit_exec: least_squares(&exec).0,
+            fit_run: least_squares(&exec).0,
             fit_wait: least_squares(&wait).0,
         }
     }

@@ -65,11 +65,11 @@ pub static CLUSTER_METRICS: Registry<Report> = Registry {
             .run
             .mean_queue),
         row!("dv_response", "D_v of response time", Percent, Undefined, |r| {
-            accuracy(r, |a| a.dv_turnaround)
+            accuracy(r, |a| a.dv_response)
         }),
         row!("dv_run", "D_v of run time", Percent, Undefined, |r| accuracy(
             r,
-            |a| a.dv_exec
+            |a| a.dv_run
         )),
         row!("dv_wait", "D_v of wait", Percent, Undefined, |r| accuracy(
             r,
@@ -80,17 +80,17 @@ pub static CLUSTER_METRICS: Registry<Report> = Registry {
             "Bias of response time",
             Percent,
             Undefined,
-            |r| accuracy(r, |a| a.bias_turnaround)
+            |r| accuracy(r, |a| a.bias_response)
         ),
         row!(
             "ra_response",
             "Adjusted R² of response time",
             Number,
             Undefined,
-            |r| accuracy(r, |a| a.ra_turnaround)
+            |r| accuracy(r, |a| a.ra_response)
         ),
         row!("ra_run", "Adjusted R² of run time", Number, Undefined, |r| {
-            accuracy(r, |a| a.ra_exec)
+            accuracy(r, |a| a.ra_run)
         }),
         row!("ra_wait", "Adjusted R² of wait", Number, Undefined, |r| accuracy(
             r,
@@ -101,14 +101,14 @@ pub static CLUSTER_METRICS: Registry<Report> = Registry {
             "Slope of predicted on observed run time",
             Number,
             Undefined,
-            |r| { accuracy(r, |a| a.fit_exec.0) }
+            |r| { accuracy(r, |a| a.fit_run.0) }
         ),
         row!(
             "fit_run_intercept",
             "Intercept of predicted on observed run time",
             Seconds,
             Undefined,
-            |r| { accuracy(r, |a| a.fit_exec.1) }
+            |r| { accuracy(r, |a| a.fit_run.1) }
         ),
         row!(
             "fit_wait_slope",

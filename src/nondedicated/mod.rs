@@ -17,6 +17,7 @@ pub mod estimate;
 pub mod experiment;
 pub mod model;
 pub mod policy;
+mod report;
 pub mod sim;
 
 pub use cluster::{Hardware, Node, SocialContract};

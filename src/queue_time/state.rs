@@ -152,3 +152,27 @@ impl MachineState {
             .collect()
     }
 }
+
+/// Prediction rows as the table `schedlab predict` prints.
+pub fn write_prediction_table(out: &mut dyn std::io::Write, rows: &[PredictionRow]) -> std::io::Result<()> {
+    let seconds = |x: Option<f64>| x.map_or("-".to_string(), |x| format!("{x:.1}"));
+    writeln!(
+        out,
+        "{:>6} {:>6} {:>11} {:>12} {:>12} {:>12} {:>12}",
+        "n", "needed", "benefactors", "A", "B", "combined", "exact"
+    )?;
+    for r in rows {
+        writeln!(
+            out,
+            "{:>6} {:>6} {:>11} {:>12} {:>12} {:>12} {:>12}",
+            r.n,
+            r.needed,
+            r.benefactors,
+            seconds(r.a),
+            seconds(r.b),
+            seconds(r.combined),
+            seconds(r.exact)
+        )?;
+    }
+    writeln!(out, "queue times in seconds; '-': no benefactor (A) or never met")
+}

@@ -67,3 +67,38 @@ impl TraceInfo {
         }
     }
 }
+
+impl TraceInfo {
+    /// The facts as `schedlab trace info` prints them.
+    pub fn write_text(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        writeln!(out, "trace          {}", self.name)?;
+        writeln!(out, "jobs           {}", self.jobs)?;
+        writeln!(
+            out,
+            "skipped        {}{}",
+            self.jobs_skipped,
+            self.skipped.detail()
+        )?;
+        if self.not_selected > 0 {
+            writeln!(out, "not selected   {}", self.not_selected)?;
+        }
+        let header = |v: Option<u32>| v.map_or("-".to_string(), |p| p.to_string());
+        writeln!(
+            out,
+            "machine        {} procs (header MaxProcs {}, MaxNodes {})",
+            self.procs,
+            header(self.max_procs_header),
+            header(self.max_nodes_header)
+        )?;
+        writeln!(
+            out,
+            "span           {:.1} days of submits ({} s)",
+            self.span_seconds as f64 / 86_400.0,
+            self.span_seconds
+        )?;
+        writeln!(out, "offered load   {:.4}", self.offered_load)?;
+        writeln!(out, "with estimate  {:.1}% of jobs", self.with_estimate * 100.0)?;
+        writeln!(out, "users          {}", self.users)?;
+        writeln!(out, "executables    {}", self.executables)
+    }
+}

@@ -41,6 +41,22 @@ impl SkipCounts {
             + self.malformed
     }
 
+    /// The non-zero counts as ` (reason n, ...)`, or nothing: for lines such as
+    /// `3 skipped (procs_not_positive 2, malformed 1)`.
+    pub fn detail(&self) -> String {
+        let parts: Vec<String> = self
+            .reasons()
+            .iter()
+            .filter(|(_, n)| *n > 0)
+            .map(|(r, n)| format!("{r} {n}"))
+            .collect();
+        if parts.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", parts.join(", "))
+        }
+    }
+
     /// (reason, count) pairs with the names used in outputs.
     pub fn reasons(&self) -> [(&'static str, u64); 5] {
         [

@@ -23,6 +23,16 @@ impl Selection {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct JobRange(pub RangeInclusive<u64>);
 
+impl std::fmt::Display for JobRange {
+    /// `A..=B`, or `A..` when open-ended; parses back to the same range.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self.0.end() {
+            u64::MAX => write!(f, "{}..", self.0.start()),
+            end => write!(f, "{}..={end}", self.0.start()),
+        }
+    }
+}
+
 impl FromStr for JobRange {
     type Err = String;
 

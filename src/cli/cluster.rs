@@ -1,0 +1,95 @@
+//! `schedlab cluster`: one run of the non-dedicated cluster of Hanzich et al., with an
+//! estimator judged on it if asked.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Result;
+use clap::Args;
+
+use schedlab::atomic::write_atomically;
+use schedlab::experiment::{Value, cluster};
+
+#[derive(Args)]
+pub struct ClusterArgs {
+    /// Job selection: fcfs or backfilling.
+    #[arg(long, default_value = "fcfs")]
+    jsp: String,
+    /// Node selection: normal or uniform.
+    #[arg(long, default_value = "normal")]
+    nsp: String,
+    /// Most parallel tasks per node (1 for the paper's Basic policy).
+    #[arg(long, default_value_t = 4)]
+    mpl: u32,
+    #[arg(long, default_value_t = 64)]
+    nodes: u32,
+    /// Share of the nodes with a local user at any time.
+    #[arg(long, default_value_t = 0.75)]
+    local_share: f64,
+    /// Parallel jobs.
+    #[arg(long, default_value_t = 1000)]
+    jobs: usize,
+    /// Multiplies the Gamma(12, 2.55 s) inter-arrival times (above 1: less load).
+    #[arg(long, default_value_t = 1.0)]
+    arrival_scale: f64,
+    /// Most CPU the parallel tasks on a node with a local user may ask for together.
+    #[arg(long, default_value_t = 1.0)]
+    contract_cpu: f64,
+    /// Seed of the parallel workload; the local users get their own stream from it.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Turnaround estimator judged on the run: historical, hybrid, or a simulation kernel
+    /// REM-CPU (prop-cpu, mpl-cpu, cpu-cpu, prop-mpl, mpl-mpl, cpu-mpl).
+    #[arg(long)]
+    estimator: Option<String>,
+    /// Estimate the whole workload once from the initial state instead of at each arrival.
+    #[arg(long, requires = "estimator")]
+    offline: bool,
+    /// One CSV row per job: application, arrival, start, end, wait, exec, turnaround, CPU
+    /// time, nodes (and the estimate, with --estimator).
+    #[arg(long, value_name = "FILE.csv")]
+    jobs_out: Option<PathBuf>,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: ClusterArgs) -> Result<()> {
+    let flags = [
+        ("model", Some(Value::Str("cisne".into()))),
+        ("jsp", Some(Value::Str(args.jsp.clone()))),
+        ("nsp", Some(Value::Str(args.nsp.clone()))),
+        ("mpl", Some(Value::Int(args.mpl.into()))),
+        ("nodes", Some(Value::Int(args.nodes.into()))),
+        ("local_share", Some(Value::Float(args.local_share))),
+        ("jobs", Some(Value::Int(args.jobs as i64))),
+        ("arrival_scale", Some(Value::Float(args.arrival_scale))),
+        ("contract_cpu", Some(Value::Float(args.contract_cpu))),
+        ("estimator", args.estimator.clone().map(Value::Str)),
+        ("mode", args.offline.then(|| Value::Str("offline".into()))),
+    ];
+    let params = super::params(&[], flags)?;
+    let experiment = cluster::from_params(&params).map_err(schedlab::Error::from)?;
+    let t0 = Instant::now();
+    let report = experiment.run(args.seed)?;
+    let secs = t0.elapsed().as_secs_f64();
+    if let Some(path) = &args.jobs_out {
+        write_atomically(path, |w| report.write_jobs_csv(w))?;
+    }
+    let mut out = io::stdout().lock();
+    if args.json {
+        serde_json::to_writer(&mut out, &report.to_json(&experiment, args.seed))?;
+        writeln!(out)?;
+    } else {
+        report.write_text(&mut out, &experiment, args.seed)?;
+        writeln!(
+            out,
+            "timing       simulate {:.1} ms ({} passes)",
+            secs * 1e3,
+            report.run.passes
+        )?;
+    }
+    out.flush()?;
+    Ok(())
+}

@@ -1,0 +1,191 @@
+//! `schedlab run`: one rigid simulation of a trace or a model, its summary, and optionally
+//! the per-job CSV and the schedule as SWF.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::Result;
+use clap::Args;
+
+use super::utility::UtilityArgs;
+use super::{ReadArgs, parse_key_value};
+use schedlab::atomic::write_atomically;
+use schedlab::experiment::Value;
+use schedlab::experiment::rigid::{self, Rigid, Source};
+use schedlab::metrics::{Summary, write_jobs_csv};
+use schedlab::sched::SchedulerKind;
+use schedlab::sim::Engine;
+use schedlab::workload::info::TraceInfo;
+use schedlab::workload::swf::{read_swf, write_swf};
+use schedlab::workload::synth::MODEL_NAMES;
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// SWF trace to replay (.swf or .swf.gz).
+    #[arg(long, conflicts_with = "model", required_unless_present = "model")]
+    trace: Option<PathBuf>,
+    /// Built-in synthetic workload model.
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(MODEL_NAMES))]
+    model: Option<String>,
+    /// Model parameter KEY=VALUE (repeatable), e.g. --param load=0.9 --param days=60.
+    #[arg(long = "param", value_name = "KEY=VALUE", value_parser = parse_key_value)]
+    params: Vec<(String, String)>,
+    #[command(flatten)]
+    read: ReadArgs,
+    /// Traces: scale inter-arrival times so that the offered load is this (as in sweeps).
+    #[arg(long, conflicts_with = "load_scale")]
+    load: Option<f64>,
+    /// Traces: multiply inter-arrival times by this.
+    #[arg(long)]
+    load_scale: Option<f64>,
+    /// Scheduling policy: fcfs, easy, sjbf, conservative, easy-pred, prio (Priority-FIFO,
+    /// needs --priorities) or ga (needs --priorities, which keeps the functions of an
+    /// augmented trace), also ga(population=20,generations=100,mutation=10).
+    #[arg(long, value_parser = |s: &str| s.parse::<SchedulerKind>())]
+    scheduler: SchedulerKind,
+    /// Runtime predictor for sjbf, easy-pred and ga: perfect, estimate (default), constant(c=1),
+    /// ruh(k=3,stat=median,prop=false), sbh(criteria=PE|P|E|*,search=dfs,depth=unlimited,prop=true,think=1200),
+    /// sbh-noest(criteria=PX|P|X|*,...,growth=balanced|unbalanced,cap=100000), application.
+    #[arg(long, value_name = "SPEC")]
+    predictor: Option<String>,
+    /// Seed of the synthetic model, the utility generator and the GA.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    #[command(flatten)]
+    utility: UtilityArgs,
+    /// Requested times equal to the runtimes (Lee & Snavely's Table 2); the utility
+    /// functions are generated from the original requests first.
+    #[arg(long)]
+    exact_estimates: bool,
+    /// Write one CSV row per job: times, wait, bsld, predictions and their accuracy, and
+    /// every prediction the job had (see README).
+    #[arg(long, value_name = "FILE.csv")]
+    jobs_out: Option<PathBuf>,
+    /// Write the simulated schedule as SWF (wait time in field 3).
+    #[arg(long, value_name = "FILE.swf")]
+    swf_out: Option<PathBuf>,
+    /// Print the summary as one JSON object.
+    #[arg(long)]
+    json: bool,
+    /// Check the simulator's invariants after every pass (slower; always on in debug builds).
+    #[arg(long)]
+    validate: bool,
+}
+
+/// The experiment the arguments describe, validated as a sweep cell would be.
+fn experiment(args: &RunArgs) -> Result<Rigid> {
+    let read = &args.read;
+    if args.model.is_some() {
+        anyhow::ensure!(
+            read.jobs.is_none() && read.first.is_none() && !read.lenient,
+            "--jobs, --first and --lenient apply to --trace"
+        );
+        anyhow::ensure!(
+            args.load.is_none() && args.load_scale.is_none(),
+            "--load and --load-scale apply to --trace; give a model its load with --param load=X"
+        );
+    } else {
+        anyhow::ensure!(args.params.is_empty(), "--param applies to --model, not --trace");
+    }
+    let mut flags = vec![
+        (
+            "trace",
+            args.trace.as_ref().map(|p| Value::Str(p.display().to_string())),
+        ),
+        ("model", args.model.clone().map(Value::Str)),
+        ("procs", read.procs.map(|p| Value::Int(p.into()))),
+        ("jobs", read.jobs.as_ref().map(|r| Value::Str(r.to_string()))),
+        ("first", read.first.map(|n| Value::Int(n as i64))),
+        ("lenient", read.lenient.then_some(Value::Bool(true))),
+        ("load", args.load.map(Value::Float)),
+        ("load_scale", args.load_scale.map(Value::Float)),
+        ("scheduler", Some(Value::Str(args.scheduler.to_string()))),
+        ("predictor", args.predictor.clone().map(Value::Str)),
+        (
+            "exact_estimates",
+            args.exact_estimates.then_some(Value::Bool(true)),
+        ),
+    ];
+    flags.extend(args.utility.flags());
+    let params = super::params(&args.params, flags)?;
+    let mut rigid = rigid::from_params(&params, Path::new(""), None).map_err(schedlab::Error::from)?;
+    if let (Source::Trace(t), Some(path)) = (&mut rigid.source, &args.trace) {
+        // The path as given, whatever its bytes.
+        t.path = path.clone();
+    }
+    Ok(rigid)
+}
+
+pub fn run(args: RunArgs) -> Result<()> {
+    let t0 = Instant::now();
+    let rigid = experiment(&args)?;
+    let trace = match &rigid.source {
+        Source::Trace(t) => Some(read_swf(&t.path, &t.swf_options())?),
+        Source::Model(_) => None,
+    };
+    let offered = trace.as_ref().map(|w| TraceInfo::of(w).offered_load);
+    let workload = rigid.workload(args.seed, trace.as_ref().zip(offered))?;
+    let loaded = t0.elapsed();
+    let mut engine = Engine::new()
+        .with_validation(args.validate || cfg!(debug_assertions))
+        .with_prediction_history(args.jobs_out.is_some());
+    let mut scheduler = rigid.scheduler.build();
+    let t1 = Instant::now();
+    // On a rayon worker, so that the GA's parallel fitness evaluations fork there instead of
+    // entering the pool from outside once per generation.
+    let (outcome, ()) = rayon::join(
+        || rigid.simulate(&mut engine, &mut scheduler, &workload, args.seed, None),
+        || (),
+    );
+    let simulated = t1.elapsed();
+    let all = 0..workload.jobs.len();
+    let summary = Summary::of_outcome(&workload.jobs, workload.procs, &outcome, all, &workload.skipped);
+    if let Some(path) = &args.jobs_out {
+        write_atomically(path, |w| write_jobs_csv(w, &workload.jobs, &outcome))?;
+    }
+    if let Some(path) = &args.swf_out {
+        let note = format!("scheduler {}", rigid.scheduler);
+        write_atomically(path, |w| write_swf(w, &workload, outcome.start, &note))?;
+    }
+    let predictor = rigid.predictor.map_or("estimate".to_string(), |p| p.to_string());
+    let mut out = io::stdout().lock();
+    if args.json {
+        let mut object = serde_json::json!({
+            "workload": workload.name,
+            "scheduler": rigid.scheduler.name(),
+            "predictor": predictor,
+            "seed": args.seed,
+            "not_selected": workload.not_selected,
+        });
+        // The summary's keys (jobs, mean_wait, ...) at the top level.
+        if let (Some(o), serde_json::Value::Object(s)) =
+            (object.as_object_mut(), serde_json::to_value(&summary)?)
+        {
+            o.extend(s);
+        }
+        serde_json::to_writer(&mut out, &object)?;
+        writeln!(out)?;
+    } else {
+        summary.write_text(
+            &mut out,
+            &workload.name,
+            &rigid.scheduler.to_string(),
+            workload.not_selected,
+        )?;
+        if rigid.predictor.is_some() {
+            summary.write_prediction_text(&mut out, &predictor)?;
+        }
+        let secs = simulated.as_secs_f64();
+        writeln!(
+            out,
+            "timing       load {:.1} ms, simulate {:.1} ms ({:.0} jobs/s, {} passes)",
+            loaded.as_secs_f64() * 1e3,
+            secs * 1e3,
+            summary.jobs as f64 / secs.max(1e-9),
+            outcome.passes
+        )?;
+    }
+    out.flush()?;
+    Ok(())
+}

@@ -1,0 +1,133 @@
+//! `schedlab sweep` and `schedlab merge`: a grid of experiments, and the merge of its
+//! shards.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::Args;
+
+use schedlab::sweep::{Plan, RunOptions, Shard, run_sweep};
+
+#[derive(Args)]
+pub struct SweepArgs {
+    /// The sweep spec (TOML).
+    spec: PathBuf,
+    /// Worker threads (default: every core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Output folder (default: results/<name>/, or results/<name>/shard-K-of-N/ with --shard).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Run only the cells whose index is K modulo N (for job arrays).
+    #[arg(long, value_name = "K/N")]
+    shard: Option<Shard>,
+    /// Keep the replications already recorded in the output folder and run the rest.
+    #[arg(long)]
+    resume: bool,
+    /// Print the cells and exit.
+    #[arg(long)]
+    list: bool,
+    /// Validate the spec and print what would run, without running it.
+    #[arg(long)]
+    dry_run: bool,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+    /// Run a grid larger than the spec's max_cells.
+    #[arg(long)]
+    yes: bool,
+}
+
+#[derive(Args)]
+pub struct MergeArgs {
+    /// Output folders of the shards (`sweep --shard K/N`).
+    #[arg(required = true)]
+    shards: Vec<PathBuf>,
+    /// Where to write the merged outputs.
+    #[arg(long)]
+    out: PathBuf,
+}
+
+pub fn merge(args: MergeArgs) -> Result<()> {
+    let plan = schedlab::sweep::merge::merge(&args.shards, &args.out)?;
+    eprintln!(
+        "merged {} shards of '{}' ({} cells) into {}",
+        args.shards.len(),
+        plan.name,
+        plan.cells.len(),
+        args.out.display()
+    );
+    Ok(())
+}
+
+pub fn run(args: SweepArgs) -> Result<()> {
+    let plan = Plan::from_file(&args.spec)?;
+    let mut out = io::stdout().lock();
+    if args.list {
+        let names: Vec<&str> = plan.axes.iter().map(|a| a.name.as_str()).collect();
+        writeln!(out, "cell\t{}", names.join("\t"))?;
+        for c in &plan.cells {
+            let values: Vec<String> = c.values.iter().map(|v| v.to_string()).collect();
+            writeln!(out, "{}\t{}", c.index, values.join("\t"))?;
+        }
+        return Ok(());
+    }
+    let reps = plan.replications.describe();
+    let summary = format!(
+        "sweep '{}': {} cells ({} in the full grid), {reps}",
+        plan.name,
+        plan.cells.len(),
+        plan.grid_size
+    );
+    if args.dry_run {
+        writeln!(out, "{summary}")?;
+        writeln!(out, "spec valid (hash {})", plan.spec_hash)?;
+        return Ok(());
+    }
+    if plan.cells.len() > plan.max_cells && !args.yes {
+        return Err(schedlab::Error::Invalid(format!(
+            "{} cells exceed max_cells = {}; pass --yes to run them anyway",
+            plan.cells.len(),
+            plan.max_cells
+        ))
+        .into());
+    }
+    let out_dir = args.out.clone().unwrap_or_else(|| {
+        let base = PathBuf::from("results").join(&plan.name);
+        match args.shard {
+            Some(s) => base.join(format!("shard-{}-of-{}", s.index, s.count)),
+            None => base,
+        }
+    });
+    if !args.quiet {
+        eprintln!("{summary} -> {}", out_dir.display());
+    }
+    let options = RunOptions {
+        threads: args.threads,
+        out: out_dir.clone(),
+        shard: args.shard,
+        resume: args.resume,
+        quiet: args.quiet,
+    };
+    let report = run_sweep(&plan, &options)?;
+    let secs = report.elapsed.as_secs_f64();
+    writeln!(
+        out,
+        "{} cells, {} replications run ({} resumed) in {:.1} s: {:.0} replications/s, {:.0} simulated jobs/s",
+        report.cells,
+        report.tasks_run,
+        report.tasks_resumed,
+        secs,
+        report.tasks_run as f64 / secs.max(1e-9),
+        report.jobs_simulated as f64 / secs.max(1e-9)
+    )?;
+    writeln!(out, "results in {}", out_dir.display())?;
+    let md = out_dir.join("summary.md");
+    if let Ok(text) = std::fs::read_to_string(&md) {
+        writeln!(out)?;
+        out.write_all(text.as_bytes())?;
+    }
+    out.flush()?;
+    Ok(())
+}

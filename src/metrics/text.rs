@@ -1,0 +1,71 @@
+//! A rigid run's summary as text, the way `schedlab run` prints it.
+
+use std::io::{self, Write};
+
+use super::{Percentiles, Summary};
+
+impl Summary {
+    /// Writes the summary of a run of `scheduler` on `workload` (`procs` processors;
+    /// `not_selected` job lines outside the selection).
+    pub fn write_text(
+        &self,
+        out: &mut dyn Write,
+        workload: &str,
+        scheduler: &str,
+        not_selected: u64,
+    ) -> io::Result<()> {
+        writeln!(out, "workload     {workload} ({} procs)", self.procs)?;
+        writeln!(out, "scheduler    {scheduler}")?;
+        writeln!(
+            out,
+            "jobs         {} simulated, {} skipped{}",
+            self.jobs,
+            self.jobs_skipped,
+            self.skipped.detail()
+        )?;
+        if not_selected > 0 {
+            writeln!(out, "             {not_selected} outside the selection")?;
+        }
+        let row = |out: &mut dyn Write, name: &str, mean: f64, p: &Percentiles, unit: &str| {
+            writeln!(
+                out,
+                "{name:<12} mean {mean:.2}{unit}  p25 {:.2}  p50 {:.2}  p75 {:.2}  p98 {:.2}  max {:.2}",
+                p.p25, p.p50, p.p75, p.p98, p.p100
+            )
+        };
+        row(out, "wait", self.mean_wait, &self.wait, " s")?;
+        row(out, "response", self.mean_response, &self.response, " s")?;
+        row(out, "bsld", self.mean_bsld, &self.bsld, "")?;
+        row(out, "expansion", self.mean_expansion, &self.expansion, "")?;
+        if let Some(u) = &self.utility {
+            writeln!(
+                out,
+                "utility      aggregate {:.4e} of {:.4e} at once; % of start value earned, best first: \
+                 p25 {:.2}  p50 {:.2}  p75 {:.2}  p98 {:.2}  p100 {:.2}",
+                u.aggregate_utility,
+                u.total_start_value,
+                u.earned.p25,
+                u.earned.p50,
+                u.earned.p75,
+                u.earned.p98,
+                u.earned.p100
+            )?;
+        }
+        writeln!(out, "utilization  {:.4}", self.utilization)?;
+        writeln!(out, "makespan     {} s", self.makespan)?;
+        writeln!(
+            out,
+            "percentiles  {}; bsld threshold {} s",
+            self.percentile_method, self.bsld_threshold
+        )
+    }
+
+    /// The line on predictions that `run` adds for a scheduler with a runtime predictor.
+    pub fn write_prediction_text(&self, out: &mut dyn Write, predictor: &str) -> io::Result<()> {
+        writeln!(
+            out,
+            "predictor    {predictor}: absolute inaccuracy {:.1} s, relative accuracy {:.4}, {} deadline misses, {} backfilled",
+            self.absolute_inaccuracy, self.relative_accuracy, self.deadline_misses, self.backfilled
+        )
+    }
+}
