@@ -2,6 +2,10 @@
 //! never a retired name, accessors give what the outcome holds, and a saturated run's
 //! values follow each row's rule.
 
+mod common;
+
+use proptest::prelude::*;
+
 use schedlab::malleable::{MALLEABLE_METRICS, MalleableReport, simulate};
 use schedlab::metrics::registry::{Metric, RENAMED, Registry, Unit, WhenSaturated};
 use schedlab::metrics::{RIGID_METRICS, Summary, UTILITY_METRICS, check_rigid_metric, saturated_metric};
@@ -178,4 +182,34 @@ fn malleable_and_partition_accessors() {
     assert_eq!(value("normalized_response"), run.response / reference.response);
     let alone = PartitionOutcome { run, reference: None };
     assert!((PARTITION_METRICS.get("normalized_response").unwrap().value)(&alone).is_nan());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Through the registry, under every scheduler: every rigid metric is finite and not
+    /// negative, `jobs` counts the jobs, utilisation is a fraction, and the percentiles
+    /// of each quantity are ordered and bounded by its maximum.
+    #[test]
+    fn rigid_registry_values_are_plausible((procs, jobs) in common::random_workload(16, 40)) {
+        let mut engine = Engine::new();
+        for kind in SchedulerKind::ALL {
+            let outcome = kind.build().run(&mut engine, &jobs, procs);
+            let s = Summary::of_outcome(&jobs, procs, &outcome, 0..jobs.len(), &Default::default());
+            let value = |name: &str| (RIGID_METRICS.get(name).unwrap().value)(&s);
+            for m in RIGID_METRICS.metrics {
+                let v = (m.value)(&s);
+                prop_assert!(v.is_finite() && v >= 0.0, "{} under {}: {}", m.name, kind, v);
+            }
+            prop_assert_eq!(value("jobs"), jobs.len() as f64);
+            prop_assert!(value("utilization") <= 1.0 + 1e-12);
+            for q in ["wait", "expansion"] {
+                let p = |x: &str| value(&format!("{x}_{q}"));
+                prop_assert!(p("p25") <= p("p50") && p("p50") <= p("p75") && p("p75") <= p("p98"));
+                prop_assert!(p("p98") <= p("max") * 1.001, "{}: p98 {} max {}", q, p("p98"), p("max"));
+            }
+            prop_assert!(value("mean_wait") <= value("max_wait"));
+            prop_assert!(value("mean_bsld") >= 1.0);
+        }
+    }
 }
