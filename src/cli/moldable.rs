@@ -87,7 +87,12 @@ pub fn run(args: MoldableArgs) -> Result<()> {
         )?;
         for m in PARTITION_METRICS.metrics {
             let digits = if m.unit == Unit::Jobs { 0 } else { 4 };
-            writeln!(out, "{:<36} {:.digits$}", m.label_with_unit(), (m.value)(&outcome))?;
+            writeln!(
+                out,
+                "{:<36} {:.digits$}",
+                m.label_with_unit(),
+                (m.value)(&outcome)
+            )?;
         }
     }
     out.flush()?;

@@ -96,7 +96,10 @@ impl FromStr for Allocation {
         }
         let mut method = QueueMethod::Combined;
         if matches!(name, "pred" | "bias") {
-            method = call.take_with("predictor", method, |v| v.parse())?;
+            method = call.take_with("predictor", method, |v| {
+                v.parse()
+                    .map_err(|_| format!("one of {}", QueueMethod::NAMES.join(", ")))
+            })?;
             a.model_lifetimes = call.choice("lifetimes", false, &[("fitted", false), ("model", true)])?;
         }
         a.strategy = match name {

@@ -5,6 +5,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::call::{Call, CallError};
+
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 
@@ -77,18 +79,17 @@ impl Workload {
 }
 
 impl FromStr for Workload {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "wk1" => Ok(Workload::Wk1),
-            "wk2" => Ok(Workload::Wk2),
-            "wk3" => Ok(Workload::Wk3),
-            "wk4" => Ok(Workload::Wk4),
-            _ => Err(format!(
-                "unknown workload '{s}'; known: {}",
-                Self::NAMES.join(", ")
-            )),
-        }
+    type Err = CallError;
+    fn from_str(s: &str) -> Result<Self, CallError> {
+        let call = Call::parse("workload", s)?;
+        let workload = match call.name() {
+            "wk1" => Workload::Wk1,
+            "wk2" => Workload::Wk2,
+            "wk3" => Workload::Wk3,
+            "wk4" => Workload::Wk4,
+            _ => return Err(call.unknown_name(&Self::NAMES)),
+        };
+        call.finish(workload)
     }
 }
 

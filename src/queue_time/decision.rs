@@ -4,6 +4,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::call::{Call, CallError};
+
 use super::RunningSet;
 use super::solve::{ABS_TOL, REL_TOL};
 
@@ -51,19 +53,18 @@ impl fmt::Display for QueueMethod {
 }
 
 impl FromStr for QueueMethod {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "a" => Ok(QueueMethod::A),
-            "b" => Ok(QueueMethod::B),
-            "combined" => Ok(QueueMethod::Combined),
-            "exact" => Ok(QueueMethod::Exact),
-            "simulation" => Ok(QueueMethod::Simulation),
-            _ => Err(format!(
-                "unknown queue-time predictor '{s}'; known: {}",
-                Self::NAMES.join(", ")
-            )),
-        }
+    type Err = CallError;
+    fn from_str(s: &str) -> Result<Self, CallError> {
+        let call = Call::parse("queue-time predictor", s)?;
+        let method = match call.name() {
+            "a" => QueueMethod::A,
+            "b" => QueueMethod::B,
+            "combined" => QueueMethod::Combined,
+            "exact" => QueueMethod::Exact,
+            "simulation" => QueueMethod::Simulation,
+            _ => return Err(call.unknown_name(&Self::NAMES)),
+        };
+        call.finish(method)
     }
 }
 
