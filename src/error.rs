@@ -36,7 +36,7 @@ pub enum Error {
     Call(#[from] crate::call::CallError),
     /// A run's parameters that do not make an experiment.
     #[error(transparent)]
-    Experiment(#[from] crate::experiment::ParamError),
+    Params(#[from] crate::params::ParamError),
     #[error("{0}")]
     Invalid(String),
 }

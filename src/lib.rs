@@ -16,6 +16,7 @@ pub mod experiment;
 pub mod malleable;
 pub mod metrics;
 pub mod nondedicated;
+pub mod params;
 pub mod partition;
 pub mod predict;
 pub mod queue_time;

@@ -1,8 +1,8 @@
 //! A non-dedicated cluster of Hanzich et al. (`model = "cisne"`): its parameters and its
 //! run; the model itself is in [`crate::nondedicated`].
 
-use super::params::{Key, ParamError, Params, policy, workload};
 use crate::nondedicated::{Experiment, Hardware, ParallelWorkload, Report, Setup, SimError, SocialContract};
+use crate::params::{Key, ParamError, Params, policy, workload};
 
 /// `model`, `nodes`, `local_share`, `jobs` and `arrival_scale` shape the workload (the
 /// parallel jobs and the local users); the policies, the contract and the estimator do not.

@@ -2,9 +2,9 @@
 //! queue (Downey 1997): the parameters and the run; the strategies and the simulator are
 //! in [`crate::malleable`].
 
-use super::params::{Key, ParamError, Params, policy};
 use super::rigid::downey_model;
 use crate::malleable::{Allocation, MalleableReport, Strategy, application_centric, simulate};
+use crate::params::{Key, ParamError, Params, policy};
 use crate::sim::Window;
 use crate::workload::synth::Model;
 

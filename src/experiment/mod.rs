@@ -13,13 +13,10 @@
 pub mod cluster;
 pub mod malleable;
 pub mod moldable;
-pub mod params;
 pub mod rigid;
-pub mod value;
 pub mod wiring;
 
-pub use params::{Key, ParamError, Params};
-pub use value::Value;
+pub use crate::params::{Key, ParamError, Params, Value};
 pub use wiring::{Simulate, predictor_for};
 
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! Moldable jobs on a partitioned machine (Anastasiadis & Sevcik, `model = "sevcik"`): the
 //! parameters and the run; the model and the policies are in [`crate::partition`].
 
-use super::params::{Key, ParamError, Params, policy, workload};
+use crate::params::{Key, ParamError, Params, policy, workload};
 use crate::partition::{Measure, PartitionOutcome, Policy, Workload, generate, simulate};
 use crate::sim::Window;
 

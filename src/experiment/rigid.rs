@@ -7,9 +7,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::Simulate;
-use super::params::{Key, ParamError, Params, policy, workload};
-use super::value::Value;
 use crate::metrics::Summary;
+use crate::params::Value;
+use crate::params::{Key, ParamError, Params, policy, workload};
 use crate::predict::PredictorKind;
 use crate::sched::{AnyScheduler, SchedulerKind};
 use crate::seed::mix64;
@@ -149,7 +149,7 @@ pub(crate) fn downey_model(
             None => model_params.push(("jobs".into(), needed.to_string())),
         }
     }
-    Ok(Model::from_name(&name, &model_params)?)
+    Model::from_name(&name, &model_params).map_err(|e| ParamError::Invalid(e.to_string()))
 }
 
 /// The utility parameters of a trace: `None` without `priorities`.

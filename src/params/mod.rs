@@ -1,11 +1,14 @@
 //! The parameters of one run, by key, as a sweep cell or a command line gives them, with
-//! typed readers whose errors name the key, the value and what is allowed.
+//! typed readers whose errors name the key, the value and what is allowed. Below every
+//! model: [`crate::experiment`] reads them, [`crate::sweep`] and the commands write them.
+
+mod value;
+
+pub use value::Value;
 
 use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
-
-use super::value::Value;
 
 /// A parameter a kind of experiment takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,12 +64,6 @@ pub enum ParamError {
 impl From<String> for ParamError {
     fn from(message: String) -> ParamError {
         ParamError::Invalid(message)
-    }
-}
-
-impl From<crate::error::Error> for ParamError {
-    fn from(e: crate::error::Error) -> ParamError {
-        ParamError::Invalid(e.to_string())
     }
 }
 
