@@ -166,3 +166,146 @@ proptest! {
         }
     }
 }
+
+/// The bounds of docs/semantics.md: times within 2^40 s, machines and jobs within 2^26
+/// processors, identifiers within 32 bits; each refused naming the line and field.
+#[test]
+fn values_beyond_the_bounds_are_refused_with_the_field() {
+    let cases = [
+        (
+            "2 0 -1 9223372036854775807 2 -1 -1 2 -1 -1 1 1 1 1 1 -1 -1 -1\n",
+            "field 4 (run time): 9223372036854775807 s is beyond the longest time",
+        ),
+        (
+            "2 9223372036854775000 -1 1000 2 -1 -1 2 2000 -1 1 1 1 1 1 -1 -1 -1\n",
+            "field 2 (submit time)",
+        ),
+        (
+            "2 0 -1 10 2 -1 -1 2 100000000000000 -1 1 1 1 1 1 -1 -1 -1\n",
+            "field 9 (requested time)",
+        ),
+        (
+            "2 0 -9223372036854775808 10 2 -1 -1 2 20 -1 1 1 1 1 1 -1 -1 -1\n",
+            "field 3 (wait time)",
+        ),
+        (
+            "2 0 -1 10 4294967295 -1 -1 -1 20 -1 1 1 1 1 1 -1 -1 -1\n",
+            "field 5 (allocated processors): 4294967295 exceeds the largest machine",
+        ),
+        (
+            "2 0 -1 10 2 -1 -1 2 20 -1 1 4294967296 1 1 1 -1 -1 -1\n",
+            "field 12 (user ID): 4294967296 is outside the 32-bit range",
+        ),
+    ];
+    for (body, message) in cases {
+        let e = error_of(body);
+        assert!(e.starts_with("bad.swf:3: "), "{e}");
+        assert!(e.contains(message), "{e} lacks {message}");
+    }
+    // The largest time accepted is simulated without overflow.
+    let text = format!("{HEADER}1 0 -1 1099511627776 2 -1 -1 2 1099511627776 -1 1 1 1 1 1 -1 -1 -1\n");
+    let w = parse_swf_str(&text, "long.swf", &SwfOptions::default()).unwrap();
+    assert_eq!(w.jobs.runtime[0], 1 << 40);
+}
+
+/// Header values are read as their leading number, as archive logs annotate them; a value
+/// that cannot be used is quoted in the message.
+#[test]
+fn annotated_and_unusable_header_values() {
+    let job = "1 0 -1 10 2048 -1 -1 2048 20 -1 1 1 1 1 1 -1 -1 -1\n";
+    let read = |header: &str| parse_swf_str(&format!("{header}{job}"), "h.swf", &SwfOptions::default());
+    let w = read("; MaxProcs: 1664 (72, 1368, 224)\n").unwrap();
+    assert_eq!(w.procs, 1664);
+    // MaxProcs is preferred over MaxNodes, annotated or not: the 2048-processor job fits.
+    let w = read("; MaxNodes: 1152\n; MaxProcs: 9216 (8 cores x 1152 nodes)\n").unwrap();
+    assert_eq!((w.procs, w.jobs.len()), (9216, 1));
+    assert_eq!(w.header.max_nodes, Some(1152));
+    assert!(
+        w.header
+            .comments
+            .iter()
+            .any(|c| c.contains("8 cores x 1152 nodes"))
+    );
+    let e = read("; MaxProcs: 0\n").unwrap_err().to_string();
+    assert!(e.contains("the header says MaxProcs: 0"), "{e}");
+    let e = read("; MaxProcs: 4294967295\n").unwrap_err().to_string();
+    assert!(
+        e.contains("MaxProcs: 4294967295") && e.contains("67108864"),
+        "{e}"
+    );
+    // MaxProcs 0 falls back to a usable MaxNodes.
+    let w = read("; MaxProcs: 0\n; MaxNodes: 4096\n").unwrap();
+    assert_eq!(w.procs, 4096);
+    let options = SwfOptions {
+        procs: Some(0),
+        ..SwfOptions::default()
+    };
+    let e = parse_swf_str(&format!("; MaxProcs: 8\n{GOOD}"), "p.swf", &options)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("--procs 0"), "{e}");
+}
+
+/// Comment lines may hold any bytes; a job line with a non-ASCII byte is refused naming
+/// the line and column; CR line endings are named.
+#[test]
+fn bytes_comments_and_line_endings() {
+    let mut text = b"; MaxProcs: 8\n; Note: Jos\xe9 ran these (Latin-1)\n".to_vec();
+    text.extend_from_slice(GOOD.as_bytes());
+    let w =
+        schedlab::workload::swf::parse_swf(&text[..], std::path::Path::new("l1.swf"), &SwfOptions::default())
+            .unwrap();
+    assert_eq!(w.jobs.len(), 1);
+    assert!(w.header.comments[1].starts_with("Note: Jos"));
+    let mut bad = b"; MaxProcs: 8\n".to_vec();
+    bad.extend_from_slice(b"1 0 -1 10 2 -1 -1 2 20 -1 1 1 1 1 \xe9 -1 -1 -1\n");
+    let e =
+        schedlab::workload::swf::parse_swf(&bad[..], std::path::Path::new("b.swf"), &SwfOptions::default())
+            .unwrap_err()
+            .to_string();
+    assert!(e.starts_with("b.swf:2: byte 0xE9 at column 35"), "{e}");
+    let cr = format!("; MaxProcs: 8\r{GOOD}{GOOD}").replace('\n', "\r");
+    let e = parse_swf_str(&cr, "cr.swf", &SwfOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("cr.swf:1: a carriage return") && e.contains("CR line endings"),
+        "{e}"
+    );
+    // CRLF is fine.
+    let crlf = format!("{HEADER}{GOOD}").replace('\n', "\r\n");
+    assert_eq!(
+        parse_swf_str(&crlf, "crlf.swf", &SwfOptions::default())
+            .unwrap()
+            .jobs
+            .len(),
+        1
+    );
+    // An endless line (a device of zeros) is refused once it passes the bound.
+    let zeros = std::io::Read::take(std::io::repeat(0), 3 << 20);
+    let e = schedlab::workload::swf::parse_swf(
+        std::io::BufReader::new(zeros),
+        std::path::Path::new("/dev/zero"),
+        &SwfOptions::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("/dev/zero:1: longer than"), "{e}");
+}
+
+/// A job with an unknown number (-1) is skipped and counted, not hidden; a header's
+/// record count is only a hint.
+#[test]
+fn unknown_job_numbers_and_record_hints() {
+    let text =
+        format!("{HEADER}; MaxRecords: 50000000\n-1 0 -1 10 2 -1 -1 2 20 -1 1 1 1 1 1 -1 -1 -1\n{GOOD}");
+    let w = parse_swf_str(&text, "n.swf", &SwfOptions::default()).unwrap();
+    assert_eq!(w.jobs.len(), 1);
+    assert_eq!(w.skipped.job_number_negative, 1);
+    assert_eq!(w.skipped.total(), 1);
+    assert!(
+        w.jobs.submit.capacity() < 2_000_000,
+        "reserved {}",
+        w.jobs.submit.capacity()
+    );
+}

@@ -77,7 +77,7 @@ pub fn run() -> Result<()> {
 #[derive(clap::Args, Clone)]
 struct ReadArgs {
     /// Machine size in processors (default: the header's MaxProcs, else MaxNodes).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(schedlab::workload::MAX_PROCS)))]
     procs: Option<u32>,
     /// Only SWF job numbers in this range: A..=B, A..B, A.. or ..=B.
     #[arg(long, value_name = "RANGE")]

@@ -121,6 +121,8 @@ impl Experiment {
 }
 
 /// What one run of an experiment gave.
+// One per replication, moved once: boxing the large variant would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum Outcome {
     Rigid(rigid::RigidOutcome),

@@ -16,6 +16,14 @@ pub use utility_function::{UtilityError, UtilityFunction};
 
 use serde::Serialize;
 
+/// The longest time (seconds) a trace or model may hold in a submit, wait, run or requested
+/// time: 2^40 s, about 34,800 years. Within it, sums of times cannot overflow.
+pub const MAX_TIME: crate::Time = 1 << 40;
+
+/// The most processors a simulated machine (and so a job) may have: 2^26 = 67,108,864,
+/// several times today's largest machines.
+pub const MAX_PROCS: u32 = 1 << 26;
+
 /// Jobs left out of a simulation, counted by reason. Nothing is dropped silently: every
 /// count is shown by `run` and `trace info`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -30,6 +38,8 @@ pub struct SkipCounts {
     pub submit_negative: u64,
     /// Malformed lines skipped under `--lenient` (an error otherwise).
     pub malformed: u64,
+    /// Job number (field 1) `< 0`: unknown, so no selection can name it.
+    pub job_number_negative: u64,
 }
 
 impl SkipCounts {
@@ -39,6 +49,7 @@ impl SkipCounts {
             + self.procs_exceed_machine
             + self.submit_negative
             + self.malformed
+            + self.job_number_negative
     }
 
     /// The non-zero counts as ` (reason n, ...)`, or nothing: for lines such as
@@ -58,13 +69,14 @@ impl SkipCounts {
     }
 
     /// (reason, count) pairs with the names used in outputs.
-    pub fn reasons(&self) -> [(&'static str, u64); 5] {
+    pub fn reasons(&self) -> [(&'static str, u64); 6] {
         [
             ("procs_not_positive", self.procs_not_positive),
             ("runtime_negative", self.runtime_negative),
             ("procs_exceed_machine", self.procs_exceed_machine),
             ("submit_negative", self.submit_negative),
             ("malformed", self.malformed),
+            ("job_number_negative", self.job_number_negative),
         ]
     }
 }

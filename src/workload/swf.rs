@@ -19,7 +19,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
-use super::{JobRecord, Jobs, Selection, SkipCounts, Workload};
+use super::{JobRecord, Jobs, MAX_PROCS, MAX_TIME, Selection, SkipCounts, Workload};
 use crate::Time;
 use crate::error::{Error, Result};
 
@@ -49,9 +49,13 @@ pub const FIELD_NAMES: [&str; 18] = [
 /// integer in every archive log.
 const FRACTIONAL_FIELD: usize = 6;
 
-/// What the header comments say. Unknown keys are kept verbatim in `comments`.
+/// What the header comments say. Unknown keys are kept verbatim in `comments`. A value
+/// is read as its leading number, so annotated values such as `MaxProcs: 1664 (72, 1368,
+/// 224)` or `MaxProcs: 9216 (8 cores x 1152 nodes)` count, and the annotation stays in the
+/// comments.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SwfHeader {
+    /// MaxProcs and MaxNodes when usable: from 1 to [`MAX_PROCS`].
     pub max_procs: Option<u32>,
     pub max_nodes: Option<u32>,
     pub unix_start_time: Option<i64>,
@@ -60,6 +64,18 @@ pub struct SwfHeader {
     pub max_records: Option<usize>,
     /// Every comment line, without its leading `;`, in file order.
     pub comments: Vec<String>,
+    /// MaxProcs and MaxNodes as written, for messages when they cannot be used.
+    pub(crate) max_procs_text: Option<String>,
+    pub(crate) max_nodes_text: Option<String>,
+}
+
+/// The leading integer of a header value (`1664 (72, 1368, 224)` -> 1664).
+fn leading_number<T: std::str::FromStr>(value: &str) -> Option<T> {
+    let end = value
+        .char_indices()
+        .find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && c == '-')))
+        .map_or(value.len(), |(i, _)| i);
+    value[..end].parse().ok()
 }
 
 impl SwfHeader {
@@ -69,15 +85,52 @@ impl SwfHeader {
             return;
         };
         let value = value.trim();
+        let processors = |v: &str| leading_number::<u64>(v).filter(|&p| (1..=MAX_PROCS as u64).contains(&p));
         match key.trim() {
-            "MaxProcs" => self.max_procs = value.parse().ok().filter(|&p| p > 0),
-            "MaxNodes" => self.max_nodes = value.parse().ok().filter(|&p| p > 0),
-            "UnixStartTime" => self.unix_start_time = value.parse().ok(),
+            "MaxProcs" => {
+                self.max_procs = processors(value).map(|p| p as u32);
+                self.max_procs_text = Some(value.to_string());
+            }
+            "MaxNodes" => {
+                self.max_nodes = processors(value).map(|p| p as u32);
+                self.max_nodes_text = Some(value.to_string());
+            }
+            "UnixStartTime" => self.unix_start_time = leading_number(value),
             "TimeZoneString" => self.time_zone_string = Some(value.to_string()),
-            "MaxRecords" => self.max_records = value.parse().ok(),
-            "MaxJobs" => self.max_records = self.max_records.or(value.parse().ok()),
+            "MaxRecords" => self.max_records = leading_number(value),
+            "MaxJobs" => self.max_records = self.max_records.or(leading_number(value)),
             _ => {}
         }
+    }
+
+    /// The machine size: `procs` if given, else MaxProcs, else MaxNodes; the error says
+    /// what the header holds.
+    fn machine(&self, procs: Option<u32>) -> std::result::Result<u32, String> {
+        if let Some(p) = procs {
+            return match p {
+                1..=MAX_PROCS => Ok(p),
+                _ => Err(format!("--procs {p}: must be from 1 to {MAX_PROCS}")),
+            };
+        }
+        if let Some(p) = self.max_procs.or(self.max_nodes) {
+            return Ok(p);
+        }
+        let said = |key: &str, text: &Option<String>| text.as_ref().map(|t| format!("{key}: {t}"));
+        let found: Vec<String> = [
+            said("MaxProcs", &self.max_procs_text),
+            said("MaxNodes", &self.max_nodes_text),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        Err(if found.is_empty() {
+            "machine size unknown: the header has no MaxProcs or MaxNodes; pass --procs".into()
+        } else {
+            format!(
+                "machine size unknown: the header says {}, not a number of processors from 1 to {MAX_PROCS}; pass --procs",
+                found.join(" and ")
+            )
+        })
     }
 }
 
@@ -106,7 +159,25 @@ pub fn read_swf(path: &Path, options: &SwfOptions) -> Result<Workload> {
     parse_swf(reader, path, options)
 }
 
+/// The longest line read: no archive log comes near it, and an endless input without line
+/// breaks (a device of zeros) is refused instead of filling memory.
+pub const MAX_LINE: usize = 1 << 20;
+
+/// Reads one line of at most [`MAX_LINE`] bytes into `buf` (without the line break);
+/// `Ok(false)` at the end of the input.
+fn read_line<R: BufRead>(reader: &mut R, buf: &mut Vec<u8>) -> std::io::Result<Option<bool>> {
+    buf.clear();
+    let n = std::io::Read::take(&mut *reader, MAX_LINE as u64 + 1).read_until(b'\n', buf)?;
+    if n == 0 {
+        return Ok(None);
+    }
+    let complete = buf.last() == Some(&b'\n');
+    Ok(Some(complete || buf.len() <= MAX_LINE))
+}
+
 /// Parses SWF text from any reader; `path` is used only in messages and the workload name.
+/// Comment lines may hold any bytes (read as UTF-8, invalid bytes replaced); job lines
+/// must be ASCII.
 pub fn parse_swf<R: BufRead>(mut reader: R, path: &Path, options: &SwfOptions) -> Result<Workload> {
     let mut header = SwfHeader::default();
     let mut skipped = SkipCounts::default();
@@ -116,7 +187,7 @@ pub fn parse_swf<R: BufRead>(mut reader: R, path: &Path, options: &SwfOptions) -
     let mut utility: Vec<crate::workload::UtilityFunction> = Vec::new();
     // Whether job lines carry utility tuples, fixed by the first job line.
     let mut augmented: Option<bool> = None;
-    let mut line = String::with_capacity(256);
+    let mut line: Vec<u8> = Vec::with_capacity(256);
     let mut line_no = 0usize;
     let swf_error = |line: usize, message: String| Error::Swf {
         path: path.to_path_buf(),
@@ -124,26 +195,38 @@ pub fn parse_swf<R: BufRead>(mut reader: R, path: &Path, options: &SwfOptions) -
         message,
     };
     loop {
-        line.clear();
-        let read = reader.read_line(&mut line).map_err(|e| match e.kind() {
-            std::io::ErrorKind::InvalidData => {
-                swf_error(line_no + 1, format!("not text or not valid gzip: {e}"))
+        let whole = read_line(&mut reader, &mut line).map_err(|e| match e.kind() {
+            std::io::ErrorKind::InvalidData | std::io::ErrorKind::InvalidInput => {
+                swf_error(line_no + 1, format!("not valid gzip: {e}"))
             }
             _ => Error::io(path, e),
         })?;
-        if read == 0 {
+        let Some(whole) = whole else {
             break;
-        }
+        };
         line_no += 1;
-        let text = line.trim();
+        if !whole {
+            return Err(swf_error(
+                line_no,
+                format!("longer than {MAX_LINE} bytes: not an SWF trace"),
+            ));
+        }
+        let text = line.trim_ascii();
         if text.is_empty() {
             continue;
         }
-        if let Some(comment) = text.strip_prefix(';') {
-            header.absorb(comment.trim());
+        if text.contains(&b'\r') {
+            // Lines ending in CR alone would run together, comments swallowing job lines.
+            return Err(swf_error(
+                line_no,
+                "a carriage return inside the line: a file with CR line endings? convert them to LF".into(),
+            ));
+        }
+        if let Some(comment) = text.strip_prefix(b";") {
+            header.absorb(String::from_utf8_lossy(comment).trim());
             continue;
         }
-        let parsed = parse_fields(text).and_then(|(fields, cpu, tail)| {
+        let parsed = job_line(text).and_then(|(fields, cpu, tail)| {
             let function = parse_utility(tail, &mut augmented)?;
             Ok(((fields, cpu), function))
         });
@@ -158,27 +241,22 @@ pub fn parse_swf<R: BufRead>(mut reader: R, path: &Path, options: &SwfOptions) -
         let procs_limit = match machine {
             Some(m) => m,
             None => {
-                let m = options
-                    .procs
-                    .or(header.max_procs)
-                    .or(header.max_nodes)
-                    .ok_or_else(|| {
-                        swf_error(
-                            line_no,
-                            "machine size unknown: the header has no MaxProcs or MaxNodes; pass --procs"
-                                .into(),
-                        )
-                    })?;
+                let m = header.machine(options.procs).map_err(|m| swf_error(line_no, m))?;
                 machine = Some(m);
-                // The header's record count sizes the table once, instead of doubling.
+                // The header's record count sizes the table once, instead of doubling; it
+                // is only a hint, so a wrong one costs at most a million rows.
                 if let Some(records) = header.max_records {
-                    jobs.reserve(records.min(50_000_000));
+                    jobs.reserve(records.min(1 << 20));
                 }
                 m
             }
         };
         let swf_id = parsed.0[0];
-        if swf_id < 0 || !options.selection.contains(swf_id as u64) {
+        if swf_id < 0 {
+            skipped.job_number_negative += 1;
+            continue;
+        }
+        if !options.selection.contains(swf_id as u64) {
             not_selected += 1;
             continue;
         }
@@ -202,14 +280,10 @@ pub fn parse_swf<R: BufRead>(mut reader: R, path: &Path, options: &SwfOptions) -
     }
     let procs = match machine {
         Some(m) => m,
-        None => options
-            .procs
-            .or(header.max_procs)
-            .or(header.max_nodes)
-            .ok_or_else(|| Error::Workload {
-                path: path.to_path_buf(),
-                message: "machine size unknown: the header has no MaxProcs or MaxNodes; pass --procs".into(),
-            })?,
+        None => header.machine(options.procs).map_err(|message| Error::Workload {
+            path: path.to_path_buf(),
+            message,
+        })?,
     };
     if augmented == Some(true) {
         jobs.utility = Some(utility);
@@ -232,9 +306,85 @@ pub fn parse_swf<R: BufRead>(mut reader: R, path: &Path, options: &SwfOptions) -
 /// exact values travel beside them).
 type Fields = [i64; 18];
 
+/// An integer field: an optional sign and digits, as `i64::from_str` reads it.
+fn integer(token: &[u8]) -> Option<i64> {
+    let (negative, digits) = match token {
+        [b'-', rest @ ..] => (true, rest),
+        [b'+', rest @ ..] => (false, rest),
+        _ => (false, token),
+    };
+    if digits.is_empty() {
+        return None;
+    }
+    let mut v: i64 = 0;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        let digit = (d - b'0') as i64;
+        v = v.checked_mul(10)?;
+        v = if negative {
+            v.checked_sub(digit)?
+        } else {
+            v.checked_add(digit)?
+        };
+    }
+    Some(v)
+}
+
+/// Fields whose values enter time arithmetic, and those that hold processor counts.
+const TIME_FIELDS: [usize; 4] = [2, 3, 4, 9];
+const PROCS_FIELDS: [usize; 2] = [5, 8];
+/// Identifiers kept as 32-bit numbers: user, group, executable, queue, partition,
+/// preceding job, and the requested processors and think time.
+const ID_FIELDS: [usize; 8] = [8, 12, 13, 14, 15, 16, 17, 18];
+
+/// A job line (ASCII): the 18 fields, the exact average CPU time, and the text after field
+/// 18 (empty for a plain SWF line). Every value must be within the documented bounds.
+fn job_line(line: &[u8]) -> std::result::Result<(Fields, f64, &str), String> {
+    if let Some(at) = line.iter().position(|b| !b.is_ascii()) {
+        return Err(format!(
+            "byte 0x{:02X} at column {}: job lines must be ASCII (comments may hold any text)",
+            line[at],
+            at + 1
+        ));
+    }
+    let text = std::str::from_utf8(line).expect("ASCII");
+    let (fields, cpu, tail) = parse_fields(text)?;
+    let name = |field: usize| FIELD_NAMES[field - 1];
+    for field in TIME_FIELDS {
+        if fields[field - 1].unsigned_abs() > MAX_TIME as u64 {
+            return Err(format!(
+                "field {field} ({}): {} s is beyond the longest time schedlab accepts, 2^40 s ({MAX_TIME})",
+                name(field),
+                fields[field - 1]
+            ));
+        }
+    }
+    for field in PROCS_FIELDS {
+        if fields[field - 1] > MAX_PROCS as i64 {
+            return Err(format!(
+                "field {field} ({}): {} exceeds the largest machine schedlab simulates, {MAX_PROCS} processors",
+                name(field),
+                fields[field - 1]
+            ));
+        }
+    }
+    for field in ID_FIELDS {
+        if i32::try_from(fields[field - 1]).is_err() {
+            return Err(format!(
+                "field {field} ({}): {} is outside the 32-bit range of identifiers",
+                name(field),
+                fields[field - 1]
+            ));
+        }
+    }
+    Ok((fields, cpu, tail))
+}
+
 /// The 18 fields, the exact average CPU time, and the text after field 18 (empty for a
 /// plain SWF line).
-fn parse_fields(text: &str) -> Result<(Fields, f64, &str), String> {
+fn parse_fields(text: &str) -> std::result::Result<(Fields, f64, &str), String> {
     let mut fields = [0i64; 18];
     let mut fractional = 0f64;
     let mut count = 0usize;
@@ -263,7 +413,7 @@ fn parse_fields(text: &str) -> Result<(Fields, f64, &str), String> {
             fractional = v;
             fields[field - 1] = v as i64;
         } else {
-            fields[field - 1] = token.parse().map_err(|_| {
+            fields[field - 1] = integer(token.as_bytes()).ok_or_else(|| {
                 format!(
                     "field {field} ({}): expected an integer, got '{token}'",
                     FIELD_NAMES[field - 1]
