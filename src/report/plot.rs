@@ -6,6 +6,9 @@ use std::path::Path;
 use plotters::element::ErrorBar;
 use plotters::prelude::*;
 
+use std::io::Write;
+
+use crate::atomic::write_atomically;
 use crate::error::{Error, Result};
 
 const COLORS: [RGBColor; 14] = [
@@ -118,14 +121,9 @@ pub fn write_svg(path: &Path, figure: &Figure) -> Result<()> {
         .max(0.5 * (!numeric) as u8 as f64)
         .max(1e-9);
     let pad_y = ((y_max - y_min) * 0.08).max(1e-9);
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let file = path
-        .file_name()
-        .map(|f| f.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{file}.tmp{}", std::process::id()));
-    let draw = || -> std::result::Result<(), Box<dyn std::error::Error>> {
-        let root = SVGBackend::new(&tmp, (800, 500)).into_drawing_area();
+    let mut svg = String::new();
+    let mut draw = || -> std::result::Result<(), Box<dyn std::error::Error>> {
+        let root = SVGBackend::with_string(&mut svg, (800, 500)).into_drawing_area();
         root.fill(&WHITE)?;
         let mut title = figure.title.clone();
         if left_out > 0 {
@@ -199,8 +197,5 @@ pub fn write_svg(path: &Path, figure: &Figure) -> Result<()> {
         path: path.to_path_buf(),
         error: std::io::Error::other(e.to_string()),
     })?;
-    std::fs::rename(&tmp, path).map_err(|e| Error::Output {
-        path: path.to_path_buf(),
-        error: e,
-    })
+    write_atomically(path, |w| w.write_all(svg.as_bytes()))
 }

@@ -6,6 +6,9 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
+use std::io::Write;
+
+use crate::atomic::write_atomically;
 use crate::error::{Error, Result};
 
 /// Columns of the per-column mean and median lines.
@@ -57,57 +60,60 @@ pub fn write_prediction_scatter(path: &Path, pairs: &[(f64, f64)], title: &str) 
         path: path.to_path_buf(),
         error: std::io::Error::other(e),
     };
-    let root = SVGBackend::new(path, (800, 800)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| failed(e.to_string()))?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 18))
-        .margin(20)
-        .x_label_area_size(45)
-        .y_label_area_size(55)
-        .build_cartesian_2d(0.0..top, 0.0..top)
-        .map_err(|e| failed(e.to_string()))?;
-    chart
-        .configure_mesh()
-        .x_desc("predicted queue time, log10 seconds")
-        .y_desc("actual queue time, log10 seconds")
-        .draw()
-        .map_err(|e| failed(e.to_string()))?;
-    chart
-        .draw_series(
-            points
-                .iter()
-                .map(|&(x, y)| Circle::new((x, y), 1, RGBColor(31, 119, 180).mix(0.3).filled())),
-        )
-        .map_err(|e| failed(e.to_string()))?;
-    chart
-        .draw_series(LineSeries::new([(0.0, 0.0), (top, top)], BLACK.stroke_width(1)))
-        .map_err(|e| failed(e.to_string()))?
-        .label("identity")
-        .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], BLACK));
-    // The per-column mean (red) and median (green) lines.
-    let columns = [
-        (RGBColor(214, 39, 40), "mean of each column", false),
-        (RGBColor(44, 160, 44), "median of each column", true),
-    ];
-    for (color, label, median) in columns {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (800, 800)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| failed(e.to_string()))?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 18))
+            .margin(20)
+            .x_label_area_size(45)
+            .y_label_area_size(55)
+            .build_cartesian_2d(0.0..top, 0.0..top)
+            .map_err(|e| failed(e.to_string()))?;
         chart
-            .draw_series(LineSeries::new(
-                lines.iter().map(|l| (l.0, if median { l.2 } else { l.1 })),
-                color.stroke_width(2),
-            ))
+            .configure_mesh()
+            .x_desc("predicted queue time, log10 seconds")
+            .y_desc("actual queue time, log10 seconds")
+            .draw()
+            .map_err(|e| failed(e.to_string()))?;
+        chart
+            .draw_series(
+                points
+                    .iter()
+                    .map(|&(x, y)| Circle::new((x, y), 1, RGBColor(31, 119, 180).mix(0.3).filled())),
+            )
+            .map_err(|e| failed(e.to_string()))?;
+        chart
+            .draw_series(LineSeries::new([(0.0, 0.0), (top, top)], BLACK.stroke_width(1)))
             .map_err(|e| failed(e.to_string()))?
-            .label(label)
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], color.stroke_width(2)));
+            .label("identity")
+            .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], BLACK));
+        // The per-column mean (red) and median (green) lines.
+        let columns = [
+            (RGBColor(214, 39, 40), "mean of each column", false),
+            (RGBColor(44, 160, 44), "median of each column", true),
+        ];
+        for (color, label, median) in columns {
+            chart
+                .draw_series(LineSeries::new(
+                    lines.iter().map(|l| (l.0, if median { l.2 } else { l.1 })),
+                    color.stroke_width(2),
+                ))
+                .map_err(|e| failed(e.to_string()))?
+                .label(label)
+                .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], color.stroke_width(2)));
+        }
+        chart
+            .configure_series_labels()
+            .border_style(BLACK)
+            .background_style(WHITE.mix(0.8))
+            .position(SeriesLabelPosition::UpperLeft)
+            .draw()
+            .map_err(|e| failed(e.to_string()))?;
+        root.present().map_err(|e| failed(e.to_string()))?;
     }
-    chart
-        .configure_series_labels()
-        .border_style(BLACK)
-        .background_style(WHITE.mix(0.8))
-        .position(SeriesLabelPosition::UpperLeft)
-        .draw()
-        .map_err(|e| failed(e.to_string()))?;
-    root.present().map_err(|e| failed(e.to_string()))?;
-    Ok(())
+    write_atomically(path, |w| w.write_all(svg.as_bytes()))
 }
 
 #[cfg(test)]
