@@ -475,3 +475,164 @@ fn malleable_reports_both_evaluations_and_exports_prediction_pairs() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("predictor"));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The reproducers of the hardening issue: each is refused with exit 2 and a message that
+/// says what to change, or capped with a warning; nothing panics.
+#[test]
+fn hostile_inputs_are_refused_with_exit_2() {
+    let dir = temp_dir("hostile");
+    let spec = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let state = spec(
+        "state.json",
+        r#"{"total": 4294967295, "free": 12, "running": [{"age": 1, "size": 32}], "request": "all"}"#,
+    );
+    let huge = spec(
+        "huge.toml",
+        "metrics = [\"mean_wait\"]\n[run]\nmodel = \"downey\"\nprocs = 4096\ndays = 100000\nscheduler = \"easy\"\n[replications]\ncount = 1\n",
+    );
+    let wide = spec(
+        "wide.toml",
+        "metrics = [\"mean_wait\"]\nmax_cells = 2\n[run]\nmodel = \"downey\"\ndays = 1\n[axes]\nscheduler = [\"fcfs\", \"easy\", \"sjbf\"]\n[replications]\ncount = 1\n",
+    );
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &[
+                "run",
+                "--model",
+                "downey",
+                "--param",
+                "days=1000000",
+                "--scheduler",
+                "easy",
+            ],
+            "--yes",
+        ),
+        (
+            &[
+                "run",
+                "--model",
+                "downey",
+                "--param",
+                "days=2",
+                "--scheduler",
+                "prio",
+            ],
+            "needs priorities",
+        ),
+        (
+            &[
+                "run",
+                "--model",
+                "downey",
+                "--param",
+                "days=0",
+                "--scheduler",
+                "easy",
+            ],
+            "days=0",
+        ),
+        (
+            &[
+                "run",
+                "--model",
+                "downey",
+                "--param",
+                "days=2",
+                "--scheduler",
+                "ga",
+            ],
+            "ga",
+        ),
+        (
+            &[
+                "run",
+                "--trace",
+                &golden("ties.swf"),
+                "--procs",
+                "0",
+                "--scheduler",
+                "easy",
+            ],
+            "--procs",
+        ),
+        (
+            &[
+                "run",
+                "--trace",
+                &golden("ties.swf"),
+                "--scheduler",
+                "ga(population=100000000)",
+            ],
+            "population",
+        ),
+        (
+            &["malleable", "--strategy", "avg", "--param", "days=1000000"],
+            "--yes",
+        ),
+        (&["cluster", "--jobs", "100000000"], "--yes"),
+        (&["predict", &state], "total"),
+        (&["sweep", &huge, "--dry-run"], "--yes"),
+        (&["sweep", &wide, "--dry-run"], "max_cells"),
+    ];
+    for (args, needle) in cases {
+        let out = schedlab(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(needle), "{args:?}: {stderr} lacks {needle}");
+    }
+    // With --yes the grid runs; a folder of another spec's results is kept unless --force.
+    let out_dir = dir.join("out");
+    let out = schedlab(&[
+        "sweep",
+        &wide,
+        "--yes",
+        "--quiet",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let other = spec(
+        "other.toml",
+        &std::fs::read_to_string(&wide)
+            .unwrap()
+            .replace("days = 1", "days = 2"),
+    );
+    let out = schedlab(&[
+        "sweep",
+        &other,
+        "--yes",
+        "--quiet",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--force"));
+    let out = schedlab(&[
+        "sweep",
+        &other,
+        "--yes",
+        "--force",
+        "--quiet",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // Absurd thread counts are capped with a warning.
+    let out = schedlab(&[
+        "sweep",
+        &other,
+        "--yes",
+        "--quiet",
+        "--threads",
+        "100000",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("capped"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

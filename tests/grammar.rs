@@ -26,7 +26,7 @@ fn scheduler() -> impl Strategy<Value = SchedulerKind> {
             SchedulerKind::EasyPred,
             SchedulerKind::Prio,
         ]),
-        (1u32..100_000, 0u32..100_000, 0u32..=100).prop_map(|(population, generations, mutation)| {
+        (1u32..=10_000, 0u32..=1_000_000, 0u32..=100).prop_map(|(population, generations, mutation)| {
             SchedulerKind::Ga(GaParams {
                 population,
                 generations,

@@ -60,6 +60,7 @@ fn options(out: &Path, threads: usize) -> RunOptions {
         out: out.to_path_buf(),
         shard: None,
         resume: false,
+        force: false,
         quiet: true,
     }
 }

@@ -35,6 +35,7 @@ fn sweep(c: &mut Criterion) {
             out: dir.join(format!("t{threads}")),
             shard: None,
             resume: false,
+            force: false,
             quiet: true,
         };
         group.bench_with_input(

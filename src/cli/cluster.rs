@@ -9,7 +9,7 @@ use anyhow::Result;
 use clap::Args;
 
 use schedlab::atomic::write_atomically;
-use schedlab::experiment::{Value, cluster};
+use schedlab::experiment::{Value, check_size, cluster};
 
 #[derive(Args)]
 pub struct ClusterArgs {
@@ -53,6 +53,9 @@ pub struct ClusterArgs {
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
+    /// Run even if a replication would generate more than 20 million jobs.
+    #[arg(long)]
+    yes: bool,
 }
 
 pub fn run(args: ClusterArgs) -> Result<()> {
@@ -71,6 +74,7 @@ pub fn run(args: ClusterArgs) -> Result<()> {
     ];
     let params = super::params(&[], flags)?;
     let experiment = cluster::from_params(&params).map_err(schedlab::Error::from)?;
+    check_size(Some(experiment.workload.jobs as u64), args.yes).map_err(schedlab::Error::Invalid)?;
     let t0 = Instant::now();
     let report = experiment.run(args.seed)?;
     let secs = t0.elapsed().as_secs_f64();

@@ -9,7 +9,7 @@ use clap::Args;
 
 use super::parse_key_value;
 use schedlab::atomic::write_atomically;
-use schedlab::experiment::{Value, malleable};
+use schedlab::experiment::{Value, check_size, malleable};
 use schedlab::malleable::{application_centric, simulate};
 
 #[derive(Args)]
@@ -36,6 +36,9 @@ pub struct MalleableArgs {
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
+    /// Run even if a replication would generate more than 20 million jobs.
+    #[arg(long)]
+    yes: bool,
 }
 
 /// Writes the prediction pairs where asked.
@@ -66,6 +69,7 @@ pub fn run(args: MalleableArgs) -> Result<()> {
     ];
     let params = super::params(&args.params, flags)?;
     let experiment = malleable::from_params(&params, None).map_err(schedlab::Error::from)?;
+    check_size(Some(experiment.model.expected_jobs()), args.yes).map_err(schedlab::Error::Invalid)?;
     let workload = experiment.model.generate(args.seed);
     let (jobs, procs) = (&workload.jobs, workload.procs);
     let strategy = experiment.allocation.to_string();

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use anyhow::Result;
 use clap::Args;
 
-use schedlab::experiment::{Value, moldable};
+use schedlab::experiment::{Value, check_size, moldable};
 use schedlab::metrics::registry::Unit;
 use schedlab::partition::PARTITION_METRICS;
 use schedlab::sim::Window;
@@ -41,6 +41,9 @@ pub struct MoldableArgs {
     /// Print one JSON object of every metric.
     #[arg(long)]
     json: bool,
+    /// Run even if a replication would generate more than 20 million jobs.
+    #[arg(long)]
+    yes: bool,
 }
 
 pub fn run(args: MoldableArgs) -> Result<()> {
@@ -58,6 +61,7 @@ pub fn run(args: MoldableArgs) -> Result<()> {
         saturation: Some(args.saturation),
     };
     let experiment = moldable::from_params(&params, Some(&window)).map_err(schedlab::Error::from)?;
+    check_size(Some(experiment.jobs() as u64), args.yes).map_err(schedlab::Error::Invalid)?;
     let outcome = experiment.run(args.seed, true);
     let mut out = io::stdout().lock();
     if args.json {

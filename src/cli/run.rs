@@ -11,8 +11,8 @@ use clap::Args;
 use super::utility::UtilityArgs;
 use super::{ReadArgs, parse_key_value};
 use schedlab::atomic::write_atomically;
-use schedlab::experiment::Value;
 use schedlab::experiment::rigid::{self, Rigid, Source};
+use schedlab::experiment::{Value, check_size};
 use schedlab::metrics::{Summary, write_jobs_csv};
 use schedlab::sched::SchedulerKind;
 use schedlab::sim::Engine;
@@ -71,6 +71,9 @@ pub struct RunArgs {
     /// Check the simulator's invariants after every pass (slower; always on in debug builds).
     #[arg(long)]
     validate: bool,
+    /// Run even if a replication would generate more than 20 million jobs.
+    #[arg(long)]
+    yes: bool,
 }
 
 /// The experiment the arguments describe, validated as a sweep cell would be.
@@ -120,6 +123,9 @@ fn experiment(args: &RunArgs) -> Result<Rigid> {
 pub fn run(args: RunArgs) -> Result<()> {
     let t0 = Instant::now();
     let rigid = experiment(&args)?;
+    if let Source::Model(m) = &rigid.source {
+        check_size(Some(m.expected_jobs()), args.yes).map_err(schedlab::Error::Invalid)?;
+    }
     let trace = match &rigid.source {
         Source::Trace(t) => Some(read_swf(&t.path, &t.swf_options())?),
         Source::Model(_) => None,

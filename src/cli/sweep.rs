@@ -34,7 +34,11 @@ pub struct SweepArgs {
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
-    /// Run a grid larger than the spec's max_cells.
+    /// Overwrite an output folder that holds the results of another spec.
+    #[arg(long)]
+    force: bool,
+    /// Run a grid larger than the spec's max_cells, or cells whose replications generate
+    /// more than 20 million jobs each.
     #[arg(long)]
     yes: bool,
 }
@@ -61,6 +65,21 @@ pub fn merge(args: MergeArgs) -> Result<()> {
     Ok(())
 }
 
+/// At most eight threads per core: more only adds memory and contention (a typo such as
+/// `--threads 100000` would start that many).
+fn capped_threads(asked: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if asked > 8 * cores {
+        eprintln!(
+            "schedlab: --threads {asked} capped at {} (8 per core on {cores} cores)",
+            8 * cores
+        );
+        8 * cores
+    } else {
+        asked
+    }
+}
+
 pub fn run(args: SweepArgs) -> Result<()> {
     let plan = Plan::from_file(&args.spec)?;
     let mut out = io::stdout().lock();
@@ -80,18 +99,12 @@ pub fn run(args: SweepArgs) -> Result<()> {
         plan.cells.len(),
         plan.grid_size
     );
+    // What the run would refuse, the dry run refuses too.
+    plan.check_size(args.yes)?;
     if args.dry_run {
         writeln!(out, "{summary}")?;
         writeln!(out, "spec valid (hash {})", plan.spec_hash)?;
         return Ok(());
-    }
-    if plan.cells.len() > plan.max_cells && !args.yes {
-        return Err(schedlab::Error::Invalid(format!(
-            "{} cells exceed max_cells = {}; pass --yes to run them anyway",
-            plan.cells.len(),
-            plan.max_cells
-        ))
-        .into());
     }
     let out_dir = args.out.clone().unwrap_or_else(|| {
         let base = PathBuf::from("results").join(&plan.name);
@@ -104,7 +117,8 @@ pub fn run(args: SweepArgs) -> Result<()> {
         eprintln!("{summary} -> {}", out_dir.display());
     }
     let options = RunOptions {
-        threads: args.threads,
+        threads: args.threads.map(capped_threads),
+        force: args.force,
         out: out_dir.clone(),
         shard: args.shard,
         resume: args.resume,

@@ -91,6 +91,20 @@ impl Experiment {
         }
     }
 
+    /// Jobs one replication generates, for kinds that generate them (a trace's size is
+    /// bounded by its file).
+    pub fn expected_jobs(&self) -> Option<u64> {
+        match self {
+            Experiment::Rigid(r) => match &r.source {
+                rigid::Source::Model(m) => Some(m.expected_jobs()),
+                rigid::Source::Trace(_) => None,
+            },
+            Experiment::Malleable(m) => Some(m.model.expected_jobs()),
+            Experiment::Moldable(m) => Some(m.jobs() as u64),
+            Experiment::Cluster(c) => Some(c.workload.jobs as u64),
+        }
+    }
+
     /// The queue's scheduler, for rigid runs and the FCFS queue of malleable ones; the
     /// other kinds have a policy of their own.
     pub fn scheduler_name(&self) -> Option<&'static str> {
@@ -117,6 +131,23 @@ impl Experiment {
             Experiment::Moldable(_) => PARTITION_METRICS.get(name).map(drop),
             Experiment::Cluster(_) => CLUSTER_METRICS.get(name).map(drop),
         }
+    }
+}
+
+/// Jobs one replication may generate without `--yes`: job tables take about 100 to 200
+/// bytes a job, so this is 2 to 4 GB, what a laptop or a server core can hold.
+pub const JOB_LIMIT: u64 = 20_000_000;
+
+/// Refuses a replication of about `jobs` jobs above [`JOB_LIMIT`] unless `yes`, saying
+/// what it would take and how to run it anyway.
+pub fn check_size(jobs: Option<u64>, yes: bool) -> Result<(), String> {
+    match jobs {
+        Some(n) if n > JOB_LIMIT && !yes => Err(format!(
+            "a replication would generate about {n} jobs (roughly {:.1} GB of job tables), above the limit of \
+             {JOB_LIMIT} without --yes; pass --yes to run it anyway",
+            n as f64 * 150.0 / 1e9
+        )),
+        _ => Ok(()),
     }
 }
 

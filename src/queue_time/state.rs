@@ -69,6 +69,12 @@ pub struct PredictionRow {
     pub exact: Option<f64>,
 }
 
+/// The largest machine and running set `schedlab predict` answers for.
+pub const MAX_TOTAL: u32 = 65_536;
+pub const MAX_RUNNING: usize = 4_096;
+/// With `"request": "all"`, the most rows times running jobs (about a second here).
+pub const MAX_ALL_WORK: usize = 250_000;
+
 impl MachineState {
     /// Reads and checks a state file; errors name the file and the field at fault.
     pub fn read(path: &Path) -> Result<Self> {
@@ -83,6 +89,29 @@ impl MachineState {
     }
 
     fn check(&self) -> std::result::Result<(), String> {
+        // The exact median's dynamic programme is quadratic in the running jobs, and
+        // `"request": "all"` asks for a row per size: both bounded so an answer comes soon.
+        if self.total > MAX_TOTAL {
+            return Err(format!(
+                "total: {} processors; predictions are offered for machines of up to {MAX_TOTAL}",
+                self.total
+            ));
+        }
+        if self.running.len() > MAX_RUNNING {
+            return Err(format!(
+                "running: {} jobs; predictions are offered for up to {MAX_RUNNING} running jobs",
+                self.running.len()
+            ));
+        }
+        let work = self.total as usize * self.running.len();
+        if matches!(self.request, Request::All(_)) && work > MAX_ALL_WORK {
+            return Err(format!(
+                "request: \"all\" asks for {} rows over {} running jobs; the product may be at most \
+                 {MAX_ALL_WORK} (a few seconds): ask for one size",
+                self.total,
+                self.running.len()
+            ));
+        }
         for (i, job) in self.running.iter().enumerate() {
             if !(job.age.is_finite() && job.age >= 0.0) {
                 return Err(format!("running[{i}].age: {} is not a time >= 0", job.age));

@@ -107,8 +107,18 @@ impl FromStr for SchedulerKind {
             "ga" => {
                 let d = GaParams::default();
                 SchedulerKind::Ga(GaParams {
-                    population: call.take("population", d.population, "a whole number >= 1", |&v| v >= 1)?,
-                    generations: call.take("generations", d.generations, "a whole number", |_| true)?,
+                    population: call.take(
+                        "population",
+                        d.population,
+                        "a whole number from 1 to 10000",
+                        |&v| (1..=10_000).contains(&v),
+                    )?,
+                    generations: call.take(
+                        "generations",
+                        d.generations,
+                        "a whole number up to 1000000",
+                        |&v| v <= 1_000_000,
+                    )?,
                     mutation: call.take("mutation", d.mutation, "a percentage from 0 to 100", |&v| {
                         v <= 100
                     })?,

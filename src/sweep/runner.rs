@@ -57,6 +57,8 @@ pub struct RunOptions {
     pub out: PathBuf,
     pub shard: Option<Shard>,
     pub resume: bool,
+    /// Overwrite an output folder recorded for another spec.
+    pub force: bool,
     pub quiet: bool,
 }
 
@@ -141,20 +143,31 @@ impl Journal {
 
 /// With `--resume`, the replications already in `out`'s journal (which must be of this
 /// spec and of `cells`), and their count; the journal is cut after its last whole line.
-/// Without, the journal is removed.
+/// Without, the journal is removed, unless the folder holds another spec's results and
+/// `force` is not given.
 fn recorded_runs(
     plan: &Plan,
     out: &Path,
     cells: &[usize],
     resume: bool,
+    force: bool,
 ) -> Result<(Vec<BTreeMap<usize, RunRecord>>, usize)> {
     let journal_path = out.join(RUNS_FILE);
     let mut recorded: Vec<BTreeMap<usize, RunRecord>> = vec![BTreeMap::new(); plan.cells.len()];
+    let hash = fs::read_to_string(out.join(HASH_FILE)).unwrap_or_default();
     if !(resume && journal_path.exists()) {
+        if !force && !hash.is_empty() && hash.trim() != plan.spec_hash {
+            return Err(Error::Invalid(format!(
+                "{}: holds the results of another spec (hash {}, this spec {}); pass --force to overwrite them, \
+                 or --out to write elsewhere",
+                out.display(),
+                hash.trim(),
+                plan.spec_hash
+            )));
+        }
         let _ = fs::remove_file(&journal_path);
         return Ok((recorded, 0));
     }
-    let hash = fs::read_to_string(out.join(HASH_FILE)).unwrap_or_default();
     if hash.trim() != plan.spec_hash {
         return Err(Error::Invalid(format!(
             "{}: recorded for a different spec (hash {}, this spec {}); run without --resume to start over",
@@ -237,7 +250,7 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
     let cells = shard_cells(plan, options.shard);
     let cell_refs: Vec<_> = cells.iter().map(|&c| &plan.cells[c]).collect();
     let traces = Traces::load(plan, &cell_refs)?;
-    let (mut recorded, resumed) = recorded_runs(plan, out, &cells, options.resume)?;
+    let (mut recorded, resumed) = recorded_runs(plan, out, &cells, options.resume, options.force)?;
     let journal = Journal::open(plan, out)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options.threads.unwrap_or(0))

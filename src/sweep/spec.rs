@@ -311,6 +311,28 @@ impl Plan {
         })
     }
 
+    /// Refuses, unless `yes`, a grid of more than `max_cells` cells or a cell whose
+    /// replications would each generate more than [`crate::experiment::JOB_LIMIT`] jobs.
+    pub fn check_size(&self, yes: bool) -> Result<()> {
+        if self.cells.len() > self.max_cells && !yes {
+            return Err(Error::Invalid(format!(
+                "{} cells exceed max_cells = {}; pass --yes to run them anyway",
+                self.cells.len(),
+                self.max_cells
+            )));
+        }
+        let largest = self
+            .cells
+            .iter()
+            .filter_map(|c| c.experiment.expected_jobs().map(|n| (n, c.index)))
+            .max();
+        if let Some((jobs, cell)) = largest {
+            crate::experiment::check_size(Some(jobs), yes)
+                .map_err(|m| Error::Invalid(format!("cell {cell}: {m}")))?;
+        }
+        Ok(())
+    }
+
     /// Seed of replication `rep` of `cell`: a function of (base seed, the cell's workload
     /// parameters, rep) only, so thread count, sharding and scheduler do not change it.
     pub fn seed_for(&self, cell: &Cell, rep: usize) -> u64 {

@@ -108,8 +108,25 @@ impl DowneyParams {
                 message: message.into(),
             })
         };
-        if self.procs == 0 {
-            return bad("procs", self.procs.to_string(), "must be at least 1");
+        if !(1..=crate::workload::MAX_PROCS).contains(&self.procs) {
+            return bad(
+                "procs",
+                self.procs.to_string(),
+                &format!("must be from 1 to {}", crate::workload::MAX_PROCS),
+            );
+        }
+        if self.days == 0 && self.jobs.is_none() {
+            return bad("days", "0".into(), "must be at least 1 (or give jobs)");
+        }
+        if self.jobs == Some(0) {
+            return bad("jobs", "0".into(), "must be at least 1");
+        }
+        if !(self.lifetime_max <= crate::workload::MAX_TIME as f64) {
+            return bad(
+                "lifetime_max",
+                self.lifetime_max.to_string(),
+                "must be at most 2^40 s",
+            );
         }
         if !(self.load > 0.0 && self.load.is_finite()) {
             return bad("load", self.load.to_string(), "must be a positive number");
@@ -149,6 +166,16 @@ impl DowneyParams {
     /// Day-time arrival rate in jobs per second.
     pub fn arrival_rate(&self) -> f64 {
         self.load * self.procs as f64 / self.mean_lifetime()
+    }
+
+    /// Jobs a replication generates: `jobs`, or the expected arrivals over `days`.
+    pub fn expected_jobs(&self) -> u64 {
+        match self.jobs {
+            Some(n) => n as u64,
+            None => {
+                (self.arrival_rate() * self.day_hours * 3600.0 * self.days as f64).min(u64::MAX as f64) as u64
+            }
+        }
     }
 
     pub fn describe(&self) -> String {

@@ -38,6 +38,13 @@ impl Model {
         }
     }
 
+    /// Jobs a replication generates (expected, for a model that draws arrivals).
+    pub fn expected_jobs(&self) -> u64 {
+        match self {
+            Model::Downey(p) => p.expected_jobs(),
+        }
+    }
+
     /// Generates the workload for `seed`.
     pub fn generate(&self, seed: u64) -> Workload {
         match self {
