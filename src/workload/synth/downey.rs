@@ -121,7 +121,7 @@ impl DowneyParams {
         if self.jobs == Some(0) {
             return bad("jobs", "0".into(), "must be at least 1");
         }
-        if !(self.lifetime_max <= crate::workload::MAX_TIME as f64) {
+        if self.lifetime_max.is_nan() || self.lifetime_max > crate::workload::MAX_TIME as f64 {
             return bad(
                 "lifetime_max",
                 self.lifetime_max.to_string(),
