@@ -219,6 +219,97 @@ fn an_interrupted_sweep_resumes_to_the_same_bytes() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The journal protects itself: an edited metric, a NaN, a flipped `saturated`, an edited
+/// seed or a row recorded twice is refused by `--resume` and by `merge`, naming the line.
+#[test]
+fn tampered_journals_are_refused_naming_the_line() {
+    let dir = temp("tamper");
+    let plan = plan_from(SMALL, &dir);
+    let full = dir.join("full");
+    run_sweep(&plan, &options(&full, 2)).unwrap();
+    let text = fs::read_to_string(full.join("runs.csv")).unwrap();
+    let lines: Vec<String> = text.lines().map(String::from).collect();
+    // Row 2 (line 3) as fields: load, scheduler, rep, seed, saturated, 4 metrics, check.
+    let fields: Vec<String> = lines[2].split(',').map(String::from).collect();
+    let edit = |k: usize, v: &str| {
+        let mut f = fields.clone();
+        f[k] = v.to_string();
+        f.join(",")
+    };
+    let cases = [
+        (edit(5, "1234.5"), "does not match its check"),
+        (edit(5, "NaN"), "does not match its check"),
+        (
+            edit(4, if fields[4] == "true" { "false" } else { "true" }),
+            "does not match its check",
+        ),
+        (edit(3, "42"), "does not match its check"),
+        (lines[1].clone(), "recorded again (first on line 2)"),
+    ];
+    for (i, (row, needle)) in cases.into_iter().enumerate() {
+        let part = dir.join(format!("part{i}"));
+        fs::create_dir_all(&part).unwrap();
+        for f in ["spec.toml", "spec.hash", "spec.dir", "summary.json"] {
+            fs::copy(full.join(f), part.join(f)).unwrap();
+        }
+        let mut journal = lines.clone();
+        journal[2] = row;
+        fs::write(part.join("runs.csv"), journal.join("\n") + "\n").unwrap();
+        let mut o = options(&part, 1);
+        o.resume = true;
+        let err = run_sweep(&plan, &o).unwrap_err().to_string();
+        assert!(
+            err.contains("runs.csv:3: ") && err.contains(needle),
+            "{needle}: {err}"
+        );
+        let err = schedlab::sweep::merge::merge(&[part.clone()], &dir.join("merged"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("runs.csv:3: ") && err.contains(needle),
+            "merge, {needle}: {err}"
+        );
+    }
+    // A seed that matches its check but not the spec (a row written for another seed).
+    let mut f = fields.clone();
+    f[3] = "42".into();
+    f.pop();
+    let body = f.join(",");
+    let part = dir.join("seed");
+    fs::create_dir_all(&part).unwrap();
+    for name in ["spec.toml", "spec.hash"] {
+        fs::copy(full.join(name), part.join(name)).unwrap();
+    }
+    let mut bytes = Vec::new();
+    for field in &f {
+        bytes.extend_from_slice(field.as_bytes());
+        bytes.push(0x1f);
+    }
+    let check = format!("{:08x}", schedlab::seed::fnv1a(&bytes) as u32);
+    let mut journal = lines.clone();
+    journal[2] = format!("{body},{check}");
+    fs::write(part.join("runs.csv"), journal.join("\n") + "\n").unwrap();
+    let mut o = options(&part, 1);
+    o.resume = true;
+    let err = run_sweep(&plan, &o).unwrap_err().to_string();
+    assert!(
+        err.contains("runs.csv:3: seed 42 is not the spec's seed"),
+        "{err}"
+    );
+    // An edited spec.toml is named as such by merge.
+    let edited = dir.join("edited");
+    fs::create_dir_all(&edited).unwrap();
+    for name in ["runs.csv", "spec.hash", "spec.dir", "summary.json"] {
+        fs::copy(full.join(name), edited.join(name)).unwrap();
+    }
+    fs::write(edited.join("spec.toml"), SMALL.replace("seed = 7", "seed = 8")).unwrap();
+    let err = schedlab::sweep::merge::merge(&[edited], &dir.join("merged"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("edited after the run"), "{err}");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn sequential_stopping_reaches_the_target_on_a_poisson_count() {
     // The number of jobs in one day of the Downey model is Poisson with mean

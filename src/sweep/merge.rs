@@ -26,6 +26,14 @@ pub fn merge(shards: &[PathBuf], out: &Path) -> Result<Plan> {
     let name = meta["name"].as_str().unwrap_or_default();
     let spec_dir = PathBuf::from(read(first, output::SPEC_DIR_FILE)?.trim_end_matches('\n'));
     let plan = Plan::from_str(&spec_text, &first.join(SPEC_FILE), &spec_dir, name)?;
+    if read(first, HASH_FILE)?.trim() != plan.spec_hash {
+        return Err(Error::Merge(format!(
+            "{} does not match {} (hash {}): the spec was edited after the run",
+            first.join(SPEC_FILE).display(),
+            first.join(HASH_FILE).display(),
+            plan.spec_hash
+        )));
+    }
     for dir in shards {
         let hash = read(dir, HASH_FILE)?;
         if hash.trim() != plan.spec_hash {

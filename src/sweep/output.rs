@@ -15,6 +15,7 @@ use super::stats::{Estimate, estimate};
 use super::task::RunRecord;
 use crate::atomic::write_atomically;
 use crate::error::{Error, Result};
+use crate::seed::fnv1a;
 
 pub const RUNS_FILE: &str = "runs.csv";
 pub const SPEC_FILE: &str = "spec.toml";
@@ -35,12 +36,26 @@ pub fn number(x: f64) -> String {
     }
 }
 
-/// The header of `runs.csv`: one column per axis, then rep, seed, saturated, the metrics.
+/// The header of `runs.csv`: one column per axis, then rep, seed, saturated, the metrics,
+/// and `check`.
 pub fn runs_header(plan: &Plan) -> Vec<String> {
     let mut h: Vec<String> = plan.axes.iter().map(|a| a.name.clone()).collect();
     h.extend(["rep", "seed", "saturated"].map(String::from));
     h.extend(plan.metrics.iter().cloned());
+    h.push("check".into());
     h
+}
+
+/// A row's check: 32 bits of the FNV-1a hash of its other fields (separated by the unit
+/// separator, so CSV quoting does not matter), in hex. An edited or corrupted row no longer
+/// matches it (accidents, not forgery, are what it guards against).
+fn check(fields: &[impl AsRef<str>]) -> String {
+    let mut bytes = Vec::new();
+    for f in fields {
+        bytes.extend_from_slice(f.as_ref().as_bytes());
+        bytes.push(0x1f);
+    }
+    format!("{:08x}", fnv1a(&bytes) as u32)
 }
 
 pub fn runs_row(plan: &Plan, r: &RunRecord) -> Vec<String> {
@@ -49,6 +64,7 @@ pub fn runs_row(plan: &Plan, r: &RunRecord) -> Vec<String> {
     row.push(r.seed.to_string());
     row.push(r.saturated.to_string());
     row.extend(r.metrics.iter().map(|&m| number(m)));
+    row.push(check(&row));
     row
 }
 
@@ -61,7 +77,8 @@ pub fn runs_line(fields: &[String]) -> Vec<u8> {
 
 /// Reads the complete rows of a `runs.csv` written for `plan`. A last line without its
 /// newline (the process was killed mid-write) is ignored; any other bad row is an error
-/// naming the file and line.
+/// naming the file and line: one whose check does not match its fields, whose seed is not
+/// the one the spec gives its cell and replication, or that records a replication again.
 pub fn read_runs(path: &Path, plan: &Plan) -> Result<Vec<RunRecord>> {
     let bytes = match fs::read(path) {
         Ok(b) => b,
@@ -99,6 +116,7 @@ pub fn read_runs(path: &Path, plan: &Plan) -> Result<Vec<RunRecord>> {
         .collect();
     let axes = plan.axes.len();
     let mut out = Vec::new();
+    let mut first_line: HashMap<(usize, usize), u64> = HashMap::new();
     for (i, row) in reader.records().enumerate() {
         let line = i as u64 + 2;
         let row = row.map_err(|e| bad(line, e.to_string()))?;
@@ -134,13 +152,43 @@ pub fn read_runs(path: &Path, plan: &Plan) -> Result<Vec<RunRecord>> {
                     .map_err(|_| bad(line, format!("{m}: '{f}' is not a number")))
             })
             .collect::<Result<Vec<f64>>>()?;
-        out.push(RunRecord {
+        let (last, rest) = fields.split_last().expect("a header's worth of fields");
+        if *last != check(rest) {
+            return Err(bad(
+                line,
+                format!(
+                    "the row does not match its check ({last}, its fields give {}): edited or corrupt",
+                    check(rest)
+                ),
+            ));
+        }
+        let record = RunRecord {
             cell,
             rep: parse(0, "rep")? as usize,
             seed: parse(1, "seed")?,
             saturated,
             metrics,
-        });
+        };
+        let expected = plan.seed_for(&plan.cells[cell], record.rep);
+        if record.seed != expected {
+            return Err(bad(
+                line,
+                format!(
+                    "seed {} is not the spec's seed of cell {cell} replication {} ({expected})",
+                    record.seed, record.rep
+                ),
+            ));
+        }
+        if let Some(earlier) = first_line.insert((cell, record.rep), line) {
+            return Err(bad(
+                line,
+                format!(
+                    "cell {cell} replication {} recorded again (first on line {earlier})",
+                    record.rep
+                ),
+            ));
+        }
+        out.push(record);
     }
     Ok(out)
 }
