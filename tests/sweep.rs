@@ -262,7 +262,7 @@ fn tampered_journals_are_refused_naming_the_line() {
             err.contains("runs.csv:3: ") && err.contains(needle),
             "{needle}: {err}"
         );
-        let err = schedlab::sweep::merge::merge(&[part.clone()], &dir.join("merged"))
+        let err = schedlab::sweep::merge::merge(std::slice::from_ref(&part), &dir.join("merged"))
             .unwrap_err()
             .to_string();
         assert!(
