@@ -26,6 +26,14 @@ pub const KEYS: [Key; 11] = [
 pub fn from_params(params: &Params) -> Result<Experiment, ParamError> {
     params.only(&KEYS, "model cisne")?;
     let whole = |k: &str, default: u64| params.whole(k).map(|v| v.unwrap_or(default));
+    let small = |k: &str, default: u32| -> Result<u32, ParamError> {
+        let v = whole(k, default.into())?;
+        u32::try_from(v).map_err(|_| ParamError::BadValue {
+            key: k.into(),
+            value: v.to_string(),
+            expected: "a smaller whole number".into(),
+        })
+    };
     let offline = match params.text("mode").as_deref() {
         None | Some("online") => false,
         Some("offline") => true,
@@ -40,8 +48,8 @@ pub fn from_params(params: &Params) -> Result<Experiment, ParamError> {
     let experiment = Experiment {
         setup: Setup {
             hardware: Hardware {
-                nodes: whole("nodes", 64)? as u32,
-                mpl: whole("mpl", 4)? as u32,
+                nodes: small("nodes", 64)?,
+                mpl: small("mpl", 4)?,
                 contract: SocialContract {
                     cpu: params.number("contract_cpu", 1.0)?,
                     ..SocialContract::default()

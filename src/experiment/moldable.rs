@@ -42,7 +42,13 @@ pub fn from_params(params: &Params, window: Option<&Window>) -> Result<Moldable,
     let load = params
         .positive("load")?
         .ok_or_else(|| "load: set a positive offered load".to_string())?;
-    let procs = params.whole("procs")?.map_or(32, |p| p as u32);
+    let procs = match params.whole("procs")? {
+        None => 32,
+        Some(p) if p <= crate::workload::MAX_PROCS as u64 => p as u32,
+        Some(p) => {
+            return Err(format!("procs = {p}: at most {} processors", crate::workload::MAX_PROCS).into());
+        }
+    };
     let window = window.ok_or_else(|| {
         "model sevcik: set [measure] (the paper: warmup = 500, window = 19500, saturation = 10000)"
             .to_string()

@@ -19,7 +19,7 @@ use crate::workload::selection::JobRange;
 use crate::workload::swf::SwfOptions;
 use crate::workload::synth::downey::DOWNEY_KEYS;
 use crate::workload::synth::{MODEL_NAMES, Model};
-use crate::workload::{Selection, Workload};
+use crate::workload::{MAX_PROCS, Selection, Workload};
 
 /// The scheduler and predictor leave the workload alone.
 pub const POLICY_KEYS: [Key; 2] = [policy("scheduler"), policy("predictor")];
@@ -240,9 +240,15 @@ fn trace(params: &Params, base_dir: &Path) -> Result<TraceSource, ParamError> {
             .to_string()
             .into());
     }
+    let procs = match params.whole("procs")? {
+        Some(p) if p > MAX_PROCS as u64 => {
+            return Err(format!("procs = {p}: at most {MAX_PROCS} processors").into());
+        }
+        p => p.map(|p| p as u32),
+    };
     Ok(TraceSource {
         path,
-        procs: params.whole("procs")?.map(|p| p as u32),
+        procs,
         jobs,
         first: params.whole("first")?.map(|n| n as usize),
         lenient: params.flag("lenient", false)?,

@@ -148,6 +148,9 @@ impl Experiment {
                 hw.nodes
             ));
         }
+        if hw.nodes > 65_536 {
+            return Err(format!("nodes = {}: at most 65536 nodes are simulated", hw.nodes));
+        }
         if !(0.0..=1.0).contains(&self.local_share) {
             return Err(format!("local_share = {}: must be in [0, 1]", self.local_share));
         }

@@ -62,12 +62,15 @@ pub struct SwfHeader {
     pub time_zone_string: Option<String>,
     /// `MaxRecords` (else `MaxJobs`): how many job lines the file holds.
     pub max_records: Option<usize>,
-    /// Every comment line, without its leading `;`, in file order.
+    /// The comment lines (the first 10,000), without their leading `;`, in file order.
     pub comments: Vec<String>,
     /// MaxProcs and MaxNodes as written, for messages when they cannot be used.
     pub(crate) max_procs_text: Option<String>,
     pub(crate) max_nodes_text: Option<String>,
 }
+
+/// Comment lines kept in [`SwfHeader::comments`].
+const MAX_COMMENTS: usize = 10_000;
 
 /// The leading integer of a header value (`1664 (72, 1368, 224)` -> 1664).
 fn leading_number<T: std::str::FromStr>(value: &str) -> Option<T> {
@@ -80,7 +83,11 @@ fn leading_number<T: std::str::FromStr>(value: &str) -> Option<T> {
 
 impl SwfHeader {
     fn absorb(&mut self, comment: &str) {
-        self.comments.push(comment.to_string());
+        // Archive logs have dozens of header lines; an endless stream of comments must not
+        // fill memory, so only the first are kept (their keys are still read).
+        if self.comments.len() < MAX_COMMENTS {
+            self.comments.push(comment.to_string());
+        }
         let Some((key, value)) = comment.split_once(':') else {
             return;
         };
