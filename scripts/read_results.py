@@ -5,7 +5,8 @@
 
 summary.csv is tidy: one row per (cell, metric), one column per axis, then
 metric, n, mean, sd, ci_low, ci_high, half_width, level, target_met.
-runs.csv has one row per replication: the axes, rep, seed, saturated, one column per metric.
+runs.csv has one row per replication: the axes, rep, seed, saturated, one column per metric,
+and check (a hash of the row that resume and merge verify).
 """
 import sys
 

@@ -127,7 +127,7 @@ pub fn run(args: RunArgs) -> Result<()> {
         check_size(Some(m.expected_jobs()), args.yes).map_err(schedlab::Error::Invalid)?;
     }
     let trace = match &rigid.source {
-        Source::Trace(t) => Some(read_swf(&t.path, &t.swf_options())?),
+        Source::Trace(t) => Some(read_swf(&t.path, &t.options)?),
         Source::Model(_) => None,
     };
     let offered = trace.as_ref().map(|w| TraceInfo::of(w).offered_load);

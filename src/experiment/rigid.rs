@@ -74,27 +74,11 @@ const UTILITY_MODEL_KEYS: [&str; 6] = [
 pub struct TraceSource {
     pub path: PathBuf,
     /// Machine size, the job selection and whether malformed lines are skipped.
-    pub procs: Option<u32>,
-    pub jobs: Option<JobRange>,
-    pub first: Option<usize>,
-    pub lenient: bool,
+    pub options: SwfOptions,
     /// Target offered load: inter-arrival times are scaled to reach it.
     pub load: Option<f64>,
     /// Inter-arrival times are multiplied by this.
     pub load_scale: Option<f64>,
-}
-
-impl TraceSource {
-    pub fn swf_options(&self) -> SwfOptions {
-        SwfOptions {
-            procs: self.procs,
-            selection: Selection {
-                range: self.jobs.clone(),
-                first: self.first,
-            },
-            lenient: self.lenient,
-        }
-    }
 }
 
 /// Where a rigid experiment's jobs come from.
@@ -248,10 +232,14 @@ fn trace(params: &Params, base_dir: &Path) -> Result<TraceSource, ParamError> {
     };
     Ok(TraceSource {
         path,
-        procs,
-        jobs,
-        first: params.whole("first")?.map(|n| n as usize),
-        lenient: params.flag("lenient", false)?,
+        options: SwfOptions {
+            procs,
+            selection: Selection {
+                range: jobs,
+                first: params.whole("first")?.map(|n| n as usize),
+            },
+            lenient: params.flag("lenient", false)?,
+        },
         load,
         load_scale,
     })

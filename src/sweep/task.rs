@@ -12,8 +12,7 @@ use crate::experiment::{Experiment, Outcome, cluster};
 use crate::malleable::VERSUS_AVG_METRICS;
 use crate::workload::Workload;
 use crate::workload::info::TraceInfo;
-use crate::workload::selection::JobRange;
-use crate::workload::swf::read_swf;
+use crate::workload::swf::{SwfOptions, read_swf};
 
 /// The result of one replication, as one row of `runs.csv`.
 #[derive(Clone, Debug, PartialEq)]
@@ -27,7 +26,7 @@ pub struct RunRecord {
 }
 
 /// Identity of a trace as read (before any load scaling).
-type TraceKey = (PathBuf, Option<u32>, Option<JobRange>, Option<usize>, bool);
+type TraceKey = (PathBuf, SwfOptions);
 
 fn trace_of(cell: &Cell) -> Option<(&Rigid, &TraceSource)> {
     match &cell.experiment {
@@ -40,7 +39,7 @@ fn trace_of(cell: &Cell) -> Option<(&Rigid, &TraceSource)> {
 }
 
 fn trace_key(t: &TraceSource) -> TraceKey {
-    (t.path.clone(), t.procs, t.jobs.clone(), t.first, t.lenient)
+    (t.path.clone(), t.options.clone())
 }
 
 /// Traces read once per sweep and shared by every task that replays them, with their
@@ -63,7 +62,7 @@ impl Traces {
         {
             let key = trace_key(t);
             if !traces.loaded.contains_key(&key) {
-                let w = read_swf(&t.path, &t.swf_options())?;
+                let w = read_swf(&t.path, &t.options)?;
                 if let Some(window) = &plan.window
                     && w.jobs.len() < window.measured.end
                 {

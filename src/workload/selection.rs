@@ -5,7 +5,7 @@ use std::str::FromStr;
 
 /// Which job lines of a trace to simulate. The range is on SWF job numbers (field 1), not
 /// on line positions; `first` keeps the first N jobs that pass the range and skip rules.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Selection {
     pub range: Option<JobRange>,
     pub first: Option<usize>,

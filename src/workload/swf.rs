@@ -142,7 +142,7 @@ impl SwfHeader {
 }
 
 /// How to read a trace.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct SwfOptions {
     /// Machine size; overrides the header.
     pub procs: Option<u32>,
