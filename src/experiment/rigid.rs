@@ -8,8 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::Simulate;
 use crate::metrics::Summary;
-use crate::params::Value;
-use crate::params::{Key, ParamError, Params, policy, workload};
+use crate::params::{Key, ParamError, Params, Value, policy, workload};
 use crate::predict::PredictorKind;
 use crate::sched::{AnyScheduler, SchedulerKind};
 use crate::seed::mix64;
@@ -403,5 +402,18 @@ impl Rigid {
             measured: measured.len(),
             simulated,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The Downey model's keys here are the ones its parameters take, in the same order.
+    #[test]
+    fn model_keys_are_the_downey_keys() {
+        let names: Vec<&str> = MODEL_KEYS[1..].iter().map(|k| k.name).collect();
+        assert_eq!(names, DOWNEY_KEYS);
+        assert!(MODEL_KEYS.iter().all(|k| k.shapes_workload));
     }
 }
