@@ -349,15 +349,18 @@ const ID_FIELDS: [usize; 8] = [8, 12, 13, 14, 15, 16, 17, 18];
 /// A job line (ASCII): the 18 fields, the exact average CPU time, and the text after field
 /// 18 (empty for a plain SWF line). Every value must be within the documented bounds.
 fn job_line(line: &[u8]) -> std::result::Result<(Fields, f64, &str), String> {
-    if let Some(at) = line.iter().position(|b| !b.is_ascii()) {
+    if !line.is_ascii() {
+        let at = line
+            .iter()
+            .position(|b| !b.is_ascii())
+            .expect("a byte beyond ASCII");
         return Err(format!(
             "byte 0x{:02X} at column {}: job lines must be ASCII (comments may hold any text)",
             line[at],
             at + 1
         ));
     }
-    let text = std::str::from_utf8(line).expect("ASCII");
-    let (fields, cpu, tail) = parse_fields(text)?;
+    let (fields, cpu, tail) = parse_fields(line)?;
     let name = |field: usize| FIELD_NAMES[field - 1];
     for field in TIME_FIELDS {
         if fields[field - 1].unsigned_abs() > MAX_TIME as u64 {
@@ -390,40 +393,46 @@ fn job_line(line: &[u8]) -> std::result::Result<(Fields, f64, &str), String> {
 }
 
 /// The 18 fields, the exact average CPU time, and the text after field 18 (empty for a
-/// plain SWF line).
-fn parse_fields(text: &str) -> std::result::Result<(Fields, f64, &str), String> {
+/// plain SWF line), from an ASCII line.
+fn parse_fields(line: &[u8]) -> std::result::Result<(Fields, f64, &str), String> {
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
     let mut fields = [0i64; 18];
     let mut fractional = 0f64;
     let mut count = 0usize;
-    let mut rest = text;
+    let mut rest = line;
     while count < 18 {
-        rest = rest.trim_start();
+        rest = rest.trim_ascii_start();
         if rest.is_empty() {
             break;
         }
-        let end = rest.find(|c: char| c.is_ascii_whitespace()).unwrap_or(rest.len());
-        let token = &rest[..end];
-        rest = &rest[end..];
+        let end = rest
+            .iter()
+            .position(u8::is_ascii_whitespace)
+            .unwrap_or(rest.len());
+        let (token, after) = rest.split_at(end);
+        rest = after;
         count += 1;
         let field = count;
         if field == FRACTIONAL_FIELD {
-            let v: f64 = token
-                .parse()
+            let v: f64 = std::str::from_utf8(token)
                 .ok()
+                .and_then(|t| t.parse().ok())
                 .filter(|v: &f64| v.is_finite())
                 .ok_or_else(|| {
                     format!(
-                        "field {field} ({}): expected a number, got '{token}'",
-                        FIELD_NAMES[field - 1]
+                        "field {field} ({}): expected a number, got '{}'",
+                        FIELD_NAMES[field - 1],
+                        text(token)
                     )
                 })?;
             fractional = v;
             fields[field - 1] = v as i64;
         } else {
-            fields[field - 1] = integer(token.as_bytes()).ok_or_else(|| {
+            fields[field - 1] = integer(token).ok_or_else(|| {
                 format!(
-                    "field {field} ({}): expected an integer, got '{token}'",
-                    FIELD_NAMES[field - 1]
+                    "field {field} ({}): expected an integer, got '{}'",
+                    FIELD_NAMES[field - 1],
+                    text(token)
                 )
             })?;
         }
@@ -431,7 +440,8 @@ fn parse_fields(text: &str) -> std::result::Result<(Fields, f64, &str), String> 
     if count != 18 {
         return Err(format!("expected 18 fields, found {count}"));
     }
-    Ok((fields, fractional, rest.trim()))
+    let tail = std::str::from_utf8(rest.trim_ascii()).map_err(|e| e.to_string())?;
+    Ok((fields, fractional, tail))
 }
 
 /// The utility function after field 18, checking that job lines agree on having one.
