@@ -914,3 +914,35 @@ count = 2
     }
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A trace without estimates, driven past an offered load of 1, is warned about: the trace
+/// when read, the load target in the plan, `summary.md` and `--dry-run`.
+#[test]
+fn traces_without_estimates_and_loads_past_one_are_warned_about() {
+    let dir = temp("warnings");
+    let mut text = String::from("; MaxProcs: 4\n");
+    for j in 0..40 {
+        text.push_str(&format!(
+            "{} {} -1 100 2 -1 -1 2 -1 -1 1 1 1 1 1 -1 -1 -1\n",
+            j + 1,
+            j * 60
+        ));
+    }
+    fs::write(dir.join("plain.swf"), &text).unwrap();
+    let spec = "metrics = [\"mean_wait\"]\n[run]\ntrace = \"plain.swf\"\nscheduler = \"easy\"\n[axes]\nload = [0.5, 1.2]\n[replications]\ncount = 1\n";
+    let plan = plan_from(spec, &dir);
+    assert_eq!(plan.warnings.len(), 1, "{:?}", plan.warnings);
+    assert!(plan.warnings[0].contains("load = 1.2"));
+    let report = run_sweep(&plan, &options(&dir.join("out"), 1)).unwrap();
+    assert!(
+        report
+            .warnings
+            .iter()
+            .any(|w| w.contains("no job has a user estimate")),
+        "{:?}",
+        report.warnings
+    );
+    let md = fs::read_to_string(dir.join("out/summary.md")).unwrap();
+    assert!(md.contains("Warning: load = 1.2"), "{md}");
+    fs::remove_dir_all(&dir).unwrap();
+}

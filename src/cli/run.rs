@@ -130,7 +130,20 @@ pub fn run(args: RunArgs) -> Result<()> {
         Source::Trace(t) => Some(read_swf(&t.path, &t.options)?),
         Source::Model(_) => None,
     };
-    let offered = trace.as_ref().map(|w| TraceInfo::of(w).offered_load);
+    let info = trace.as_ref().map(TraceInfo::of);
+    for warning in info.iter().flat_map(TraceInfo::warnings) {
+        eprintln!("schedlab: warning: {warning}");
+    }
+    if let (Some(target), Some(info)) = (args.load, &info)
+        && target >= 1.0
+    {
+        eprintln!(
+            "schedlab: warning: --load {target}: an offered load of at least 1 grows the queue without bound \
+             (the trace offers {:.3})",
+            info.offered_load
+        );
+    }
+    let offered = info.as_ref().map(|i| i.offered_load);
     let workload = rigid.workload(args.seed, trace.as_ref().zip(offered))?;
     let loaded = t0.elapsed();
     let mut engine = Engine::new()

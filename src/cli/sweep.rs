@@ -102,6 +102,9 @@ pub fn run(args: SweepArgs) -> Result<()> {
     // What the run would refuse, the dry run refuses too.
     plan.check_size(args.yes)?;
     if args.dry_run {
+        for warning in &plan.warnings {
+            writeln!(out, "warning: {warning}")?;
+        }
         writeln!(out, "{summary}")?;
         writeln!(out, "spec valid (hash {})", plan.spec_hash)?;
         return Ok(());
@@ -124,7 +127,13 @@ pub fn run(args: SweepArgs) -> Result<()> {
         resume: args.resume,
         quiet: args.quiet,
     };
+    for warning in &plan.warnings {
+        eprintln!("schedlab: warning: {warning}");
+    }
     let report = run_sweep(&plan, &options)?;
+    for warning in &report.warnings {
+        eprintln!("schedlab: warning: {warning}");
+    }
     let secs = report.elapsed.as_secs_f64();
     writeln!(
         out,

@@ -35,6 +35,9 @@ pub fn run(command: TraceCommand) -> Result<()> {
         writeln!(out)?;
     } else {
         info.write_text(&mut out)?;
+        for warning in info.warnings() {
+            writeln!(out, "warning        {warning}")?;
+        }
     }
     out.flush()?;
     Ok(())

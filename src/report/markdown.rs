@@ -39,6 +39,8 @@ pub struct Table {
     pub description: String,
     /// How to read the numbers (the interval, the replication rule).
     pub legend: String,
+    /// What to know before trusting the numbers, one line each.
+    pub warnings: Vec<String>,
     pub header: Vec<String>,
     pub rows: Vec<Vec<String>>,
 }
@@ -52,6 +54,9 @@ pub fn write_markdown(path: &Path, table: &Table) -> Result<()> {
             writeln!(w, "\n{}", table.description.trim())?;
         }
         writeln!(w, "\n{}\n", table.legend)?;
+        for warning in &table.warnings {
+            writeln!(w, "Warning: {warning}\n")?;
+        }
         writeln!(w, "| {} |", table.header.join(" | "))?;
         writeln!(w, "|{}", "---|".repeat(table.header.len()))?;
         for row in &table.rows {

@@ -45,6 +45,7 @@ pub fn summary_table(plan: &Plan, results: &Results, estimates: &[CellEstimates]
             plan.replications.describe(),
             plan.spec_hash
         ),
+        warnings: plan.warnings.clone(),
         header,
         rows,
     }

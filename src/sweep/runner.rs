@@ -70,6 +70,8 @@ pub struct SweepReport {
     pub tasks_resumed: usize,
     pub jobs_simulated: u64,
     pub elapsed: Duration,
+    /// What to know about the traces the sweep read.
+    pub warnings: Vec<String>,
 }
 
 /// The cells this process runs.
@@ -263,6 +265,7 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
     let mut report = SweepReport {
         cells: cells.len(),
         tasks_resumed: resumed,
+        warnings: traces.warnings.clone(),
         ..SweepReport::default()
     };
     while !open.is_empty() {

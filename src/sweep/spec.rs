@@ -212,6 +212,9 @@ pub struct Plan {
     pub window: Option<Window>,
     pub plots: Vec<PlotSpec>,
     pub max_cells: usize,
+    /// What to know before trusting the results (a trace driven to an offered load of at
+    /// least 1), also written into `summary.md`.
+    pub warnings: Vec<String>,
 }
 
 /// An exclude/only rule: for each named axis (by position), the values that match.
@@ -282,7 +285,9 @@ impl Plan {
         if cells.is_empty() {
             return Err(err("exclude/only rules leave no cell to run".into()));
         }
+        let warnings = load_warnings(&cells);
         Ok(Plan {
+            warnings,
             name,
             description: raw.description.unwrap_or_default(),
             spec_text: text.to_string(),
@@ -338,6 +343,28 @@ impl Plan {
     pub fn seed_for(&self, cell: &Cell, rep: usize) -> u64 {
         mix64(self.seed ^ mix64(fnv1a(cell.workload_key.as_bytes()) ^ mix64(rep as u64)))
     }
+}
+
+/// Cells that drive a trace to an offered load of at least 1, where the queue grows without
+/// bound (one warning per distinct target).
+fn load_warnings(cells: &[Cell]) -> Vec<String> {
+    let mut targets: Vec<f64> = cells
+        .iter()
+        .filter_map(|c| match &c.experiment {
+            Experiment::Rigid(r) => match &r.source {
+                crate::experiment::rigid::Source::Trace(t) => t.load,
+                crate::experiment::rigid::Source::Model(_) => None,
+            },
+            _ => None,
+        })
+        .filter(|&l| l >= 1.0)
+        .collect();
+    targets.sort_by(f64::total_cmp);
+    targets.dedup();
+    targets
+        .iter()
+        .map(|l| format!("load = {l}: a trace driven to an offered load of at least 1 queues without bound"))
+        .collect()
 }
 
 /// `name=value` of each axis, joined by commas: a cell in messages.

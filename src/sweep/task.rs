@@ -47,6 +47,8 @@ fn trace_key(t: &TraceSource) -> TraceKey {
 #[derive(Default)]
 pub struct Traces {
     loaded: HashMap<TraceKey, (Arc<Workload>, f64)>,
+    /// What to know about the traces read (no estimates, offered load at least 1).
+    pub warnings: Vec<String>,
 }
 
 impl Traces {
@@ -75,8 +77,11 @@ impl Traces {
                         ),
                     });
                 }
-                let load = TraceInfo::of(&w).offered_load;
-                traces.loaded.insert(key.clone(), (Arc::new(w), load));
+                let info = TraceInfo::of(&w);
+                traces.warnings.extend(info.warnings());
+                traces
+                    .loaded
+                    .insert(key.clone(), (Arc::new(w), info.offered_load));
             }
             if let Some(a) = &rigid.augmentation {
                 let (w, _) = &traces.loaded[&key];

@@ -69,6 +69,32 @@ impl TraceInfo {
 }
 
 impl TraceInfo {
+    /// What a researcher should know before trusting a simulation of this trace.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.jobs > 0 && self.with_estimate == 0.0 {
+            out.push(format!(
+                "{}: no job has a user estimate (field 9), so the estimates are the runtimes: \
+                 backfilling sees exact runtimes, unlike on a real log",
+                self.name
+            ));
+        } else if self.jobs > 0 && self.with_estimate < 0.5 {
+            out.push(format!(
+                "{}: only {:.1}% of jobs have a user estimate (field 9); the others use their runtimes",
+                self.name,
+                100.0 * self.with_estimate
+            ));
+        }
+        if self.offered_load >= 1.0 {
+            out.push(format!(
+                "{}: offered load {:.3} is at least 1: the queue grows without bound, so waits depend on \
+                 how long the trace is",
+                self.name, self.offered_load
+            ));
+        }
+        out
+    }
+
     /// The facts as `schedlab trace info` prints them.
     pub fn write_text(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         writeln!(out, "trace          {}", self.name)?;
