@@ -636,3 +636,52 @@ fn hostile_inputs_are_refused_with_exit_2() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("capped"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Ctrl-C during a sweep says what is recorded and the exact command that finishes it,
+/// and exits 130; that command then completes the sweep.
+#[cfg(unix)]
+#[test]
+fn an_interrupted_sweep_says_how_to_resume() {
+    let dir = temp_dir("interrupt");
+    let spec = dir.join("slow.toml");
+    std::fs::write(
+        &spec,
+        "metrics = [\"mean_wait\"]\n[run]\nmodel = \"downey\"\ndays = 3000\nscheduler = \"conservative\"\n\
+         [axes]\nload = [0.5, 0.6]\n[replications]\ncount = 400\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let child = Command::new(env!("CARGO_BIN_EXE_schedlab"))
+        .args([
+            "sweep",
+            spec.to_str().unwrap(),
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    let output = child.wait_with_output().unwrap();
+    if !killed.is_ok_and(|s| s.success()) {
+        eprintln!("SKIPPED: kill -INT is not available");
+        return;
+    }
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    let expected = format!(
+        "schedlab sweep {} --resume --out {}",
+        spec.display(),
+        out.display()
+    );
+    assert!(
+        stderr.contains("replications are recorded in") && stderr.contains(&expected),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

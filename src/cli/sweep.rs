@@ -80,6 +80,32 @@ fn capped_threads(asked: usize) -> usize {
     }
 }
 
+/// On Ctrl-C: say how many replications the journal holds and the exact command that
+/// finishes the sweep, then exit 130 (what a shell expects of an interrupt).
+fn on_interrupt_say_how_to_resume(args: &SweepArgs, out: &std::path::Path) {
+    let journal = out.join("runs.csv");
+    let mut resume = format!("schedlab sweep {} --resume", args.spec.display());
+    if args.out.is_some() {
+        resume.push_str(&format!(" --out {}", out.display()));
+    }
+    if let Some(s) = args.shard {
+        resume.push_str(&format!(" --shard {}/{}", s.index, s.count));
+    }
+    let handler = move || {
+        let rows = std::fs::read(&journal)
+            .map(|b| b.iter().filter(|&&c| c == b'\n').count().saturating_sub(1))
+            .unwrap_or(0);
+        eprintln!(
+            "\nschedlab: interrupted; {rows} replications are recorded in {}; finish with:\n    {resume}",
+            journal.display()
+        );
+        std::process::exit(130);
+    };
+    if let Err(e) = ctrlc::set_handler(handler) {
+        eprintln!("schedlab: warning: Ctrl-C will not say how to resume: {e}");
+    }
+}
+
 pub fn run(args: SweepArgs) -> Result<()> {
     let plan = Plan::from_file(&args.spec)?;
     let mut out = io::stdout().lock();
@@ -130,6 +156,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
     for warning in &plan.warnings {
         eprintln!("schedlab: warning: {warning}");
     }
+    on_interrupt_say_how_to_resume(&args, &out_dir);
     let report = run_sweep(&plan, &options)?;
     for warning in &report.warnings {
         eprintln!("schedlab: warning: {warning}");
