@@ -114,83 +114,82 @@ pub fn read_runs(path: &Path, plan: &Plan) -> Result<Vec<RunRecord>> {
         .iter()
         .map(|c| (c.values.iter().map(|v| v.to_string()).collect(), c.index))
         .collect();
-    let axes = plan.axes.len();
     let mut out = Vec::new();
     let mut first_line: HashMap<(usize, usize), u64> = HashMap::new();
     for (i, row) in reader.records().enumerate() {
         let line = i as u64 + 2;
         let row = row.map_err(|e| bad(line, e.to_string()))?;
         let fields: Vec<&str> = row.iter().collect();
-        if fields.len() != header.len() {
-            return Err(bad(
-                line,
-                format!("{} fields, expected {}", fields.len(), header.len()),
-            ));
-        }
-        let values: Vec<String> = fields[..axes].iter().map(|s| s.to_string()).collect();
-        let cell = *by_values
-            .get(&values)
-            .ok_or_else(|| bad(line, format!("no cell of the spec has the values {values:?}")))?;
-        let parse = |k: usize, what: &str| -> Result<u64> {
-            fields[axes + k].parse().map_err(|_| {
-                bad(
-                    line,
-                    format!("{what}: '{}' is not a whole number", fields[axes + k]),
-                )
-            })
-        };
-        let saturated = match fields[axes + 2] {
-            "true" => true,
-            "false" => false,
-            other => return Err(bad(line, format!("saturated: '{other}' is not true or false"))),
-        };
-        let metrics = fields[axes + 3..]
-            .iter()
-            .zip(&plan.metrics)
-            .map(|(f, m)| {
-                f.parse::<f64>()
-                    .map_err(|_| bad(line, format!("{m}: '{f}' is not a number")))
-            })
-            .collect::<Result<Vec<f64>>>()?;
-        let (last, rest) = fields.split_last().expect("a header's worth of fields");
-        if *last != check(rest) {
+        let record = parse_row(plan, &by_values, &fields).map_err(|m| bad(line, m))?;
+        if let Some(earlier) = first_line.insert((record.cell, record.rep), line) {
             return Err(bad(
                 line,
                 format!(
-                    "the row does not match its check ({last}, its fields give {}): edited or corrupt",
-                    check(rest)
-                ),
-            ));
-        }
-        let record = RunRecord {
-            cell,
-            rep: parse(0, "rep")? as usize,
-            seed: parse(1, "seed")?,
-            saturated,
-            metrics,
-        };
-        let expected = plan.seed_for(&plan.cells[cell], record.rep);
-        if record.seed != expected {
-            return Err(bad(
-                line,
-                format!(
-                    "seed {} is not the spec's seed of cell {cell} replication {} ({expected})",
-                    record.seed, record.rep
-                ),
-            ));
-        }
-        if let Some(earlier) = first_line.insert((cell, record.rep), line) {
-            return Err(bad(
-                line,
-                format!(
-                    "cell {cell} replication {} recorded again (first on line {earlier})",
-                    record.rep
+                    "cell {} replication {} recorded again (first on line {earlier})",
+                    record.cell, record.rep
                 ),
             ));
         }
         out.push(record);
     }
     Ok(out)
+}
+
+/// One row of `runs.csv` (the header's worth of fields) as a record, checked: its cell is
+/// the spec's, its check matches its fields, its seed is the spec's for its cell and rep.
+fn parse_row(
+    plan: &Plan,
+    by_values: &HashMap<Vec<String>, usize>,
+    fields: &[&str],
+) -> std::result::Result<RunRecord, String> {
+    let (axes, width) = (plan.axes.len(), runs_header(plan).len());
+    if fields.len() != width {
+        return Err(format!("{} fields, expected {width}", fields.len()));
+    }
+    let (last, rest) = fields.split_last().expect("a header's worth of fields");
+    if *last != check(rest) {
+        return Err(format!(
+            "the row does not match its check ({last}, its fields give {}): edited or corrupt",
+            check(rest)
+        ));
+    }
+    let values: Vec<String> = fields[..axes].iter().map(|s| s.to_string()).collect();
+    let cell = *by_values
+        .get(&values)
+        .ok_or_else(|| format!("no cell of the spec has the values {values:?}"))?;
+    let whole = |k: usize, what: &str| -> std::result::Result<u64, String> {
+        fields[axes + k]
+            .parse()
+            .map_err(|_| format!("{what}: '{}' is not a whole number", fields[axes + k]))
+    };
+    let saturated = match fields[axes + 2] {
+        "true" => true,
+        "false" => false,
+        other => return Err(format!("saturated: '{other}' is not true or false")),
+    };
+    let metrics = fields[axes + 3..]
+        .iter()
+        .zip(&plan.metrics)
+        .map(|(f, m)| {
+            f.parse::<f64>()
+                .map_err(|_| format!("{m}: '{f}' is not a number"))
+        })
+        .collect::<std::result::Result<Vec<f64>, String>>()?;
+    let record = RunRecord {
+        cell,
+        rep: whole(0, "rep")? as usize,
+        seed: whole(1, "seed")?,
+        saturated,
+        metrics,
+    };
+    let expected = plan.seed_for(&plan.cells[cell], record.rep);
+    if record.seed != expected {
+        return Err(format!(
+            "seed {} is not the spec's seed of cell {cell} replication {} ({expected})",
+            record.seed, record.rep
+        ));
+    }
+    Ok(record)
 }
 
 /// Replications per cell, sorted by rep; cells of other shards stay empty.
