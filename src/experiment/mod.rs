@@ -22,7 +22,7 @@ pub use wiring::{Simulate, predictor_for};
 use std::path::Path;
 
 use crate::malleable::{MALLEABLE_METRICS, MalleableReport};
-use crate::metrics::{RIGID_METRICS, UTILITY_METRICS, check_rigid_metric};
+use crate::metrics::{UTILITY_METRICS, check_rigid_metric};
 use crate::nondedicated::{CLUSTER_METRICS, Report};
 use crate::partition::{PARTITION_METRICS, PartitionOutcome};
 use crate::sim::Window;
@@ -79,16 +79,6 @@ impl Experiment {
             Experiment::Cluster(_) => [&cluster::KEYS, &[]],
         };
         tables.concat()
-    }
-
-    /// What kind of run it is, for messages.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Experiment::Rigid(_) => RIGID_METRICS.kind,
-            Experiment::Malleable(_) => MALLEABLE_METRICS.kind,
-            Experiment::Moldable(_) => PARTITION_METRICS.kind,
-            Experiment::Cluster(_) => CLUSTER_METRICS.kind,
-        }
     }
 
     /// Jobs one replication generates, for kinds that generate them (a trace's size is

@@ -54,7 +54,7 @@ pub fn merge(shards: &[PathBuf], out: &Path) -> Result<Plan> {
                     "replication {} of cell {} ({}) is in both {} and {}",
                     r.rep,
                     r.cell,
-                    describe(&plan, r.cell),
+                    plan.cell_label(r.cell),
                     other.display(),
                     dir.display()
                 )));
@@ -72,7 +72,7 @@ pub fn merge(shards: &[PathBuf], out: &Path) -> Result<Plan> {
             missing.push(format!(
                 "cell {} ({}): replications {reps:?}",
                 c,
-                describe(&plan, c)
+                plan.cell_label(c)
             ));
         }
         results[c] = runs;
@@ -86,13 +86,4 @@ pub fn merge(shards: &[PathBuf], out: &Path) -> Result<Plan> {
     let all: Vec<usize> = (0..plan.cells.len()).collect();
     output::write_outputs(out, &plan, &results, &all)?;
     Ok(plan)
-}
-
-fn describe(plan: &Plan, cell: usize) -> String {
-    plan.axes
-        .iter()
-        .zip(&plan.cells[cell].values)
-        .map(|(a, v)| format!("{}={v}", a.name))
-        .collect::<Vec<_>>()
-        .join(", ")
 }

@@ -338,6 +338,11 @@ impl Plan {
         Ok(())
     }
 
+    /// The cell's axis values as `name=value` joined by commas, for messages.
+    pub fn cell_label(&self, cell: usize) -> String {
+        cell_label(&self.axes, &self.cells[cell].values)
+    }
+
     /// Seed of replication `rep` of `cell`: a function of (base seed, the cell's workload
     /// parameters, rep) only, so thread count, sharding and scheduler do not change it.
     pub fn seed_for(&self, cell: &Cell, rep: usize) -> u64 {

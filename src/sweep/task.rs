@@ -131,7 +131,7 @@ pub fn run_replication(
                 Error::Invalid(format!(
                     "cell {} ({}), replication {rep}: {e}",
                     cell.index,
-                    cell_label(plan, cell)
+                    plan.cell_label(cell.index)
                 ))
             })?;
             let jobs = report.as_ref().map_or(0, |r| r.jobs.len() as u64);
@@ -146,15 +146,4 @@ pub fn run_replication(
         metrics: plan.metrics.iter().map(|m| outcome.metric(m)).collect(),
     };
     Ok((record, simulated))
-}
-
-/// The cell's axis values, `name=value` joined by commas, for messages.
-fn cell_label(plan: &Plan, cell: &Cell) -> String {
-    let parts: Vec<String> = plan
-        .axes
-        .iter()
-        .zip(&cell.values)
-        .map(|(a, v)| format!("{}={v}", a.name))
-        .collect();
-    parts.join(", ")
 }
