@@ -1,0 +1,91 @@
+"""The claims ledger that heads each results/<paper>/README.md: one row per claim of the
+paper, the paper's figure, schedlab's and a verdict reached by a stated rule, so that the
+ledger is regenerated from the committed results and never copied by hand.
+
+Verdicts:
+  reproduced      every figure within its tolerance of the paper's (or the ordinal claim holds);
+  shape only      same direction as the paper (every difference has the paper's sign, every
+                  ordering holds) but some figure outside its tolerance;
+  not reproduced  some direction differs from the paper's;
+  not attempted   schedlab cannot measure it (the row says why).
+
+Imported by the scripts/*_tables.py scripts; uses only the standard library.
+"""
+import csv
+import math
+import os
+
+REPRODUCED = "reproduced"
+SHAPE = "shape only"
+NOT_REPRODUCED = "not reproduced"
+NOT_ATTEMPTED = "not attempted"
+
+
+def read_summary(folder, axes):
+    """summary.csv as {(axis values..., metric): (mean, half_width)}, axis values as written."""
+    stats = {}
+    with open(os.path.join(folder, "summary.csv"), newline="") as f:
+        for row in csv.DictReader(f):
+            key = tuple(row[a] for a in axes) + (row["metric"],)
+            half = float(row["half_width"])
+            stats[key] = (float(row["mean"]), None if math.isnan(half) else half)
+    return stats
+
+
+def compare(paper, ours, tolerance):
+    """The verdict on figures that should match: `paper` and `ours` are equal-length lists,
+    `tolerance` an absolute difference allowed per figure. A pair with opposite signs
+    (a gain against a loss) is a different direction."""
+    if any((p > 0) != (o > 0) and p != 0 and abs(o) > tolerance for p, o in zip(paper, ours)):
+        return NOT_REPRODUCED
+    if all(abs(p - o) <= tolerance for p, o in zip(paper, ours)):
+        return REPRODUCED
+    return SHAPE
+
+
+def holds(condition, near=None):
+    """The verdict on an ordinal claim: reproduced if it holds; shape only if `near` (a
+    weaker form of it) holds; else not reproduced."""
+    if condition:
+        return REPRODUCED
+    return SHAPE if near else NOT_REPRODUCED
+
+
+def pct(x):
+    """A fraction as a whole percentage, -0 written 0."""
+    value = round(100 * x)
+    return f"{value + 0}%"
+
+
+def pcts(xs):
+    return " / ".join(pct(x) for x in xs)
+
+
+def cell(text):
+    """A Markdown table cell: predictor names such as sbh(criteria=PE|P|E|*) hold pipes."""
+    return str(text).replace("|", "\\|")
+
+
+class Ledger:
+    """Rows of `| # | claim | paper | schedlab | verdict |`, printed as one Markdown table."""
+
+    def __init__(self, interval_note):
+        self.rows = []
+        self.interval_note = interval_note
+
+    def claim(self, where, text, paper, ours, verdict):
+        self.rows.append((where, text, paper, ours, verdict))
+
+    def print(self):
+        print("| # | claim (where) | paper | schedlab | verdict |")
+        print("|---|---|---|---|---|")
+        for i, (where, text, paper, ours, verdict) in enumerate(self.rows, 1):
+            print(f"| {i} | {cell(text)} ({where}) | {cell(paper)} | {cell(ours)} | {verdict} |")
+        counts = {}
+        for row in self.rows:
+            counts[row[4]] = counts.get(row[4], 0) + 1
+        order = [REPRODUCED, SHAPE, NOT_REPRODUCED, NOT_ATTEMPTED]
+        print()
+        print(f"{len(self.rows)} claims: " + ", ".join(f"{counts[v]} {v}" for v in order if v in counts) + ". "
+              + self.interval_note)
+        print()
