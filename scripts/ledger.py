@@ -34,9 +34,13 @@ def read_summary(folder, axes):
 
 def compare(paper, ours, tolerance):
     """The verdict on figures that should match: `paper` and `ours` are equal-length lists,
-    `tolerance` an absolute difference allowed per figure. A pair with opposite signs
-    (a gain against a loss) is a different direction."""
-    if any((p > 0) != (o > 0) and p != 0 and abs(o) > tolerance for p, o in zip(paper, ours)):
+    `tolerance` an absolute difference allowed per figure. A pair of opposite signs (a gain
+    against a loss, or none against either) is a different direction, unless both are
+    within the tolerance of 0."""
+    def same_direction(p, o):
+        return (p > 0) == (o > 0) and (p < 0) == (o < 0) or abs(p) <= tolerance and abs(o) <= tolerance
+
+    if not all(same_direction(p, o) for p, o in zip(paper, ours)):
         return NOT_REPRODUCED
     if all(abs(p - o) <= tolerance for p, o in zip(paper, ours)):
         return REPRODUCED
@@ -49,6 +53,12 @@ def holds(condition, near=None):
     if condition:
         return REPRODUCED
     return SHAPE if near else NOT_REPRODUCED
+
+
+def worst(*verdicts):
+    """The verdict on a claim of several parts: its weakest part's."""
+    order = [REPRODUCED, SHAPE, NOT_REPRODUCED, NOT_ATTEMPTED]
+    return max(verdicts, key=order.index)
 
 
 def pct(x):

@@ -114,7 +114,8 @@ fn allocation() -> impl Strategy<Value = Allocation> {
             k,
         }),
     ];
-    (strategy, any::<bool>(), number(), any::<bool>()).prop_map(|(strategy, lock_in, risk, model)| {
+    let options = (any::<bool>(), number(), any::<bool>(), any::<bool>());
+    (strategy, options).prop_map(|(strategy, (lock_in, risk, model, every_event))| {
         // Each strategy carries only the options it takes.
         let takes_risk = matches!(
             strategy,
@@ -126,6 +127,9 @@ fn allocation() -> impl Strategy<Value = Allocation> {
             lock_in: lock_in && strategy != Allocate::Avg,
             risk_aversion: if takes_risk { risk } else { 0.0 },
             model_lifetimes: model && takes_lifetimes,
+            every_event: every_event && takes_lifetimes,
+            // Not part of the strategy's text: set by the max_cluster key.
+            max_cluster: Default::default(),
         }
     })
 }

@@ -4,7 +4,9 @@
 
 use proptest::prelude::*;
 
-use schedlab::malleable::{Allocation, MALLEABLE_METRICS, MalleableReport, application_centric, simulate};
+use schedlab::malleable::{
+    Allocation, MALLEABLE_METRICS, MalleableReport, MaxCluster, application_centric, simulate,
+};
 use schedlab::sched::SchedulerKind;
 use schedlab::sim::Engine;
 use schedlab::speedup::downey_speedup;
@@ -99,17 +101,21 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
 
     /// Every strategy: no job starts before it arrives or before an earlier one (FCFS, no
-    /// passing), sizes stay within 1..=round(A), runs last L / S(n), and no instant has
-    /// more processors busy than the machine.
+    /// passing), sizes stay within 1..=A rounded by the rule, runs last L / S(n), and no
+    /// instant has more processors busy than the machine.
     #[test]
     fn strategies_keep_the_invariants(seed in 0u64..1000, procs in 4u32..40, load in 0.3f64..1.2) {
         let w = DowneyParams { procs, load, days: 1, parallelism_max: 64.0, ..DowneyParams::default() }.generate(seed);
         let model = w.jobs.malleable.as_ref().unwrap();
-        for strategy in ["avg", "opt", "pred", "bias(lock_in=true)", "pred(predictor=exact,risk=0.2)", "heur", "pred(lifetimes=model,lock_in=true)"] {
-            let o = simulate(&w.jobs, procs, &strategy.parse::<Allocation>().unwrap()).unwrap();
+        let strategies = ["avg", "opt", "pred", "bias(lock_in=true)", "pred(predictor=exact,risk=0.2)", "heur",
+            "pred(lifetimes=model,lock_in=true)", "pred(prompts=events)", "bias(prompts=events,lock_in=true)"];
+        let rules = [(MaxCluster::Floor, f64::floor as fn(f64) -> f64), (MaxCluster::Round, f64::round), (MaxCluster::Ceil, f64::ceil)];
+        for (strategy, (rule, bound)) in strategies.iter().zip(rules.iter().cycle()) {
+            let allocation = Allocation { max_cluster: *rule, ..strategy.parse::<Allocation>().unwrap() };
+            let o = simulate(&w.jobs, procs, &allocation).unwrap();
             let mut events: Vec<(f64, i64)> = Vec::new();
             for j in 0..w.jobs.len() {
-                let max = (model.avg_parallelism[j].round().max(1.0) as u32).min(procs);
+                let max = (bound(model.avg_parallelism[j]).max(1.0) as u32).min(procs);
                 prop_assert!(o.start[j] >= w.jobs.submit[j] as f64, "{strategy}: job {j} early");
                 prop_assert!(j == 0 || o.start[j] >= o.start[j - 1], "{strategy}: job {j} passed");
                 prop_assert!((1..=max).contains(&o.size[j]), "{strategy}: size {}", o.size[j]);
@@ -176,4 +182,33 @@ fn job_by_job_comparison_with_avg() {
     let faster = MALLEABLE_METRICS.get("faster_than_avg").unwrap().value;
     assert_eq!(faster(&MalleableReport::System(opt)), 1.0 / 3.0);
     assert!(faster(&MalleableReport::System(avg)).is_nan(), "not compared yet");
+}
+
+/// A = 2.6 on 4 free processors: AVG gives floor(A) = 2 by default (the paper's "no more
+/// than A"), 3 when rounding or taking the ceiling; A = 2.4 rounds down to 2 but its
+/// ceiling is 3. Each run time is L / S(n) on that n.
+#[test]
+fn max_cluster_rules_on_a_hand_checked_pair() {
+    let jobs = model_jobs(&[(0, 1000.0, 2.6, 0.0), (10_000, 1000.0, 2.4, 0.0)]);
+    for (rule, sizes) in [
+        (MaxCluster::Floor, [2, 2]),
+        (MaxCluster::Round, [3, 2]),
+        (MaxCluster::Ceil, [3, 3]),
+    ] {
+        let allocation = Allocation {
+            max_cluster: rule,
+            ..Allocation::AVG
+        };
+        let o = simulate(&jobs, 4, &allocation).unwrap();
+        assert_eq!(o.size, sizes, "{rule:?}");
+        for (j, a) in [(0, 2.6), (1, 2.4)] {
+            let expected = 1000.0 / downey_speedup(a, 0.0, sizes[j] as f64);
+            assert!(
+                (o.end[j] - o.start[j] - expected).abs() < 1e-9,
+                "{rule:?} job {j}"
+            );
+        }
+    }
+    assert_eq!(Allocation::AVG.max_cluster, MaxCluster::Floor);
+    assert!("half".parse::<MaxCluster>().is_err());
 }

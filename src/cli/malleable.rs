@@ -72,7 +72,9 @@ pub fn run(args: MalleableArgs) -> Result<()> {
     check_size(Some(experiment.model.expected_jobs()), args.yes).map_err(schedlab::Error::Invalid)?;
     let workload = experiment.model.generate(args.seed);
     let (jobs, procs) = (&workload.jobs, workload.procs);
-    let strategy = experiment.allocation.to_string();
+    // The largest-cluster rule is not part of the strategy's text, but it changes the run.
+    let allocation = &experiment.allocation;
+    let strategy = format!("{allocation}, largest cluster {}(A)", allocation.max_cluster);
     let mut out = io::stdout().lock();
     if experiment.application {
         let r = application_centric(jobs, procs, &experiment.allocation)?;

@@ -10,7 +10,7 @@ use crate::workload::synth::Model;
 
 /// The strategy and the evaluation leave the workload alone; `model` and the Downey
 /// model's keys ([`super::rigid::MODEL_KEYS`]) shape it.
-pub const KEYS: [Key; 2] = [policy("strategy"), policy("evaluation")];
+pub const KEYS: [Key; 3] = [policy("strategy"), policy("evaluation"), policy("max_cluster")];
 
 /// A malleable experiment.
 #[derive(Clone, Debug)]
@@ -21,7 +21,8 @@ pub struct Malleable {
     pub model: Model,
 }
 
-/// `strategy`, `evaluation` (`system` or `application`), and the Downey model's keys.
+/// `strategy`, `evaluation` (`system` or `application`), `max_cluster` (`round`, `floor`
+/// or `ceil` of A), and the Downey model's keys.
 pub fn from_params(params: &Params, window: Option<&Window>) -> Result<Malleable, ParamError> {
     let evaluation = params.text("evaluation");
     let Some(strategy) = params.text("strategy") else {
@@ -33,7 +34,10 @@ pub fn from_params(params: &Params, window: Option<&Window>) -> Result<Malleable
         Some("application") => true,
         Some(e) => return Err(format!("evaluation = {e}: expected system or application").into()),
     };
-    let allocation: Allocation = strategy.parse()?;
+    let mut allocation: Allocation = strategy.parse()?;
+    if let Some(rule) = params.text("max_cluster") {
+        allocation.max_cluster = rule.parse()?;
+    }
     if params.has("trace") {
         return Err(format!(
             "strategy = {strategy}: malleable strategies need model = \"downey\", not a trace"
@@ -77,7 +81,11 @@ impl Malleable {
         } else {
             let mut outcome = simulate(jobs, procs, &self.allocation)?;
             if versus_avg {
-                let avg = simulate(jobs, procs, &"avg".parse().expect("valid"))?;
+                let avg = Allocation {
+                    max_cluster: self.allocation.max_cluster,
+                    ..Allocation::AVG
+                };
+                let avg = simulate(jobs, procs, &avg)?;
                 outcome.compare_with(jobs, &avg);
             }
             MalleableReport::System(outcome)

@@ -45,14 +45,17 @@ pub fn application_centric(jobs: &Jobs, procs: u32, allocation: &Allocation) -> 
             "the application-centric evaluation compares a strategy with AVG; choose another".into(),
         ));
     }
-    let avg_allocation = "avg".parse::<Allocation>().expect("valid");
+    let avg_allocation = Allocation {
+        max_cluster: allocation.max_cluster,
+        ..Allocation::AVG
+    };
     let avg = simulate(jobs, procs, &avg_allocation)?;
     let model = jobs
         .malleable
         .as_ref()
         .expect("simulate checked the model columns");
     let n = jobs.len();
-    let max_of = |j: usize| max_size(model, j, procs);
+    let max_of = |j: usize| max_size(model, j, procs, allocation);
     let run = |j: usize, size: u32| run_time(model, j, size);
     let mut by_end: Vec<usize> = (0..n).collect();
     by_end.sort_by(|&a, &b| avg.end[a].total_cmp(&avg.end[b]));

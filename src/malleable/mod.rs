@@ -20,8 +20,8 @@ use std::str::FromStr;
 use crate::call::{Call, CallError};
 use crate::queue_time::QueueMethod;
 
-/// How the job at the head of the queue chooses its cluster size (n <= its maximum, round(A)
-/// capped at the machine size).
+/// How the job at the head of the queue chooses its cluster size (n <= its maximum: A rounded
+/// by [`MaxCluster`], floor by default, and capped at the machine size).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Strategy {
     /// Work-conserving: start as soon as one processor is free, on min(max, free).
@@ -43,6 +43,61 @@ pub enum Strategy {
     },
 }
 
+/// How a job's largest cluster comes from its average parallelism A, which the model draws
+/// as a real number: Downey says only "no more than A processors". The `max_cluster` key
+/// of a malleable run sets it for every strategy alike.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MaxCluster {
+    /// round(A), at least 1.
+    Round,
+    /// floor(A), at least 1: never more than A, the paper's words (the default; see
+    /// results/downey1997/README.md for what each rule changes).
+    #[default]
+    Floor,
+    /// ceil(A).
+    Ceil,
+}
+
+impl MaxCluster {
+    pub const NAMES: [&'static str; 3] = ["round", "floor", "ceil"];
+
+    /// The largest cluster of a job with average parallelism `a` on `procs` processors.
+    pub fn of(self, a: f64, procs: u32) -> u32 {
+        let n = match self {
+            MaxCluster::Round => a.round(),
+            MaxCluster::Floor => a.floor(),
+            MaxCluster::Ceil => a.ceil(),
+        };
+        (n.max(1.0) as u32).min(procs)
+    }
+}
+
+impl fmt::Display for MaxCluster {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            MaxCluster::Round => "round",
+            MaxCluster::Floor => "floor",
+            MaxCluster::Ceil => "ceil",
+        })
+    }
+}
+
+impl FromStr for MaxCluster {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "round" => Ok(MaxCluster::Round),
+            "floor" => Ok(MaxCluster::Floor),
+            "ceil" => Ok(MaxCluster::Ceil),
+            _ => Err(format!(
+                "max_cluster = {s}: expected one of {}",
+                Self::NAMES.join(", ")
+            )),
+        }
+    }
+}
+
 /// A strategy with the options of the rebelling ones.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Allocation {
@@ -55,14 +110,29 @@ pub struct Allocation {
     /// PRED and BIAS: predict from the model's lifetime distribution (e^2 to e^12 s)
     /// instead of the one fitted online to finished jobs' run times.
     pub model_lifetimes: bool,
+    /// PRED and BIAS: a rebel reconsiders at every event (each arrival and completion)
+    /// rather than only at Downey's prompts (`prompts=events` against `prompts=paper`).
+    pub every_event: bool,
+    /// The largest cluster of each job; not part of the strategy's text (see [`MaxCluster`]).
+    pub max_cluster: MaxCluster,
 }
 
 impl Allocation {
+    /// AVG with the default largest clusters.
+    pub const AVG: Allocation = Allocation {
+        strategy: Strategy::Avg,
+        lock_in: false,
+        risk_aversion: 0.0,
+        model_lifetimes: false,
+        every_event: false,
+        max_cluster: MaxCluster::Floor,
+    };
+
     pub const NAMES: [&'static str; 5] = [
         "avg",
         "opt(lock_in=false,risk=0)",
-        "pred(predictor=combined|a|b|exact|simulation,lifetimes=fitted|model,lock_in=false,risk=0)",
-        "bias(predictor=combined|a|b|exact|simulation,lifetimes=fitted|model,lock_in=false,risk=0)",
+        "pred(predictor=combined|a|b|exact|simulation,lifetimes=fitted|model,prompts=paper|events,lock_in=false,risk=0)",
+        "bias(predictor=combined|a|b|exact|simulation,lifetimes=fitted|model,prompts=paper|events,lock_in=false,risk=0)",
         "heur(l_thresh=0,a_thresh=1,f=1,k=0.2,lock_in=false)",
     ];
 }
@@ -82,12 +152,7 @@ impl FromStr for Allocation {
                 .filter(|x| x.is_finite() && *x >= 0.0)
                 .ok_or_else(|| "a number >= 0".to_string())
         };
-        let mut a = Allocation {
-            strategy: Strategy::Avg,
-            lock_in: false,
-            risk_aversion: 0.0,
-            model_lifetimes: false,
-        };
+        let mut a = Allocation::AVG;
         if name != "avg" {
             a.lock_in = call.flag("lock_in", false)?;
         }
@@ -101,6 +166,7 @@ impl FromStr for Allocation {
                     .map_err(|_| format!("one of {}", QueueMethod::NAMES.join(", ")))
             })?;
             a.model_lifetimes = call.choice("lifetimes", false, &[("fitted", false), ("model", true)])?;
+            a.every_event = call.choice("prompts", false, &[("paper", false), ("events", true)])?;
         }
         a.strategy = match name {
             "avg" => Strategy::Avg,
@@ -122,16 +188,17 @@ impl fmt::Display for Allocation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (lock, risk) = (self.lock_in, self.risk_aversion);
         let lifetimes = if self.model_lifetimes { "model" } else { "fitted" };
+        let prompts = if self.every_event { "events" } else { "paper" };
         match self.strategy {
             Strategy::Avg => f.write_str("avg"),
             Strategy::Opt => write!(f, "opt(lock_in={lock},risk={risk})"),
             Strategy::Pred { method } => write!(
                 f,
-                "pred(predictor={method},lifetimes={lifetimes},lock_in={lock},risk={risk})"
+                "pred(predictor={method},lifetimes={lifetimes},prompts={prompts},lock_in={lock},risk={risk})"
             ),
             Strategy::Bias { method } => write!(
                 f,
-                "bias(predictor={method},lifetimes={lifetimes},lock_in={lock},risk={risk})"
+                "bias(predictor={method},lifetimes={lifetimes},prompts={prompts},lock_in={lock},risk={risk})"
             ),
             Strategy::Heur {
                 l_thresh,
@@ -155,8 +222,8 @@ mod tests {
         for s in [
             "avg",
             "opt(lock_in=false,risk=0)",
-            "pred(predictor=combined,lifetimes=fitted,lock_in=false,risk=0)",
-            "bias(predictor=exact,lifetimes=model,lock_in=true,risk=0.2)",
+            "pred(predictor=combined,lifetimes=fitted,prompts=paper,lock_in=false,risk=0)",
+            "bias(predictor=exact,lifetimes=model,prompts=events,lock_in=true,risk=0.2)",
             "heur(l_thresh=0,a_thresh=1,f=1,k=0.2,lock_in=false)",
         ] {
             let a: Allocation = s.parse().unwrap();
@@ -164,7 +231,7 @@ mod tests {
         }
         assert_eq!(
             "bias".parse::<Allocation>().unwrap().to_string(),
-            "bias(predictor=combined,lifetimes=fitted,lock_in=false,risk=0)"
+            "bias(predictor=combined,lifetimes=fitted,prompts=paper,lock_in=false,risk=0)"
         );
         for bad in [
             "avgg",
@@ -173,6 +240,7 @@ mod tests {
             "heur(risk=0.2)",
             "opt(predictor=a)",
             "pred(predictor=c)",
+            "opt(prompts=events)",
         ] {
             assert!(bad.parse::<Allocation>().is_err(), "{bad}");
         }

@@ -10,7 +10,16 @@ impl MalleableOutcome {
         writeln!(out, "workload     {workload}")?;
         writeln!(out, "strategy     {strategy}")?;
         writeln!(out, "jobs         {}", self.start.len())?;
-        writeln!(out, "response     mean {:.1} s", self.mean_response)?;
+        writeln!(
+            out,
+            "response     mean {:.1} s, median {:.1} s",
+            self.mean_response, self.median_response
+        )?;
+        writeln!(
+            out,
+            "run time     mean {:.1} s, median {:.1} s",
+            self.mean_run, self.median_run
+        )?;
         writeln!(
             out,
             "utilization  {:.4} (mean efficiency S(n)/n over processors and time); {:.4} while jobs wait; \
@@ -35,6 +44,9 @@ impl MalleableOutcome {
             "strategy": strategy,
             "jobs": self.start.len(),
             "mean_response": self.mean_response,
+            "median_response": self.median_response,
+            "mean_run": self.mean_run,
+            "median_run": self.median_run,
             "utilization": self.utilization,
             "utilization_while_waiting": self.utilization_while_waiting,
             "allocated_efficiency": self.allocated_efficiency,
