@@ -9,8 +9,8 @@
 //! - each key at most once, and every key must be one the name takes: an unknown key is
 //!   refused with the list of those it takes;
 //! - a value is any text without `(`, `)`, `,` or `=`; it may not be empty;
-//! - one bare value, alone in the parentheses, is a positional argument, for names whose
-//!   papers write them that way (`aep(2)`); names that take none refuse it.
+//! - one bare value, first in the parentheses, is a positional argument, for names whose
+//!   papers write them that way (`aep(2)`, `aep(2, dif=free)`); names that take none refuse it.
 //!
 //! Each kind parses with [`Call::parse`], takes its keys with typed defaults
 //! ([`Call::take`], [`Call::flag`], [`Call::choice`]), and ends with [`Call::finish`], which
@@ -132,9 +132,10 @@ impl<'a> Call<'a> {
             return Ok(call);
         }
         let items: Vec<&str> = inner.split(',').map(str::trim).collect();
-        for item in &items {
+        for (i, item) in items.iter().enumerate() {
             match item.split_once('=') {
-                None if items.len() == 1 && !item.is_empty() => call.positional = Some(item),
+                // One bare value, first (`aep(2)`, `aep(2, dif=free)`).
+                None if i == 0 && !item.is_empty() => call.positional = Some(item),
                 None => {
                     return Err(syntax(if item.is_empty() {
                         "an empty item between commas".into()

@@ -139,16 +139,23 @@ fn policy() -> impl Strategy<Value = Policy> {
         Just(Policy::DynEqui),
         (
             prop::sample::select(vec![Rule::Asp, Rule::Ap1, Rule::Aep]),
-            0u8..=2
+            0u8..=2,
+            any::<bool>()
         )
-            .prop_map(|(rule, knowledge)| Policy::Adaptive { rule, knowledge }),
+            .prop_map(|(rule, knowledge, free)| Policy::Adaptive {
+                rule,
+                knowledge,
+                dif_free: free && knowledge == 2
+            }),
         Just(Policy::Adaptive {
             rule: Rule::Sdf { max: None },
-            knowledge: 1
+            knowledge: 1,
+            dif_free: false
         }),
         (1u32..100_000).prop_map(|m| Policy::Adaptive {
             rule: Rule::Sdf { max: Some(m) },
-            knowledge: 1
+            knowledge: 1,
+            dif_free: false
         }),
     ]
 }

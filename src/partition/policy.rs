@@ -1,7 +1,8 @@
 //! The partitioning policies of Anastasiadis & Sevcik (section 3), by name:
 //! `dyn-equi`, `asp`, `ap1`, `aep` (FIFO queue), `asp(1)`, `ap1(1)`, `aep(1)` (queue in
 //! shortest-demand-first order), `asp(2)`, `ap1(2)`, `aep(2)` (SDF queue, and the
-//! processors handed out by DIF), `sdf` and `sdf-max(max=N)`.
+//! processors handed out by DIF; `dif=free` lets DIF hand out every free processor),
+//! `sdf` and `sdf-max(max=N)`.
 
 use std::fmt;
 use std::str::FromStr;
@@ -27,8 +28,13 @@ pub enum Policy {
     /// Preemptive dynamic equipartition with zero reallocation overhead.
     DynEqui,
     /// A non-preemptive rule; `knowledge` 0: FIFO queue; 1: SDF queue; 2: SDF queue and DIF
-    /// distribution of the processors the rule hands out.
-    Adaptive { rule: Rule, knowledge: u8 },
+    /// distribution of the processors the rule hands out, or with `dif_free` (only at
+    /// level 2) of every free processor among the jobs the rule activates.
+    Adaptive {
+        rule: Rule,
+        knowledge: u8,
+        dif_free: bool,
+    },
 }
 
 impl Policy {
@@ -37,7 +43,7 @@ impl Policy {
         "asp",
         "ap1",
         "aep",
-        "asp(1|2), ap1(1|2), aep(1|2)",
+        "asp(1|2), ap1(1|2), aep(1|2), with (2) also dif=rule|free",
         "sdf",
         "sdf-max(max=N)",
     ];
@@ -46,7 +52,7 @@ impl Policy {
     pub fn sdf_queue(self) -> bool {
         match self {
             Policy::DynEqui => false,
-            Policy::Adaptive { rule, knowledge } => knowledge >= 1 || matches!(rule, Rule::Sdf { .. }),
+            Policy::Adaptive { rule, knowledge, .. } => knowledge >= 1 || matches!(rule, Rule::Sdf { .. }),
         }
     }
 }
@@ -84,9 +90,18 @@ impl FromStr for Policy {
                 )));
             }
         };
+        let dif_free = if knowledge == 2 {
+            call.choice("dif", false, &[("rule", false), ("free", true)])?
+        } else {
+            false
+        };
         // sdf-max's max has no default: said after any unknown key.
         let missing = call.invalid("write sdf-max(max=N), N >= 1");
-        match call.finish(Policy::Adaptive { rule, knowledge })? {
+        match call.finish(Policy::Adaptive {
+            rule,
+            knowledge,
+            dif_free,
+        })? {
             Policy::Adaptive {
                 rule: Rule::Sdf { max: Some(0) },
                 ..
@@ -108,16 +123,21 @@ impl fmt::Display for Policy {
                 rule: Rule::Sdf { max: Some(m) },
                 ..
             } => write!(f, "sdf-max(max={m})"),
-            Policy::Adaptive { rule, knowledge } => {
+            Policy::Adaptive {
+                rule,
+                knowledge,
+                dif_free,
+            } => {
                 let name = match rule {
                     Rule::Asp => "asp",
                     Rule::Ap1 => "ap1",
                     Rule::Aep => "aep",
                     Rule::Sdf { .. } => unreachable!(),
                 };
-                match knowledge {
-                    0 => f.write_str(name),
-                    k => write!(f, "{name}({k})"),
+                match (knowledge, dif_free) {
+                    (0, _) => f.write_str(name),
+                    (k, false) => write!(f, "{name}({k})"),
+                    (k, true) => write!(f, "{name}({k},dif=free)"),
                 }
             }
         }
@@ -167,11 +187,17 @@ mod tests {
             "asp(2)",
             "ap1(2)",
             "aep(2)",
+            "aep(2,dif=free)",
+            "asp(2,dif=free)",
             "sdf",
             "sdf-max(max=2)",
         ] {
             assert_eq!(s.parse::<Policy>().unwrap().to_string(), s);
         }
+        assert_eq!(
+            "aep(2, dif=rule)".parse::<Policy>().unwrap().to_string(),
+            "aep(2)"
+        );
         for bad in [
             "asp(3)",
             "sdf(1)",
@@ -179,6 +205,10 @@ mod tests {
             "sdf-max(max=0)",
             "equi",
             "dyn-equi(1)",
+            "aep(1,dif=free)",
+            "aep(dif=free)",
+            "aep(2,dif=all)",
+            "aep(dif=free,2)",
         ] {
             assert!(bad.parse::<Policy>().is_err(), "{bad}");
         }

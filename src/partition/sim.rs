@@ -11,7 +11,9 @@
 //! - SDF and SDF-Max: each job in turn gets min(p_max, Max, free);
 //! - (2) variants: the rule picks the jobs and the total it hands out; DIF then gives each
 //!   one processor and the rest one at a time to the job with the largest T(p) - T(p+1)
-//!   below its p_max (ties to the earlier in the queue).
+//!   below its p_max (ties to the earlier in the queue). With `dif=free` the total is every
+//!   free processor (the paper: DIF decides "the actual distribution of free processors
+//!   among the jobs for activation"), so a rule that leaves processors idle no longer does.
 //!
 //! DYN-EQUI: at every arrival and departure all P processors are divided as equally as
 //! possible among the jobs in the system in arrival order (earlier jobs get the odd ones;
@@ -116,7 +118,7 @@ pub fn simulate(jobs: &[MoldableJob], procs: u32, policy: Policy, measure: &Meas
     };
     let (saturated, drift) = match policy {
         Policy::DynEqui => dyn_equi(jobs, procs, &measured, saturation_at, &mut record),
-        Policy::Adaptive { rule, knowledge } => (
+        Policy::Adaptive { rule, knowledge, .. } => (
             adaptive(
                 jobs,
                 procs,
@@ -238,7 +240,8 @@ fn adaptive(
             }
         }
         if knowledge == 2 {
-            let total: u32 = sizes.iter().sum();
+            let dif_free = matches!(policy, Policy::Adaptive { dif_free: true, .. });
+            let total = if dif_free { free } else { sizes.iter().sum() };
             differential(jobs, &waiting[..sizes.len()], total, &mut sizes);
         }
         for (i, &size) in sizes.iter().enumerate() {
@@ -426,6 +429,19 @@ mod tests {
         // SDF: queue by T(1) = job 2, job 3, job 1; job 2 takes all 4 free.
         let sdf = simulate(&jobs, 8, "sdf".parse().unwrap(), &all(4));
         assert!(sdf.wait > 0.0);
+    }
+
+    #[test]
+    fn dif_free_hands_out_what_the_rule_leaves_idle() {
+        // 8 processors. Job 0 (p_max 2) takes 2 at time 0; job 1 (p_max 8) arrives at 1:
+        // AEP's target is 8 / (1 waiting + 1 running) = 4, leaving 2 processors idle;
+        // DIF over every free processor gives job 1 all 6.
+        let jobs = [job(0.0, 100.0, 2), job(1.0, 50.0, 8)];
+        let partition = |policy: &str| simulate(&jobs, 8, policy.parse().unwrap(), &all(2)).partition;
+        assert_eq!(partition("aep(2)"), (2.0 + 4.0) / 2.0);
+        assert_eq!(partition("aep(2,dif=free)"), (2.0 + 6.0) / 2.0);
+        // ASP already hands out every free processor: the two readings agree.
+        assert_eq!(partition("asp(2)"), partition("asp(2,dif=free)"));
     }
 
     #[test]
