@@ -1,7 +1,9 @@
 //! Utility functions (Lee & Snavely): the SWF extension round trip, and the generator's
 //! statistics on a large sample.
 
-use schedlab::utility::{Augmentation, DeadlineBasis, DecayMix, DecayType, PriorityMap, UtilityModel};
+use schedlab::utility::{
+    Augmentation, DeadlineBasis, DecayMix, DecayType, PriorityMap, StartBin, UtilityModel,
+};
 use schedlab::workload::swf::{SwfOptions, parse_swf_str, recorded_starts, write_swf};
 use schedlab::workload::{JobRecord, Jobs, UtilityFunction};
 use statrs::distribution::{Continuous, ContinuousCDF, Normal};
@@ -101,15 +103,35 @@ fn generator_statistics_match_the_model() {
     // Start value per processor-minute: a Normal truncated at 0, centred on the bin of the
     // priority counted from the top (the highest priority gets the highest bin).
     let bin = model.globmax / 3.0;
+    check_start_values(&functions, &priority, &model, |p| (2.0 - p as f64 + 0.5) * bin);
+    // The formula as printed, (p + 0.5) / N: the highest priority gets the lowest bin.
+    let literal = UtilityModel {
+        start_bin: StartBin::Literal,
+        ..UtilityModel::default()
+    };
+    let (printed, _) = literal.generate(&jobs, &priority, map.levels(), 11);
+    check_start_values(&printed, &priority, &literal, |p| (p as f64 + 0.5) * bin);
+    deadlines_and_shapes(&functions, &types);
+}
+
+/// Start values per processor-minute (the sample's jobs request 4): a Normal truncated at
+/// 0 around `centre(priority)`.
+fn check_start_values(
+    functions: &[UtilityFunction],
+    priority: &[u16],
+    model: &UtilityModel,
+    centre: impl Fn(u16) -> f64,
+) {
+    let bin = model.globmax / 3.0;
     for p in 0..3u16 {
-        let mean = (2.0 - p as f64 + 0.5) * bin;
+        let mean = centre(p);
         let sd = model.sd * bin;
         let normal = Normal::new(0.0, 1.0).unwrap();
         let alpha = -mean / sd;
         let expected = mean + sd * normal.pdf(alpha) / (1.0 - normal.cdf(alpha));
         let values: Vec<f64> = functions
             .iter()
-            .zip(&priority)
+            .zip(priority)
             .filter(|&(_, &q)| q == p)
             .map(|(f, _)| f.start_value() / 4.0)
             .collect();
@@ -120,9 +142,14 @@ fn generator_statistics_match_the_model() {
             "priority {p}: {got} vs {expected}"
         );
     }
+}
+
+/// Deadline: the last point's time is max(2 x (wait + runtime), 10 s); linear and
+/// exponential end at value 0 there, step keeps its lower value until then.
+fn deadlines_and_shapes(functions: &[UtilityFunction], types: &[DecayType]) {
     // Deadline: the last point's time is max(2 x (wait + runtime), 10 s); linear and
     // exponential end at value 0 there, step keeps its lower value until then.
-    for (j, (f, t)) in functions.iter().zip(&types).enumerate() {
+    for (j, (f, t)) in functions.iter().zip(types).enumerate() {
         let wait = [0, 7, 100, 1000][j % 4] as f64;
         let deadline = (2.0 * (wait + 30.0)).max(10.0);
         let &(last_t, last_v) = f.points().last().unwrap();
@@ -136,7 +163,7 @@ fn generator_statistics_match_the_model() {
             }
             _ => {
                 assert_eq!(last_v, 0.0);
-                assert_eq!(f.points().len(), model.points + 2);
+                assert_eq!(f.points().len(), UtilityModel::default().points + 2);
             }
         }
     }

@@ -59,6 +59,10 @@ pub struct UtilityArgs {
     /// Standard deviation of the start values, in priority bins (default 0.5).
     #[arg(long)]
     utility_sd: Option<f64>,
+    /// Which bin centres a start value: the top one for the top priority (intent, default)
+    /// or the paper's formula as printed (literal: the top priority gets the bottom bin).
+    #[arg(long, value_parser = ["intent", "literal"])]
+    start_bin: Option<String>,
 }
 
 impl UtilityArgs {
@@ -75,6 +79,7 @@ impl UtilityArgs {
             ),
             ("globmax", self.globmax.map(Value::Float)),
             ("utility_sd", self.utility_sd.map(Value::Float)),
+            ("start_bin", self.start_bin.clone().map(Value::Str)),
         ]
     }
 }
@@ -107,8 +112,15 @@ fn augment(path: &Path, read: &ReadArgs, utility: &UtilityArgs, seed: u64, out: 
     let m = &augmentation.model;
     let note = format!(
         "utility functions by schedlab: priorities {}, decay {}, deadline max({} x recorded {}, 10 s), \
-         {} intermediate points, globmax {}, sd {} bins, seed {seed}",
-        augmentation.priorities, m.decay, m.deadline_factor, m.deadline_from, m.points, m.globmax, m.sd
+         {} intermediate points, globmax {}, sd {} bins, start bin {}, seed {seed}",
+        augmentation.priorities,
+        m.decay,
+        m.deadline_factor,
+        m.deadline_from,
+        m.points,
+        m.globmax,
+        m.sd,
+        m.start_bin
     );
     let starts = recorded_starts(&workload.jobs);
     write_atomically(out, |w| write_swf(w, &workload, &starts, &note))?;

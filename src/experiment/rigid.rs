@@ -40,7 +40,7 @@ pub const MODEL_KEYS: [Key; 12] = [
 ];
 
 /// A trace and how to read, scale and augment it; all shape the workload.
-pub const TRACE_KEYS: [Key; 15] = [
+pub const TRACE_KEYS: [Key; 16] = [
     workload("trace"),
     workload("procs"),
     workload("load"),
@@ -54,13 +54,15 @@ pub const TRACE_KEYS: [Key; 15] = [
     workload("utility_points"),
     workload("globmax"),
     workload("utility_sd"),
+    workload("start_bin"),
     workload("exact_estimates"),
     workload("lenient"),
 ];
 
 /// The utility generator's parameters (with `priorities` on a trace).
-const UTILITY_MODEL_KEYS: [&str; 6] = [
+const UTILITY_MODEL_KEYS: [&str; 7] = [
     "decay",
+    "start_bin",
     "deadline_factor",
     "deadline_from",
     "utility_points",
@@ -149,6 +151,9 @@ pub fn augmentation(params: &Params) -> Result<Option<Augmentation>, ParamError>
     }
     if let Some(v) = params.text("deadline_from") {
         model.deadline_from = v.parse()?;
+    }
+    if let Some(v) = params.text("start_bin") {
+        model.start_bin = v.parse()?;
     }
     model.deadline_factor = params.number("deadline_factor", model.deadline_factor)?;
     model.globmax = params.number("globmax", model.globmax)?;

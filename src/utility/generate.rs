@@ -7,8 +7,9 @@
 //!   negative, times P_j x E_j / 60. The paper centres the draw on bin
 //!   `(p + 0.5) / N x globmax`, but also numbers 0 as the *highest* priority and wants
 //!   "higher priority jobs \[to\] have higher start values"; taken literally the formula gives
-//!   the highest priority the lowest values. schedlab follows the stated intent: the mean
-//!   is `(N - 1 - p + 0.5) / N x globmax`, the top bin for the top priority. The paper gives
+//!   the highest priority the lowest values. schedlab follows the stated intent by default:
+//!   the mean is `(N - 1 - p + 0.5) / N x globmax`, the top bin for the top priority
+//!   (`start_bin = "intent"`); `start_bin = "literal"` uses the formula as printed. The paper gives
 //!   no standard deviation; schedlab's default is half a bin width, `0.5 x globmax / N`, so
 //!   about 68% of start values fall in their priority's bin ("most, but not all"). Nor
 //!   does it give globmax; the default, 60 per processor-minute (1 per processor-second),
@@ -172,6 +173,35 @@ impl fmt::Display for DeadlineBasis {
     }
 }
 
+/// Which bin centres a job's start value (module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StartBin {
+    /// The top bin for the top priority, as the paper's text intends.
+    Intent,
+    /// `(p + 0.5) / N x globmax`, the formula as printed: the top priority gets the bottom bin.
+    Literal,
+}
+
+impl FromStr for StartBin {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim() {
+            "intent" => Ok(StartBin::Intent),
+            "literal" => Ok(StartBin::Literal),
+            other => Err(format!("start_bin = '{other}': expected intent or literal")),
+        }
+    }
+}
+
+impl fmt::Display for StartBin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            StartBin::Intent => "intent",
+            StartBin::Literal => "literal",
+        })
+    }
+}
+
 /// Parameters of the generator (module docs).
 #[derive(Clone, Debug, PartialEq)]
 pub struct UtilityModel {
@@ -179,6 +209,7 @@ pub struct UtilityModel {
     pub globmax: f64,
     /// Standard deviation of the start value per processor-minute, in bin widths.
     pub sd: f64,
+    pub start_bin: StartBin,
     pub decay: DecayMix,
     pub deadline_factor: f64,
     pub deadline_from: DeadlineBasis,
@@ -191,6 +222,7 @@ impl Default for UtilityModel {
         UtilityModel {
             globmax: 60.0,
             sd: 0.5,
+            start_bin: StartBin::Intent,
             decay: DecayMix::default(),
             deadline_factor: 2.0,
             deadline_from: DeadlineBasis::Turnaround,
@@ -248,7 +280,11 @@ impl UtilityModel {
         let mut times = Vec::with_capacity(self.points);
         let mut values = Vec::with_capacity(self.points);
         for j in 0..jobs.len() {
-            let mean = (n - 1.0 - priority[j] as f64 + 0.5) * bin;
+            let rank = match self.start_bin {
+                StartBin::Intent => n - 1.0 - priority[j] as f64,
+                StartBin::Literal => priority[j] as f64,
+            };
+            let mean = (rank + 0.5) * bin;
             let per_proc_minute = loop {
                 let x = mean + self.sd * bin * standard_normal(&mut rng);
                 if x >= 0.0 {

@@ -4,7 +4,7 @@
 pub mod generate;
 pub mod priority;
 
-pub use generate::{DeadlineBasis, DecayMix, DecayType, UtilityModel};
+pub use generate::{DeadlineBasis, DecayMix, DecayType, StartBin, UtilityModel};
 pub use priority::PriorityMap;
 
 use crate::workload::Jobs;
