@@ -4,7 +4,7 @@
 
 use schedlab::nondedicated::{
     Application, Hardware, JobSelection, LocalLoad, LocalSession, NodeSelection, ParallelJob,
-    ParallelWorkload, Run, Setup, SocialContract, simulate,
+    ParallelWorkload, Run, Setup, SocialContract, Truth, simulate,
 };
 
 fn app(tasks: u32, cpu: f64, memory_mb: f64, exec: f64) -> Application {
@@ -31,6 +31,7 @@ fn setup(nodes: u32, mpl: u32, contract_cpu: f64) -> Setup {
         },
         jsp: JobSelection::Fcfs,
         nsp: NodeSelection::Normal,
+        truth: Truth::default(),
     }
 }
 
@@ -180,6 +181,7 @@ fn generated_runs_conserve_work_and_keep_the_limits() {
                 },
                 jsp,
                 nsp,
+                truth: Truth::default(),
             };
             let run = simulate(&s, &jobs, &local).unwrap();
             check_run(&s, &jobs, &run);
@@ -237,6 +239,7 @@ mod estimators {
                     hardware: Hardware::default(),
                     jsp,
                     nsp,
+                    truth: Truth::default(),
                 });
             }
         }

@@ -11,7 +11,7 @@ use criterion::{BenchmarkId, Criterion, criterion_group};
 use schedlab::nondedicated::estimate::{Estimator, HistDb, Online};
 use schedlab::nondedicated::{
     Experiment, Hardware, JobSelection, Node, NodeSelection, Observer, ParallelJob, ParallelWorkload,
-    RunningJob, Setup, Snapshot, SocialContract, simulate_observed,
+    RunningJob, Setup, Snapshot, SocialContract, Truth, simulate_observed,
 };
 
 /// An owned copy of a snapshot, and the job that had just arrived.
@@ -56,6 +56,7 @@ fn experiment(nodes: u32) -> Experiment {
             },
             jsp: JobSelection::Fcfs,
             nsp: NodeSelection::Normal,
+            truth: Truth::default(),
         },
         workload: ParallelWorkload {
             // Keep the load per node about the same as the cluster grows.

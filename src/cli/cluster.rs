@@ -36,6 +36,17 @@ pub struct ClusterArgs {
     /// Most CPU the parallel tasks on a node with a local user may ask for together.
     #[arg(long, default_value_t = 1.0)]
     contract_cpu: f64,
+    /// Jobs of the run that fills the Historical and Hybrid history (default: --jobs).
+    #[arg(long)]
+    history_jobs: Option<usize>,
+    /// Ground truth: each node's speed is exp(N(0, s^2)) times nominal, unknown to the
+    /// estimators and the scheduler.
+    #[arg(long, default_value_t = 0.0)]
+    speed_noise: f64,
+    /// Ground truth: with k parallel tasks on a node each runs 1 + c (k - 1) times slower
+    /// than its CPU share gives.
+    #[arg(long, default_value_t = 0.0)]
+    interference: f64,
     /// Seed of the parallel workload; the local users get their own stream from it.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -69,6 +80,9 @@ pub fn run(args: ClusterArgs) -> Result<()> {
         ("jobs", Some(Value::Int(args.jobs as i64))),
         ("arrival_scale", Some(Value::Float(args.arrival_scale))),
         ("contract_cpu", Some(Value::Float(args.contract_cpu))),
+        ("history_jobs", args.history_jobs.map(|n| Value::Int(n as i64))),
+        ("speed_noise", Some(Value::Float(args.speed_noise))),
+        ("interference", Some(Value::Float(args.interference))),
         ("estimator", args.estimator.clone().map(Value::Str)),
         ("mode", args.offline.then(|| Value::Str("offline".into()))),
     ];

@@ -1,12 +1,16 @@
 //! A non-dedicated cluster of Hanzich et al. (`model = "cisne"`): its parameters and its
 //! run; the model itself is in [`crate::nondedicated`].
 
-use crate::nondedicated::{Experiment, Hardware, ParallelWorkload, Report, Setup, SimError, SocialContract};
+use crate::nondedicated::{
+    Experiment, Hardware, ParallelWorkload, Report, Setup, SimError, SocialContract, Truth,
+};
 use crate::params::{Key, ParamError, Params, policy, workload};
 
 /// `model`, `nodes`, `local_share`, `jobs` and `arrival_scale` shape the workload (the
-/// parallel jobs and the local users); the policies, the contract and the estimator do not.
-pub const KEYS: [Key; 11] = [
+/// parallel jobs and the local users); the policies, the contract, the estimator, its
+/// history and the ground truth's departures from the CPU model do not, so cells that
+/// differ only in those replay the same jobs and local users.
+pub const KEYS: [Key; 14] = [
     workload("model"),
     policy("jsp"),
     policy("nsp"),
@@ -18,11 +22,16 @@ pub const KEYS: [Key; 11] = [
     policy("contract_cpu"),
     policy("estimator"),
     policy("mode"),
+    policy("history_jobs"),
+    policy("speed_noise"),
+    policy("interference"),
 ];
 
 /// Builds the experiment: `jsp` (fcfs), `nsp` (normal), `mpl` (4), `nodes` (64),
 /// `local_share` (0.75), `jobs` (1000), `arrival_scale` (1), `contract_cpu` (1),
-/// `estimator` (none) and `mode` (`online` or `offline`).
+/// `estimator` (none), `mode` (`online` or `offline`), `history_jobs` (the jobs of the run
+/// that fills the Historical and Hybrid history; default `jobs`), `speed_noise` (0) and
+/// `interference` (0).
 pub fn from_params(params: &Params) -> Result<Experiment, ParamError> {
     params.only(&KEYS, "model cisne")?;
     let whole = |k: &str, default: u64| params.whole(k).map(|v| v.unwrap_or(default));
@@ -62,6 +71,11 @@ pub fn from_params(params: &Params) -> Result<Experiment, ParamError> {
             nsp: params
                 .parsed("nsp")?
                 .unwrap_or(crate::nondedicated::NodeSelection::Normal),
+            truth: Truth {
+                speed_noise: params.number("speed_noise", 0.0)?,
+                interference: params.number("interference", 0.0)?,
+                seed: 0,
+            },
         },
         workload: ParallelWorkload {
             jobs: whole("jobs", 1000)? as usize,
@@ -69,6 +83,7 @@ pub fn from_params(params: &Params) -> Result<Experiment, ParamError> {
             ..ParallelWorkload::default()
         },
         local_share: params.number("local_share", 0.75)?,
+        history_jobs: whole("history_jobs", whole("jobs", 1000)?)? as usize,
         estimator: params.parsed("estimator")?,
         offline,
     };

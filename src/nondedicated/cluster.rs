@@ -131,6 +131,59 @@ pub fn rate(nodes: &[Node], on: &[u32]) -> f64 {
     1.0 / worst
 }
 
+/// How the simulated "real" cluster departs from the CPU model that the simulation
+/// kernels and the schedulers compute, so that those kernels do not predict their own
+/// ground truth (Hanzich et al. measured a real cluster). Both default to 0: the cluster
+/// then follows the model exactly.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Truth {
+    /// Each node's speed is exp(N(0, speed_noise^2)) times the nominal one, drawn once per
+    /// replication and unknown to the estimators (hardware and OS differences).
+    pub speed_noise: f64,
+    /// Co-scheduling slowdown: on a node with k parallel tasks each runs 1 + interference
+    /// x (k - 1) times slower than its CPU share alone gives (cache, memory bandwidth and
+    /// network contention).
+    pub interference: f64,
+    /// Seed of the node speeds (set per replication by the experiment).
+    pub seed: u64,
+}
+
+impl Truth {
+    /// Whether the cluster follows the model exactly.
+    pub fn exact(&self) -> bool {
+        self.speed_noise == 0.0 && self.interference == 0.0
+    }
+
+    /// The speed of each of `nodes` nodes (all 1 without noise).
+    pub fn speeds(&self, nodes: u32) -> Vec<f64> {
+        use crate::workload::synth::{ModelRng, standard_normal};
+        use rand_xoshiro::rand_core::SeedableRng;
+        if self.speed_noise == 0.0 {
+            return vec![1.0; nodes as usize];
+        }
+        let mut rng = ModelRng::seed_from_u64(self.seed);
+        (0..nodes)
+            .map(|_| (self.speed_noise * standard_normal(&mut rng)).exp())
+            .collect()
+    }
+
+    /// The progress rate a job really gets on `on`: on each node its speed over its demand
+    /// (at least 1) times the co-scheduling slowdown, the slowest node setting the pace.
+    /// Equal to [`rate`] when [`Truth::exact`].
+    pub fn rate(&self, nodes: &[Node], speeds: &[f64], on: &[u32]) -> f64 {
+        if self.exact() {
+            return rate(nodes, on);
+        }
+        on.iter()
+            .map(|&n| {
+                let node = &nodes[n as usize];
+                let slowdown = 1.0 + self.interference * node.tasks.saturating_sub(1) as f64;
+                speeds[n as usize] / (node.demand().max(1.0) * slowdown)
+            })
+            .fold(f64::INFINITY, f64::min)
+    }
+}
+
 /// Chooses `app.tasks` nodes for a job under `policy`, into `out` (cleared first); false if
 /// too few nodes admit it. `keys` is scratch.
 pub fn select(
@@ -211,6 +264,49 @@ mod tests {
         }
         assert!(!hw.admits(&free, &bt4), "MPL 4 reached");
         assert!((free.demand() - 3.84).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_ground_truth_departs_from_the_model_only_when_asked() {
+        let mut nodes = vec![Node::default(); 3];
+        nodes[0].paral_cpu = 1.5; // demand 1.5, one task
+        nodes[0].tasks = 1;
+        nodes[1].paral_cpu = 0.8; // demand 0.8, three tasks
+        nodes[1].tasks = 3;
+        let exact = Truth::default();
+        let speeds = exact.speeds(3);
+        assert_eq!(speeds, [1.0; 3]);
+        for on in [&[0u32, 1][..], &[1], &[2]] {
+            assert_eq!(exact.rate(&nodes, &speeds, on), rate(&nodes, on));
+        }
+        // Interference 0.25: node 1's three tasks run 1.5 times slower: 1 / (1 x 1.5).
+        let shared = Truth {
+            interference: 0.25,
+            ..Truth::default()
+        };
+        assert!((shared.rate(&nodes, &speeds, &[1]) - 1.0 / 1.5).abs() < 1e-12);
+        // On nodes 0 and 1 both give 1 / 1.5: the slower sets the pace.
+        assert!((shared.rate(&nodes, &speeds, &[0, 1]) - 1.0 / 1.5).abs() < 1e-12);
+        assert_eq!(shared.rate(&nodes, &speeds, &[2]), 1.0);
+        // Speed noise: lognormal with median 1, the same for a seed, divided into the rate.
+        let noisy = Truth {
+            speed_noise: 0.3,
+            seed: 5,
+            ..Truth::default()
+        };
+        let speeds = noisy.speeds(4001);
+        assert_eq!(speeds, noisy.speeds(4001));
+        assert_ne!(speeds, Truth { seed: 6, ..noisy }.speeds(4001));
+        let mut logs: Vec<f64> = speeds.iter().map(|s| s.ln()).collect();
+        logs.sort_by(f64::total_cmp);
+        let sd = (logs.iter().map(|x| x * x).sum::<f64>() / logs.len() as f64).sqrt();
+        assert!(
+            logs[2000].abs() < 0.03 && (sd - 0.3).abs() < 0.02,
+            "median {} sd {sd}",
+            logs[2000]
+        );
+        let on_2 = noisy.rate(&nodes, &speeds, &[2]);
+        assert_eq!(on_2, speeds[2]);
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! Seeds: the parallel workload takes the seed itself and the local users a stream mixed
 //! from it, so policies and estimators compared under one seed see the same jobs and the
 //! same local users (common random numbers). The history of the Historical and Hybrid
-//! estimators is warmed by a run of the same environment under the next seed.
+//! estimators is warmed by a run of `history_jobs` jobs in the same environment under the
+//! next seed. The node speeds of the ground truth (`Truth`) come from a third stream.
 
 use super::estimate::{Accuracy, Estimator, HistDb, Offline, Online, Prediction};
 use super::model::{LocalLoad, ParallelJob, ParallelWorkload};
@@ -18,6 +19,8 @@ pub struct Experiment {
     pub workload: ParallelWorkload,
     /// Share of nodes carrying a local user at any time.
     pub local_share: f64,
+    /// Jobs of the run whose outcomes fill the Historical and Hybrid history.
+    pub history_jobs: usize,
     pub estimator: Option<Estimator>,
     /// Estimate the whole workload once from the initial state instead of at each arrival.
     pub offline: bool,
@@ -160,6 +163,18 @@ impl Experiment {
                 self.workload.arrival_scale
             ));
         }
+        let truth = &self.setup.truth;
+        for (name, x) in [
+            ("speed_noise", truth.speed_noise),
+            ("interference", truth.interference),
+        ] {
+            if !(x >= 0.0 && x <= 10.0) {
+                return Err(format!("{name} = {x}: must be in [0, 10]"));
+            }
+        }
+        if self.history_jobs > 10_000_000 {
+            return Err(format!("history_jobs = {}: at most 10000000", self.history_jobs));
+        }
         if !(hw.contract.cpu > 0.0 && hw.contract.cpu.is_finite()) {
             return Err(format!("contract_cpu = {}: must be positive", hw.contract.cpu));
         }
@@ -169,28 +184,45 @@ impl Experiment {
         Ok(())
     }
 
+    /// The setup for `seed`: the ground truth's node speeds drawn from their own stream.
+    pub fn setup(&self, seed: u64) -> Setup {
+        let mut setup = self.setup;
+        setup.truth.seed = crate::seed::mix64(seed ^ 0x7472_7574_6800);
+        setup
+    }
+
     pub fn run(&self, seed: u64) -> Result<Report, SimError> {
         let jobs = self.workload.generate(seed);
         let local = self.local(seed);
+        let setup = self.setup(seed);
         let mut db = HistDb::default();
         if matches!(self.estimator, Some(Estimator::Historical | Estimator::Hybrid)) {
-            let warm_jobs = self.workload.generate(seed + 1);
+            let history = ParallelWorkload {
+                jobs: self.history_jobs,
+                ..self.workload
+            };
+            let warm_jobs = history.generate(seed + 1);
             let mut warm = Online::new(Estimator::Historical, HistDb::default(), &warm_jobs);
             warm.estimate = false;
-            simulate_observed(&self.setup, &warm_jobs, &self.local(seed + 1), &mut warm)?;
+            simulate_observed(
+                &self.setup(seed + 1),
+                &warm_jobs,
+                &self.local(seed + 1),
+                &mut warm,
+            )?;
             db = warm.db;
         }
         let history = db.records.len();
         let (run, predictions, estimate_seconds) = match self.estimator {
-            None => (simulate(&self.setup, &jobs, &local)?, None, 0.0),
+            None => (simulate(&setup, &jobs, &local)?, None, 0.0),
             Some(e) if self.offline => {
                 let mut off = Offline::new(e, &db, jobs.len()).expect("validated");
-                let run = simulate_observed(&self.setup, &jobs, &local, &mut off)?;
+                let run = simulate_observed(&setup, &jobs, &local, &mut off)?;
                 (run, Some(off.predictions), off.cost)
             }
             Some(e) => {
                 let mut on = Online::new(e, db, &jobs);
-                let run = simulate_observed(&self.setup, &jobs, &local, &mut on)?;
+                let run = simulate_observed(&setup, &jobs, &local, &mut on)?;
                 let per = on.cost / on.estimates.max(1) as f64;
                 (run, Some(on.predictions), per)
             }

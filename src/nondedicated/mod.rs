@@ -20,7 +20,7 @@ pub mod policy;
 mod report;
 pub mod sim;
 
-pub use cluster::{Hardware, Node, SocialContract};
+pub use cluster::{Hardware, Node, SocialContract, Truth};
 pub use experiment::{CLUSTER_METRICS, Experiment, Report};
 pub use model::{
     Application, Benchmark, JobSelection, LocalLoad, LocalSession, NodeSelection, ParallelJob,

@@ -8,13 +8,14 @@
 //! time is brought up to date at the old rate and a new completion is pushed with a new
 //! generation, so a stale one is dropped when popped. Rates are exact between events.
 //!
-//! Job selection is `policy::pass`, with each running job projected to end at its current
-//! rate (now + remaining / rate).
+//! Job selection is `policy::pass`, with each running job projected to end at the rate the
+//! CPU model gives (now + remaining / rate). Jobs really progress at `Truth::rate`, which is
+//! that rate unless the setup's `truth` adds node speed noise or co-scheduling slowdown.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use super::cluster::{Hardware, Node, rate};
+use super::cluster::{Hardware, Node, Truth, rate};
 use super::model::{LocalLoad, LocalProcess, LocalSession, ParallelJob};
 use super::policy::{PassScratch, Projected, pass};
 use super::{JobSelection, NodeSelection};
@@ -25,6 +26,8 @@ pub struct Setup {
     pub hardware: Hardware,
     pub jsp: JobSelection,
     pub nsp: NodeSelection,
+    /// How the real cluster departs from the CPU model (exact by default).
+    pub truth: Truth,
 }
 
 impl Setup {
@@ -38,6 +41,7 @@ impl Setup {
             },
             jsp: JobSelection::Fcfs,
             nsp: NodeSelection::Normal,
+            truth: Truth::default(),
         }
     }
 }
@@ -170,6 +174,8 @@ struct Cluster<'a> {
     setup: Setup,
     jobs: &'a [ParallelJob],
     nodes: Vec<Node>,
+    /// Each node's true speed (`Truth::speeds`).
+    speeds: Vec<f64>,
     sessions: Vec<Option<LocalSession>>,
     running: Vec<Running>,
     queue: Vec<usize>,
@@ -249,6 +255,7 @@ pub fn simulate_observed(
         setup: *setup,
         jobs,
         nodes: vec![Node::default(); hw.nodes as usize],
+        speeds: setup.truth.speeds(hw.nodes),
         sessions: vec![None; hw.nodes as usize],
         running: Vec::new(),
         queue: Vec::new(),
@@ -422,7 +429,8 @@ impl Cluster<'_> {
     /// Brings every running job whose rate changed up to date and moves its completion.
     fn update_rates(&mut self, now: f64) {
         for r in &mut self.running {
-            let new = rate(&self.nodes, &r.nodes);
+            // The true rate: the scheduler's projections below use the model's.
+            let new = self.setup.truth.rate(&self.nodes, &self.speeds, &r.nodes);
             if new == r.rate {
                 continue;
             }
