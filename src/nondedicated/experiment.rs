@@ -168,7 +168,7 @@ impl Experiment {
             ("speed_noise", truth.speed_noise),
             ("interference", truth.interference),
         ] {
-            if !(x >= 0.0 && x <= 10.0) {
+            if !(0.0..=10.0).contains(&x) {
                 return Err(format!("{name} = {x}: must be in [0, 10]"));
             }
         }
