@@ -64,6 +64,7 @@ fn experiment(nodes: u32) -> Experiment {
             ..ParallelWorkload::default()
         },
         local_share: 0.75,
+        history_jobs: ParallelWorkload::default().jobs,
         estimator: None,
         offline: false,
     }
