@@ -172,9 +172,6 @@ impl Experiment {
                 return Err(format!("{name} = {x}: must be in [0, 10]"));
             }
         }
-        if self.history_jobs > 10_000_000 {
-            return Err(format!("history_jobs = {}: at most 10000000", self.history_jobs));
-        }
         if !(hw.contract.cpu > 0.0 && hw.contract.cpu.is_finite()) {
             return Err(format!("contract_cpu = {}: must be positive", hw.contract.cpu));
         }
