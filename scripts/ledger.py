@@ -93,7 +93,8 @@ class Ledger:
             print(f"| {i} | {cell(text)} ({where}) | {cell(paper)} | {cell(ours)} | {verdict} |")
         counts = {}
         for row in self.rows:
-            counts[row[4]] = counts.get(row[4], 0) + 1
+            verdict = row[4].split(":")[0]  # "not attempted: why"
+            counts[verdict] = counts.get(verdict, 0) + 1
         order = [REPRODUCED, SHAPE, NOT_REPRODUCED, NOT_ATTEMPTED]
         print()
         print(f"{len(self.rows)} claims: " + ", ".join(f"{counts[v]} {v}" for v in order if v in counts) + ". "
