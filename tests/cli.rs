@@ -685,3 +685,39 @@ fn an_interrupted_sweep_says_how_to_resume() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Input shaking: a shaken replay depends on the seed (the same seed, the same bytes); a
+/// replay as recorded does not.
+#[test]
+fn shaken_trace_replays_follow_the_seed() {
+    let dir = temp_dir("shake");
+    let trace = dir.join("busy.swf");
+    let mut text = String::from("; MaxProcs: 16\n");
+    for i in 0..400u64 {
+        let (runtime, procs) = (100 + (i * 37) % 400, 1 + (i * 5) % 8);
+        text += &format!(
+            "{} {} -1 {runtime} {procs} -1 -1 {procs} {} -1 1 {} 1 1 1 1 -1 -1\n",
+            i + 1,
+            20 * i,
+            2 * runtime,
+            i % 9
+        );
+    }
+    std::fs::write(&trace, text).unwrap();
+    let trace = trace.to_str().unwrap();
+    // The summary without the seed it echoes.
+    let run = |extra: &[&str]| {
+        let out = schedlab(&[&["run", "--trace", trace, "--scheduler", "easy", "--json"], extra].concat());
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v.as_object_mut().unwrap().remove("seed");
+        v
+    };
+    let shaken = |seed: &str| run(&["--resample", "shake", "--shake-jitter", "30", "--seed", seed]);
+    assert_eq!(shaken("3"), shaken("3"));
+    assert_ne!(shaken("3"), shaken("4"));
+    assert_eq!(run(&["--seed", "3"]), run(&["--seed", "4"]));
+    // Shaking keeps every job: the same count as the replay as recorded.
+    assert_eq!(shaken("3")["jobs"], run(&[])["jobs"]);
+    std::fs::remove_dir_all(&dir).ok();
+}

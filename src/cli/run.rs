@@ -39,6 +39,13 @@ pub struct RunArgs {
     /// Traces: multiply inter-arrival times by this.
     #[arg(long)]
     load_scale: Option<f64>,
+    /// Traces: draw a new workload from the trace for the seed. shake: every submit time
+    /// moved by up to --shake-jitter seconds (input shaking).
+    #[arg(long, value_parser = ["none", "shake"])]
+    resample: Option<String>,
+    /// Traces, with --resample shake: the largest move of a submit time, seconds [default: 60].
+    #[arg(long, requires = "resample")]
+    shake_jitter: Option<u64>,
     /// Scheduling policy: fcfs, easy, sjbf, conservative, easy-pred, prio (Priority-FIFO,
     /// needs --priorities) or ga (needs --priorities, which keeps the functions of an
     /// augmented trace), also ga(population=20,generations=100,mutation=10).
@@ -49,7 +56,7 @@ pub struct RunArgs {
     /// sbh-noest(criteria=PX|P|X|*,...,growth=balanced|unbalanced,cap=100000), application.
     #[arg(long, value_name = "SPEC")]
     predictor: Option<String>,
-    /// Seed of the synthetic model, the utility generator and the GA.
+    /// Seed of the synthetic model, the trace's resampling, the utility generator and the GA.
     #[arg(long, default_value_t = 1)]
     seed: u64,
     #[command(flatten)]
@@ -88,6 +95,7 @@ fn experiment(args: &RunArgs) -> Result<Rigid> {
             args.load.is_none() && args.load_scale.is_none(),
             "--load and --load-scale apply to --trace; give a model its load with --param load=X"
         );
+        anyhow::ensure!(args.resample.is_none(), "--resample applies to --trace");
     } else {
         anyhow::ensure!(args.params.is_empty(), "--param applies to --model, not --trace");
     }
@@ -103,6 +111,12 @@ fn experiment(args: &RunArgs) -> Result<Rigid> {
         ("lenient", read.lenient.then_some(Value::Bool(true))),
         ("load", args.load.map(Value::Float)),
         ("load_scale", args.load_scale.map(Value::Float)),
+        ("resample", args.resample.clone().map(Value::Str)),
+        (
+            "shake_jitter",
+            args.shake_jitter
+                .map(|j| Value::Int(j.min(i64::MAX as u64) as i64)),
+        ),
         ("scheduler", Some(Value::Str(args.scheduler.to_string()))),
         ("predictor", args.predictor.clone().map(Value::Str)),
         (

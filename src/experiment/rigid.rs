@@ -40,11 +40,13 @@ pub const MODEL_KEYS: [Key; 12] = [
 ];
 
 /// A trace and how to read, scale and augment it; all shape the workload.
-pub const TRACE_KEYS: [Key; 16] = [
+pub const TRACE_KEYS: [Key; 18] = [
     workload("trace"),
     workload("procs"),
     workload("load"),
     workload("load_scale"),
+    workload("resample"),
+    workload("shake_jitter"),
     workload("jobs"),
     workload("first"),
     workload("priorities"),
@@ -80,6 +82,9 @@ pub struct TraceSource {
     pub load: Option<f64>,
     /// Inter-arrival times are multiplied by this.
     pub load_scale: Option<f64>,
+    /// Input shaking: each replication moves every submit by up to this many seconds
+    /// (`workload::resample::shake`); `None` replays the trace as recorded.
+    pub shake: Option<crate::Time>,
 }
 
 /// Where a rigid experiment's jobs come from.
@@ -228,6 +233,36 @@ fn trace(params: &Params, base_dir: &Path) -> Result<TraceSource, ParamError> {
             .to_string()
             .into());
     }
+    let shake = match params.text("resample").as_deref() {
+        None | Some("none") => {
+            if params.has("shake_jitter") {
+                return Err("shake_jitter: applies with resample = \"shake\""
+                    .to_string()
+                    .into());
+            }
+            None
+        }
+        Some("shake") => {
+            let jitter = params
+                .whole("shake_jitter")?
+                .unwrap_or(crate::workload::resample::DEFAULT_SHAKE_JITTER as u64);
+            if !(1..=86_400).contains(&jitter) {
+                return Err(ParamError::BadValue {
+                    key: "shake_jitter".into(),
+                    value: jitter.to_string(),
+                    expected: "a whole number of seconds from 1 to 86400".into(),
+                });
+            }
+            Some(jitter as crate::Time)
+        }
+        Some(other) => {
+            return Err(ParamError::BadValue {
+                key: "resample".into(),
+                value: other.into(),
+                expected: "none or shake".into(),
+            });
+        }
+    };
     let procs = match params.whole("procs")? {
         Some(p) if p > MAX_PROCS as u64 => {
             return Err(format!("procs = {p}: at most {MAX_PROCS} processors").into());
@@ -246,6 +281,7 @@ fn trace(params: &Params, base_dir: &Path) -> Result<TraceSource, ParamError> {
         },
         load,
         load_scale,
+        shake,
     })
 }
 
@@ -337,10 +373,18 @@ impl Rigid {
             Source::Model(model) => Cow::Owned(model.generate(seed)),
             Source::Trace(t) => {
                 let (w, offered) = trace.expect("a trace experiment is given its trace");
-                match (t.load, t.load_scale) {
+                let scaled = match (t.load, t.load_scale) {
                     (Some(target), _) => Cow::Owned(scale_arrivals(w, offered / target)),
                     (None, Some(f)) => Cow::Owned(scale_arrivals(w, f)),
                     (None, None) => Cow::Borrowed(w),
+                };
+                match t.shake {
+                    Some(jitter) => {
+                        let mut shaken = scaled.into_owned();
+                        crate::workload::resample::shake(&mut shaken.jobs, jitter, seed);
+                        Cow::Owned(shaken)
+                    }
+                    None => scaled,
                 }
             }
         };

@@ -3,6 +3,7 @@
 
 pub mod info;
 mod jobs;
+pub mod resample;
 pub mod selection;
 mod source;
 pub mod swf;
