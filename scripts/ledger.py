@@ -55,6 +55,33 @@ def holds(condition, near=None):
     return SHAPE if near else NOT_REPRODUCED
 
 
+# Student's t quantile at 97.5% by degrees of freedom (the normal's beyond 30).
+_T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+         2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052,
+         2.048, 2.045, 2.042]
+
+
+def interval(values):
+    """Mean and 95% Student-t half-width of `values` (half-width NaN for fewer than 2)."""
+    n = len(values)
+    mean = sum(values) / n
+    if n < 2:
+        return mean, math.nan
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
+    t = _T975[n - 2] if n - 1 <= len(_T975) else 1.96
+    return mean, t * sd / math.sqrt(n)
+
+
+def read_runs(folder, axes, metrics):
+    """runs.csv as {(axis values...): {rep: {metric: value}}}."""
+    runs = {}
+    with open(os.path.join(folder, "runs.csv"), newline="") as f:
+        for row in csv.DictReader(f):
+            key = tuple(row[a] for a in axes)
+            runs.setdefault(key, {})[int(row["rep"])] = {m: float(row[m]) for m in metrics}
+    return runs
+
+
 def worst(*verdicts):
     """The verdict on a claim of several parts: its weakest part's."""
     order = [REPRODUCED, SHAPE, NOT_REPRODUCED, NOT_ATTEMPTED]
