@@ -946,3 +946,112 @@ fn traces_without_estimates_and_loads_past_one_are_warned_about() {
     assert!(md.contains("Warning: load = 1.2"), "{md}");
     fs::remove_dir_all(&dir).unwrap();
 }
+
+const COMPARE: &str = r#"
+name = "paired"
+seed = 11
+metrics = ["mean_wait", "utilization"]
+
+[run]
+model = "downey"
+procs = 64
+days = 3
+
+[axes]
+load = [0.5, 0.8]
+scheduler = ["easy", "fcfs", "sjbf"]
+
+[[exclude]]
+scheduler = "fcfs"
+load = 0.8
+
+[compare]
+scheduler = "easy"
+
+[replications]
+count = 6
+"#;
+
+/// `[compare]`: every cell but the baselines gets, per metric, the mean paired difference
+/// and relative difference with Student-t intervals, equal to a recomputation from
+/// runs.csv (independent of the code under test but for the t quantile of
+/// `stats::estimate`); the outputs stay byte-identical across thread counts; an axis that
+/// shapes the workload is refused.
+#[test]
+fn paired_differences_match_a_recomputation_from_runs_csv() {
+    let dir = temp("compare");
+    let plan = plan_from(COMPARE, &dir);
+    let (one, two) = (dir.join("one"), dir.join("two"));
+    run_sweep(&plan, &options(&one, 1)).unwrap();
+    run_sweep(&plan, &options(&two, 2)).unwrap();
+    assert_same_outputs(&one, &two);
+    // runs.csv by (load, scheduler, rep): [mean_wait, utilization].
+    let mut runs = std::collections::HashMap::new();
+    let text = fs::read_to_string(one.join("runs.csv")).unwrap();
+    for line in text.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        let values = [f[5].parse::<f64>().unwrap(), f[6].parse::<f64>().unwrap()];
+        runs.insert((f[0].to_string(), f[1].to_string(), f[2].to_string()), values);
+    }
+    let diffs = fs::read_to_string(one.join("differences.csv")).unwrap();
+    let mut rows = 0;
+    for line in diffs.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        let (load, scheduler, metric) = (f[0], f[1], f[2]);
+        assert_ne!(scheduler, "easy", "baselines have no row");
+        assert_eq!(f[3], "scheduler=easy");
+        let m = if metric == "mean_wait" { 0 } else { 1 };
+        let (mut absolute, mut relative) = (Vec::new(), Vec::new());
+        for rep in 0..6 {
+            let x = runs[&(load.to_string(), scheduler.to_string(), rep.to_string())][m];
+            let b = runs[&(load.to_string(), "easy".to_string(), rep.to_string())][m];
+            absolute.push(x - b);
+            relative.push((x - b) / b);
+        }
+        let (a, r) = (estimate(&absolute, 0.95), estimate(&relative, 0.95));
+        let close = |field: &str, want: f64| {
+            let got: f64 = field.parse().unwrap();
+            assert!(
+                (got - want).abs() <= 1e-9 * want.abs().max(1.0),
+                "{line}: {got} vs {want}"
+            );
+        };
+        assert_eq!(f[4], "6");
+        close(f[5], a.mean);
+        close(f[8], a.half_width);
+        close(f[9], r.mean);
+        close(f[10], r.ci_low);
+        close(f[11], r.ci_high);
+        rows += 1;
+    }
+    // Cells: (0.5: fcfs, sjbf) and (0.8: sjbf) against easy, two metrics each.
+    assert_eq!(rows, 6);
+    let md = fs::read_to_string(one.join("differences.md")).unwrap();
+    assert!(md.contains("paired differences against scheduler=easy"), "{md}");
+    assert!(
+        fs::read_to_string(one.join("summary.md"))
+            .unwrap()
+            .contains("differences.md")
+    );
+
+    // A workload axis cannot be compared on.
+    let bad = COMPARE.replace("[compare]\nscheduler = \"easy\"", "[compare]\nload = 0.5");
+    let path = dir.join("bad.toml");
+    fs::write(&path, bad).unwrap();
+    let e = Plan::from_file(&path).unwrap_err().to_string();
+    assert!(e.contains("compare.load: load shapes the workload"), "{e}");
+    for (replacement, needle) in [
+        ("[compare]\nscheduler = \"prio\"", "not a value of axis scheduler"),
+        ("[compare]\nqueue = \"easy\"", "compare.queue: not an axis"),
+        ("[compare]\nscheduler = \"easy\"\nload = 0.5", "exactly one axis"),
+    ] {
+        fs::write(
+            &path,
+            COMPARE.replace("[compare]\nscheduler = \"easy\"", replacement),
+        )
+        .unwrap();
+        let e = Plan::from_file(&path).unwrap_err().to_string();
+        assert!(e.contains(needle), "{replacement}: {e}");
+    }
+    fs::remove_dir_all(&dir).ok();
+}

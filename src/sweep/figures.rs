@@ -40,10 +40,17 @@ pub fn summary_table(plan: &Plan, results: &Results, estimates: &[CellEstimates]
         title: plan.name.clone(),
         description: plan.description.clone(),
         legend: format!(
-            "Mean ± half-width of the {}% Student-t confidence interval; {}. Spec hash {}.",
+            "Mean ± half-width of the {}% Student-t confidence interval; {}. Spec hash {}.{}",
             plan.confidence * 100.0,
             plan.replications.describe(),
-            plan.spec_hash
+            plan.spec_hash,
+            match &plan.compare {
+                Some(c) => format!(
+                    " Paired differences against {}={}: differences.md and differences.csv.",
+                    plan.axes[c.axis].name, c.baseline
+                ),
+                None => String::new(),
+            }
         ),
         warnings: plan.warnings.clone(),
         header,

@@ -1,6 +1,7 @@
 //! Sweeps: a TOML grid of experiments run in parallel, with replications to a target
 //! confidence interval, resumable outputs, shards and merging.
 
+pub mod compare;
 pub mod figures;
 pub mod merge;
 pub mod output;

@@ -262,6 +262,7 @@ pub fn write_outputs(dir: &Path, plan: &Plan, results: &Results, cells: &[usize]
     write_summary_csv(dir, plan, &estimates)?;
     write_summary_json(dir, plan, results, &estimates)?;
     super::figures::write(dir, plan, results, &estimates)?;
+    super::compare::write(dir, plan, results, cells)?;
     Ok(())
 }
 

@@ -87,6 +87,7 @@ struct RawSpec {
     measure: Option<RawMeasure>,
     #[serde(default)]
     plot: Vec<RawPlot>,
+    compare: Option<toml::Table>,
 }
 
 fn default_seed() -> u64 {
@@ -191,6 +192,18 @@ pub struct PlotSpec {
     pub log_y: bool,
 }
 
+/// Paired differences against a baseline value of one axis (`[compare]`): each cell is
+/// compared with the cell that differs from it only on that axis, replication by
+/// replication; the two share their workloads because the axis does not shape them.
+#[derive(Clone, Debug)]
+pub struct Compare {
+    pub axis: usize,
+    pub baseline: Value,
+    /// For each cell, its baseline partner (None for baseline cells and for cells whose
+    /// partner the exclude/only rules removed).
+    pub partner: Vec<Option<usize>>,
+}
+
 /// A validated sweep.
 #[derive(Clone, Debug)]
 pub struct Plan {
@@ -215,6 +228,7 @@ pub struct Plan {
     /// What to know before trusting the results (a trace driven to an offered load of at
     /// least 1), also written into `summary.md`.
     pub warnings: Vec<String>,
+    pub compare: Option<Compare>,
 }
 
 /// An exclude/only rule: for each named axis (by position), the values that match.
@@ -286,8 +300,13 @@ impl Plan {
             return Err(err("exclude/only rules leave no cell to run".into()));
         }
         let warnings = load_warnings(&cells);
+        let compare = match &raw.compare {
+            Some(t) => Some(parse_compare(t, &axes, &cells).map_err(err)?),
+            None => None,
+        };
         Ok(Plan {
             warnings,
+            compare,
             name,
             description: raw.description.unwrap_or_default(),
             spec_text: text.to_string(),
@@ -465,6 +484,54 @@ fn parse_rules(tables: &[toml::Table], kind: &str, axes: &[Axis]) -> std::result
         rules.push(rule);
     }
     Ok(rules)
+}
+
+/// `[compare]`: one `axis = value`; every cell's baseline partner, which must replay the same
+/// workloads (the axis may not shape them, or the differences would not be paired).
+fn parse_compare(t: &toml::Table, axes: &[Axis], cells: &[Cell]) -> std::result::Result<Compare, String> {
+    let mut entries = t.iter();
+    let (Some((name, value)), None) = (entries.next(), entries.next()) else {
+        return Err(
+            "compare: give exactly one axis and its baseline value, e.g. scheduler = \"easy\"".into(),
+        );
+    };
+    let axis = axes
+        .iter()
+        .position(|a| &a.name == name)
+        .ok_or_else(|| format!("compare.{name}: not an axis"))?;
+    let baseline = Value::from_toml(value)
+        .filter(|v| axes[axis].values.iter().any(|a| a.matches(v)))
+        .ok_or_else(|| format!("compare.{name} = {value}: not a value of axis {name}"))?;
+    let mut partner = vec![None; cells.len()];
+    for cell in cells {
+        if cell.values[axis].matches(&baseline) {
+            continue;
+        }
+        let found = cells.iter().find(|b| {
+            b.values[axis].matches(&baseline)
+                && b.values
+                    .iter()
+                    .zip(&cell.values)
+                    .enumerate()
+                    .all(|(i, (x, y))| i == axis || x == y)
+        });
+        if let Some(b) = found {
+            if b.workload_key != cell.workload_key {
+                return Err(format!(
+                    "compare.{name}: {name} shapes the workload ({} against {}), so replications of the two \
+                     cells are not paired; compare on an axis such as scheduler or predictor",
+                    cell_label(axes, &cell.values),
+                    cell_label(axes, &b.values)
+                ));
+            }
+            partner[cell.index] = Some(b.index);
+        }
+    }
+    Ok(Compare {
+        axis,
+        baseline,
+        partner,
+    })
 }
 
 /// The replication rule and the confidence level.
