@@ -88,8 +88,7 @@ pub fn run(args: ClusterArgs) -> Result<()> {
     ];
     let params = super::params(&[], flags)?;
     let experiment = cluster::from_params(&params).map_err(schedlab::Error::from)?;
-    let simulated = experiment.workload.jobs.max(experiment.history_jobs) as u64;
-    check_size(Some(simulated), args.yes).map_err(schedlab::Error::Invalid)?;
+    check_size(Some(experiment.simulated_jobs()), args.yes).map_err(schedlab::Error::Invalid)?;
     let t0 = Instant::now();
     let report = experiment.run(args.seed)?;
     let secs = t0.elapsed().as_secs_f64();

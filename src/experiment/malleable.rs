@@ -81,11 +81,7 @@ impl Malleable {
         } else {
             let mut outcome = simulate(jobs, procs, &self.allocation)?;
             if versus_avg {
-                let avg = Allocation {
-                    max_cluster: self.allocation.max_cluster,
-                    ..Allocation::AVG
-                };
-                let avg = simulate(jobs, procs, &avg)?;
+                let avg = simulate(jobs, procs, &self.allocation.avg_beside())?;
                 outcome.compare_with(jobs, &avg);
             }
             MalleableReport::System(outcome)

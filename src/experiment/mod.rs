@@ -91,8 +91,7 @@ impl Experiment {
             },
             Experiment::Malleable(m) => Some(m.model.expected_jobs()),
             Experiment::Moldable(m) => Some(m.jobs() as u64),
-            // The history run's jobs are simulated too.
-            Experiment::Cluster(c) => Some(c.workload.jobs.max(c.history_jobs) as u64),
+            Experiment::Cluster(c) => Some(c.simulated_jobs()),
         }
     }
 

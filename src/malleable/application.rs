@@ -45,11 +45,7 @@ pub fn application_centric(jobs: &Jobs, procs: u32, allocation: &Allocation) -> 
             "the application-centric evaluation compares a strategy with AVG; choose another".into(),
         ));
     }
-    let avg_allocation = Allocation {
-        max_cluster: allocation.max_cluster,
-        ..Allocation::AVG
-    };
-    let avg = simulate(jobs, procs, &avg_allocation)?;
+    let avg = simulate(jobs, procs, &allocation.avg_beside())?;
     let model = jobs
         .malleable
         .as_ref()

@@ -128,6 +128,14 @@ impl Allocation {
         max_cluster: MaxCluster::Floor,
     };
 
+    /// AVG on the same largest clusters as this allocation: the schedule it is compared with.
+    pub fn avg_beside(&self) -> Allocation {
+        Allocation {
+            max_cluster: self.max_cluster,
+            ..Allocation::AVG
+        }
+    }
+
     pub const NAMES: [&'static str; 5] = [
         "avg",
         "opt(lock_in=false,risk=0)",

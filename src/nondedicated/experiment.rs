@@ -181,6 +181,11 @@ impl Experiment {
         Ok(())
     }
 
+    /// Jobs a replication simulates at most: the run's, or the history run's if longer.
+    pub fn simulated_jobs(&self) -> u64 {
+        self.workload.jobs.max(self.history_jobs) as u64
+    }
+
     /// The setup for `seed`: the ground truth's node speeds drawn from their own stream.
     pub fn setup(&self, seed: u64) -> Setup {
         let mut setup = self.setup;

@@ -175,6 +175,7 @@ fn adaptive(
     let (mut free, mut running, mut cursor, mut unfinished) = (procs, 0usize, 0usize, measured.len());
     let mut sizes: Vec<u32> = Vec::new();
     let mut caps: Vec<u32> = Vec::new();
+    let dif_free = matches!(policy, Policy::Adaptive { dif_free: true, .. });
     loop {
         let arrival = jobs.get(cursor).map(|j| j.arrival);
         let completion = completions.peek().map(|Reverse((t, _))| f64::from_bits(*t));
@@ -240,7 +241,6 @@ fn adaptive(
             }
         }
         if knowledge == 2 {
-            let dif_free = matches!(policy, Policy::Adaptive { dif_free: true, .. });
             let total = if dif_free { free } else { sizes.iter().sum() };
             differential(jobs, &waiting[..sizes.len()], total, &mut sizes);
         }

@@ -32,12 +32,18 @@ pub fn differences(plan: &Plan, compare: &Compare, results: &Results, cells: &[u
         if results[b].is_empty() || !cells.contains(&b) {
             continue;
         }
+        let pairs: Vec<_> = results[c]
+            .iter()
+            .filter_map(|run| {
+                results[b]
+                    .iter()
+                    .find(|r| r.rep == run.rep)
+                    .map(|base| (run, base))
+            })
+            .collect();
         for m in 0..plan.metrics.len() {
             let (mut absolute, mut relative) = (Vec::new(), Vec::new());
-            for run in &results[c] {
-                let Some(base) = results[b].iter().find(|r| r.rep == run.rep) else {
-                    continue;
-                };
+            for (run, base) in &pairs {
                 let (x, y) = (run.metrics[m], base.metrics[m]);
                 absolute.push(x - y);
                 if y != 0.0 && y.is_finite() {
