@@ -150,6 +150,7 @@ pub struct Truth {
 
 impl Truth {
     /// Whether the cluster follows the model exactly.
+    #[inline]
     pub fn exact(&self) -> bool {
         self.speed_noise == 0.0 && self.interference == 0.0
     }
@@ -170,6 +171,7 @@ impl Truth {
     /// The progress rate a job really gets on `on`: on each node its speed over its demand
     /// (at least 1) times the co-scheduling slowdown, the slowest node setting the pace.
     /// Equal to [`rate`] when [`Truth::exact`].
+    #[inline]
     pub fn rate(&self, nodes: &[Node], speeds: &[f64], on: &[u32]) -> f64 {
         if self.exact() {
             return rate(nodes, on);
