@@ -467,7 +467,11 @@ fn spec_mistakes_are_named() {
         ("min = 3", "min = 1", &["replications", "min = 1"]),
         ("target = 0.08", "target = -1.0", &["replications.target", "-1"]),
         ("x = \"load\"", "x = \"procs\"", &["plot[0]", "procs"]),
-        ("model = \"downey\"", "model = \"lublin\"", &["lublin", "downey"]),
+        (
+            "model = \"downey\"",
+            "model = \"feitelson\"",
+            &["feitelson", "downey, lublin"],
+        ),
         (
             "model = \"downey\"",
             "model = \"downey\"\ntrace = \"x.swf\"",

@@ -34,7 +34,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run one simulation and print its summary.
-    Run(run::RunArgs),
+    Run(Box<run::RunArgs>),
     /// Inspect workload traces.
     #[command(subcommand)]
     Trace(trace::TraceCommand),
@@ -61,7 +61,7 @@ enum Command {
 
 pub fn run() -> Result<()> {
     match Cli::parse().command {
-        Command::Run(args) => run::run(args),
+        Command::Run(args) => run::run(*args),
         Command::Trace(command) => trace::run(command),
         Command::Sweep(args) => sweep::run(args),
         Command::Predict(args) => predict::run(args),

@@ -46,6 +46,14 @@ pub struct RunArgs {
     /// Traces, with --resample shake: the largest move of a submit time, seconds [default: 60].
     #[arg(long, requires = "resample")]
     shake_jitter: Option<u64>,
+    /// Traces: user estimates as logged, or from Tsafrir's model drawn with the seed
+    /// (models take --param estimates=tsafrir).
+    #[arg(long, value_parser = ["logged", "tsafrir"])]
+    estimates: Option<String>,
+    /// Traces, with --estimates tsafrir: the largest estimate, seconds [default: the
+    /// longest runtime rounded up to an hour].
+    #[arg(long, requires = "estimates")]
+    max_estimate: Option<u64>,
     /// Scheduling policy: fcfs, easy, sjbf, conservative, easy-pred, prio (Priority-FIFO,
     /// needs --priorities) or ga (needs --priorities, which keeps the functions of an
     /// augmented trace), also ga(population=20,generations=100,mutation=10).
@@ -96,6 +104,10 @@ fn experiment(args: &RunArgs) -> Result<Rigid> {
             "--load and --load-scale apply to --trace; give a model its load with --param load=X"
         );
         anyhow::ensure!(args.resample.is_none(), "--resample applies to --trace");
+        anyhow::ensure!(
+            args.estimates.is_none(),
+            "--estimates applies to --trace; give a model its estimates with --param estimates=tsafrir"
+        );
     } else {
         anyhow::ensure!(args.params.is_empty(), "--param applies to --model, not --trace");
     }
@@ -116,6 +128,12 @@ fn experiment(args: &RunArgs) -> Result<Rigid> {
             "shake_jitter",
             args.shake_jitter
                 .map(|j| Value::Int(j.min(i64::MAX as u64) as i64)),
+        ),
+        ("estimates", args.estimates.clone().map(Value::Str)),
+        (
+            "max_estimate",
+            args.max_estimate
+                .map(|m| Value::Int(m.min(i64::MAX as u64) as i64)),
         ),
         ("scheduler", Some(Value::Str(args.scheduler.to_string()))),
         ("predictor", args.predictor.clone().map(Value::Str)),

@@ -2,14 +2,14 @@
 //! queue (Downey 1997): the parameters and the run; the strategies and the simulator are
 //! in [`crate::malleable`].
 
-use super::rigid::downey_model;
+use super::rigid::model;
 use crate::malleable::{Allocation, MalleableReport, Strategy, application_centric, simulate};
 use crate::params::{Key, ParamError, Params, policy};
 use crate::sim::Window;
 use crate::workload::synth::Model;
 
 /// The strategy and the evaluation leave the workload alone; `model` and the Downey
-/// model's keys ([`super::rigid::MODEL_KEYS`]) shape it.
+/// model's keys ([`super::rigid::DOWNEY_MODEL_KEYS`]) shape it.
 pub const KEYS: [Key; 3] = [policy("strategy"), policy("evaluation"), policy("max_cluster")];
 
 /// A malleable experiment.
@@ -63,7 +63,10 @@ pub fn from_params(params: &Params, window: Option<&Window>) -> Result<Malleable
         )
         .into());
     }
-    let model = downey_model(params, &KEYS, None)?;
+    if !params.is("model", "downey") {
+        return Err(format!("strategy = {strategy}: malleable strategies need model = \"downey\"").into());
+    }
+    let model = model(params, &KEYS, None)?;
     Ok(Malleable {
         allocation,
         application,

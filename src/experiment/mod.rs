@@ -69,16 +69,16 @@ impl Experiment {
 
     /// The keys this experiment takes.
     pub fn keys(&self) -> Vec<Key> {
-        let tables: [&[Key]; 2] = match self {
-            Experiment::Rigid(r) => match r.source {
-                rigid::Source::Model(_) => [&rigid::POLICY_KEYS, &rigid::MODEL_KEYS],
-                rigid::Source::Trace(_) => [&rigid::POLICY_KEYS, &rigid::TRACE_KEYS],
+        let (own, workload): (&[Key], Vec<Key>) = match self {
+            Experiment::Rigid(r) => match &r.source {
+                rigid::Source::Model(m) => (&rigid::POLICY_KEYS, rigid::model_keys(m.name())),
+                rigid::Source::Trace(_) => (&rigid::POLICY_KEYS, rigid::TRACE_KEYS.to_vec()),
             },
-            Experiment::Malleable(_) => [&malleable::KEYS, &rigid::MODEL_KEYS],
-            Experiment::Moldable(_) => [&moldable::KEYS, &[]],
-            Experiment::Cluster(_) => [&cluster::KEYS, &[]],
+            Experiment::Malleable(_) => (&malleable::KEYS, rigid::DOWNEY_MODEL_KEYS.to_vec()),
+            Experiment::Moldable(_) => (&moldable::KEYS, Vec::new()),
+            Experiment::Cluster(_) => (&cluster::KEYS, Vec::new()),
         };
-        tables.concat()
+        [own, &workload].concat()
     }
 
     /// Jobs one replication generates, for kinds that generate them (a trace's size is

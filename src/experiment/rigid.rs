@@ -14,9 +14,10 @@ use crate::sched::{AnyScheduler, SchedulerKind};
 use crate::seed::mix64;
 use crate::sim::{Engine, Window};
 use crate::utility::{Augmentation, PriorityMap, UtilityModel};
+use crate::workload::estimates::{EstimateModel, Tsafrir};
 use crate::workload::selection::JobRange;
 use crate::workload::swf::SwfOptions;
-use crate::workload::synth::downey::DOWNEY_KEYS;
+use crate::workload::synth::lublin::LUBLIN_KEYS;
 use crate::workload::synth::{MODEL_NAMES, Model};
 use crate::workload::{MAX_PROCS, Selection, Workload};
 
@@ -24,7 +25,7 @@ use crate::workload::{MAX_PROCS, Selection, Workload};
 pub const POLICY_KEYS: [Key; 2] = [policy("scheduler"), policy("predictor")];
 
 /// `model` and the Downey model's parameters (docs/semantics.md).
-pub const MODEL_KEYS: [Key; 12] = [
+pub const DOWNEY_MODEL_KEYS: [Key; 12] = [
     workload("model"),
     workload("procs"),
     workload("load"),
@@ -40,7 +41,7 @@ pub const MODEL_KEYS: [Key; 12] = [
 ];
 
 /// A trace and how to read, scale and augment it; all shape the workload.
-pub const TRACE_KEYS: [Key; 18] = [
+pub const TRACE_KEYS: [Key; 20] = [
     workload("trace"),
     workload("procs"),
     workload("load"),
@@ -58,6 +59,8 @@ pub const TRACE_KEYS: [Key; 18] = [
     workload("utility_sd"),
     workload("start_bin"),
     workload("exact_estimates"),
+    workload("estimates"),
+    workload("max_estimate"),
     workload("lenient"),
 ];
 
@@ -85,6 +88,8 @@ pub struct TraceSource {
     /// Input shaking: each replication moves every submit by up to this many seconds
     /// (`workload::resample::shake`); `None` replays the trace as recorded.
     pub shake: Option<crate::Time>,
+    /// Estimates from Tsafrir's model, drawn per replication, instead of the logged ones.
+    pub estimates: Option<Tsafrir>,
 }
 
 /// Where a rigid experiment's jobs come from.
@@ -107,24 +112,30 @@ pub struct Rigid {
     pub exact_estimates: bool,
 }
 
-/// The Downey model from `model` and its keys; any other key but `extra` is refused. With
-/// a measurement window, enough jobs for it are generated unless `jobs` says otherwise.
-pub(crate) fn downey_model(
-    params: &Params,
-    extra: &[Key],
-    window: Option<&Window>,
-) -> Result<Model, ParamError> {
+/// `model` and the keys of the model named `name` (docs/semantics.md).
+pub fn model_keys(name: &str) -> Vec<Key> {
+    match name {
+        "lublin" => std::iter::once(workload("model"))
+            .chain(LUBLIN_KEYS.iter().map(|&k| workload(k)))
+            .collect(),
+        _ => DOWNEY_MODEL_KEYS.to_vec(),
+    }
+}
+
+/// The model `model` names, from its keys; any other key but `extra` is refused. With a
+/// measurement window, enough jobs for it are generated unless `jobs` says otherwise.
+pub(crate) fn model(params: &Params, extra: &[Key], window: Option<&Window>) -> Result<Model, ParamError> {
     let name = params.text("model").unwrap_or_default();
     if !MODEL_NAMES.contains(&name.as_str()) {
         return Err(format!("model = '{name}': unknown; allowed: {}", MODEL_NAMES.join(", ")).into());
     }
-    let allowed: Vec<Key> = extra.iter().chain(&MODEL_KEYS).copied().collect();
+    let keys = model_keys(&name);
+    let allowed: Vec<Key> = extra.iter().chain(&keys).copied().collect();
     params.only(&allowed, &format!("model {name}"))?;
-    let mut model_params: Vec<(String, String)> = params
-        .0
+    // The model's own keys, in its order (lublin's max_estimate after estimates).
+    let mut model_params: Vec<(String, String)> = keys[1..]
         .iter()
-        .filter(|(k, _)| DOWNEY_KEYS.contains(&k.as_str()))
-        .map(|(k, v)| (k.clone(), v.to_string()))
+        .filter_map(|k| params.get(k.name).map(|v| (k.name.to_string(), v.to_string())))
         .collect();
     if let Some(w) = window {
         let needed = w.measured.end + w.saturation.unwrap_or(0);
@@ -263,6 +274,37 @@ fn trace(params: &Params, base_dir: &Path) -> Result<TraceSource, ParamError> {
             });
         }
     };
+    let estimates = match params.text("estimates").as_deref() {
+        None | Some("logged") => {
+            if params.has("max_estimate") {
+                return Err("max_estimate: applies with estimates = \"tsafrir\""
+                    .to_string()
+                    .into());
+            }
+            None
+        }
+        Some("tsafrir") => {
+            let model = EstimateModel::Tsafrir(Tsafrir {
+                max_estimate: params
+                    .whole("max_estimate")?
+                    .map(|m| m.min(i64::MAX as u64) as i64),
+            });
+            model
+                .validate("max_estimate")
+                .map_err(|e| ParamError::Invalid(e.to_string()))?;
+            match model {
+                EstimateModel::Tsafrir(t) => Some(t),
+                EstimateModel::Exact => None,
+            }
+        }
+        Some(other) => {
+            return Err(ParamError::BadValue {
+                key: "estimates".into(),
+                value: other.into(),
+                expected: "logged or tsafrir".into(),
+            });
+        }
+    };
     let procs = match params.whole("procs")? {
         Some(p) if p > MAX_PROCS as u64 => {
             return Err(format!("procs = {p}: at most {MAX_PROCS} processors").into());
@@ -282,6 +324,7 @@ fn trace(params: &Params, base_dir: &Path) -> Result<TraceSource, ParamError> {
         load,
         load_scale,
         shake,
+        estimates,
     })
 }
 
@@ -297,7 +340,7 @@ pub fn from_params(params: &Params, base_dir: &Path, window: Option<&Window>) ->
                     .into(),
             );
         }
-        (true, false) => Source::Model(downey_model(params, &POLICY_KEYS, window)?),
+        (true, false) => Source::Model(model(params, &POLICY_KEYS, window)?),
         (false, true) => Source::Trace(trace(params, base_dir)?),
     };
     let (scheduler, predictor) = policies(params)?;
@@ -378,13 +421,27 @@ impl Rigid {
                     (None, Some(f)) => Cow::Owned(scale_arrivals(w, f)),
                     (None, None) => Cow::Borrowed(w),
                 };
-                match t.shake {
+                let shaken = match t.shake {
                     Some(jitter) => {
                         let mut shaken = scaled.into_owned();
                         crate::workload::resample::shake(&mut shaken.jobs, jitter, seed);
                         Cow::Owned(shaken)
                     }
                     None => scaled,
+                };
+                match &t.estimates {
+                    Some(model) => {
+                        let mut estimated = shaken.into_owned();
+                        let adjusted = model.assign(&mut estimated.jobs, mix64(seed ^ 0x7473_6166_7269_7235));
+                        if adjusted != Default::default() {
+                            estimated.header.comments.push(format!(
+                                "Note: Tsafrir estimates cut {} runtimes to the maximal estimate and raised {} estimate values to it",
+                                adjusted.runtimes_cut, adjusted.values_raised
+                            ));
+                        }
+                        Cow::Owned(estimated)
+                    }
+                    None => shaken,
                 }
             }
         };
@@ -460,9 +517,11 @@ mod tests {
 
     /// The Downey model's keys here are the ones its parameters take, in the same order.
     #[test]
-    fn model_keys_are_the_downey_keys() {
-        let names: Vec<&str> = MODEL_KEYS[1..].iter().map(|k| k.name).collect();
-        assert_eq!(names, DOWNEY_KEYS);
-        assert!(MODEL_KEYS.iter().all(|k| k.shapes_workload));
+    fn model_keys_are_the_models_keys() {
+        let names: Vec<&str> = DOWNEY_MODEL_KEYS[1..].iter().map(|k| k.name).collect();
+        assert_eq!(names, crate::workload::synth::downey::DOWNEY_KEYS);
+        assert!(DOWNEY_MODEL_KEYS.iter().all(|k| k.shapes_workload));
+        let names: Vec<&str> = model_keys("lublin")[1..].iter().map(|k| k.name).collect();
+        assert_eq!(names, LUBLIN_KEYS);
     }
 }

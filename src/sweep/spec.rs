@@ -8,8 +8,8 @@
 //! max_cells = 1000               # grids larger than this need --yes
 //!
 //! [run]                          # fixed run parameters
-//! model = "downey"               # or trace = "path/to/log.swf.gz" (relative to this file)
-//! days = 20                      # model parameters by name
+//! model = "lublin"               # or "downey", or trace = "path/to/log.swf.gz" (relative to this file)
+//! estimates = "tsafrir"          # model parameters by name
 //! scheduler = "easy"
 //!
 //! [axes]                         # any run parameter, in this order

@@ -1,6 +1,7 @@
 //! Workloads: the job table, SWF traces, synthetic models, job selection, and the utility
 //! functions of completion time that jobs may carry (Lee & Snavely).
 
+pub mod estimates;
 pub mod info;
 mod jobs;
 pub mod resample;

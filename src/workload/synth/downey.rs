@@ -15,7 +15,7 @@
 //!   (at least 1) with runtime `L / S(n)` rounded to the nearest second, at least 1 s; the
 //!   estimate equals the runtime. `L`, `A` and `sigma` are kept in the job table.
 
-use super::{ModelRng, parse_param, unit};
+use super::{ModelRng, check_procs, parse_param, unit, unknown_key};
 use crate::error::{Error, Result};
 use crate::speedup::downey_speedup;
 use crate::workload::{JobRecord, Jobs, MalleableColumns, SkipCounts, Workload, swf::SwfHeader};
@@ -89,13 +89,7 @@ impl DowneyParams {
             "parallelism_max" => self.parallelism_max = parse_param(key, value)?,
             "sigma_min" => self.sigma_min = parse_param(key, value)?,
             "sigma_max" => self.sigma_max = parse_param(key, value)?,
-            _ => {
-                return Err(Error::Param {
-                    key: key.into(),
-                    value: value.into(),
-                    message: format!("unknown key for model downey; known: {}", DOWNEY_KEYS.join(", ")),
-                });
-            }
+            _ => return Err(unknown_key("downey", key, value, &DOWNEY_KEYS)),
         }
         Ok(())
     }
@@ -108,13 +102,7 @@ impl DowneyParams {
                 message: message.into(),
             })
         };
-        if !(1..=crate::workload::MAX_PROCS).contains(&self.procs) {
-            return bad(
-                "procs",
-                self.procs.to_string(),
-                &format!("must be from 1 to {}", crate::workload::MAX_PROCS),
-            );
-        }
+        check_procs(self.procs)?;
         if self.days == 0 && self.jobs.is_none() {
             return bad("days", "0".into(), "must be at least 1 (or give jobs)");
         }

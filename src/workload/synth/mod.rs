@@ -1,11 +1,13 @@
 //! Synthetic workload models, generated from a seed so every run is reproducible.
 
 pub mod downey;
+pub mod lublin;
 
 use crate::error::{Error, Result};
 use crate::workload::Workload;
 
 pub use downey::DowneyParams;
+pub use lublin::LublinParams;
 
 /// Random numbers for the models: xoshiro256++ seeded through SplitMix64.
 pub type ModelRng = rand_xoshiro::Xoshiro256PlusPlus;
@@ -14,10 +16,11 @@ pub type ModelRng = rand_xoshiro::Xoshiro256PlusPlus;
 #[derive(Clone, Debug, PartialEq)]
 pub enum Model {
     Downey(DowneyParams),
+    Lublin(Box<LublinParams>),
 }
 
 /// Names accepted by `--model`.
-pub const MODEL_NAMES: [&str; 1] = ["downey"];
+pub const MODEL_NAMES: [&str; 2] = ["downey", "lublin"];
 
 impl Model {
     /// Builds a model from its name and `key=value` parameters, validating each.
@@ -31,6 +34,14 @@ impl Model {
                 p.validate()?;
                 Ok(Model::Downey(p))
             }
+            "lublin" => {
+                let mut p = LublinParams::default();
+                for (k, v) in params {
+                    p.set(k, v)?;
+                }
+                p.validate()?;
+                Ok(Model::Lublin(Box::new(p)))
+            }
             _ => Err(Error::Invalid(format!(
                 "unknown model '{name}'; known models: {}",
                 MODEL_NAMES.join(", ")
@@ -38,10 +49,19 @@ impl Model {
         }
     }
 
+    /// The name `model =` gives.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Model::Downey(_) => "downey",
+            Model::Lublin(_) => "lublin",
+        }
+    }
+
     /// Jobs a replication generates (expected, for a model that draws arrivals).
     pub fn expected_jobs(&self) -> u64 {
         match self {
             Model::Downey(p) => p.expected_jobs(),
+            Model::Lublin(p) => p.jobs as u64,
         }
     }
 
@@ -49,6 +69,7 @@ impl Model {
     pub fn generate(&self, seed: u64) -> Workload {
         match self {
             Model::Downey(p) => p.generate(seed),
+            Model::Lublin(p) => p.generate(seed),
         }
     }
 }
@@ -66,6 +87,27 @@ pub(crate) fn standard_normal(rng: &mut ModelRng) -> f64 {
     let u1 = 1.0 - unit(rng); // in (0, 1]
     let u2 = unit(rng);
     (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+}
+
+/// The error for a key model `model` does not take.
+pub(crate) fn unknown_key(model: &str, key: &str, value: &str, known: &[&str]) -> Error {
+    Error::Param {
+        key: key.into(),
+        value: value.into(),
+        message: format!("unknown key for model {model}; known: {}", known.join(", ")),
+    }
+}
+
+/// Checks a model's machine size.
+pub(crate) fn check_procs(procs: u32) -> Result<()> {
+    if (1..=crate::workload::MAX_PROCS).contains(&procs) {
+        return Ok(());
+    }
+    Err(Error::Param {
+        key: "procs".into(),
+        value: procs.to_string(),
+        message: format!("must be from 1 to {}", crate::workload::MAX_PROCS),
+    })
 }
 
 /// Parses one model parameter value, naming the key in the error.
