@@ -6,6 +6,8 @@
 
 mod common;
 
+use common::ks;
+
 use schedlab::experiment::Simulate;
 use schedlab::metrics::Summary;
 use schedlab::sched::SchedulerKind;
@@ -17,26 +19,6 @@ use schedlab::workload::synth::LublinParams;
 
 /// Samples of the model pooled for a comparison, each as long as a reference log.
 const SAMPLES: u64 = 20;
-
-/// Kolmogorov-Smirnov distance between two samples (ties handled: the CDFs are compared
-/// after every distinct value).
-fn ks(a: &[f64], b: &[f64]) -> f64 {
-    let (mut a, mut b) = (a.to_vec(), b.to_vec());
-    a.sort_by(f64::total_cmp);
-    b.sort_by(f64::total_cmp);
-    let (mut i, mut j, mut d) = (0, 0, 0f64);
-    while i < a.len() && j < b.len() {
-        let x = a[i].min(b[j]);
-        while i < a.len() && a[i] <= x {
-            i += 1;
-        }
-        while j < b.len() && b[j] <= x {
-            j += 1;
-        }
-        d = d.max((i as f64 / a.len() as f64 - j as f64 / b.len() as f64).abs());
-    }
-    d
-}
 
 struct Shape {
     serial: f64,

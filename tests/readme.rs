@@ -95,6 +95,7 @@ fn every_readme_example_runs_as_written() {
     let written = [
         "jobs.csv",
         "schedule.swf",
+        "resampled.swf",
         "blue-utility.swf",
         "fig5.svg",
         "pairs.csv",

@@ -91,6 +91,16 @@ struct ReadArgs {
 }
 
 impl ReadArgs {
+    /// The flags as run parameters.
+    fn flags(&self) -> Vec<(&'static str, Option<Value>)> {
+        vec![
+            ("procs", self.procs.map(|p| Value::Int(p.into()))),
+            ("jobs", self.jobs.as_ref().map(|r| Value::Str(r.to_string()))),
+            ("first", self.first.map(|n| Value::Int(n as i64))),
+            ("lenient", self.lenient.then_some(Value::Bool(true))),
+        ]
+    }
+
     fn swf_options(&self) -> SwfOptions {
         SwfOptions {
             procs: self.procs,

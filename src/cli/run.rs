@@ -8,6 +8,7 @@ use std::time::Instant;
 use anyhow::Result;
 use clap::Args;
 
+use super::trace::ResampleArgs;
 use super::utility::UtilityArgs;
 use super::{ReadArgs, parse_key_value};
 use schedlab::atomic::write_atomically;
@@ -39,13 +40,8 @@ pub struct RunArgs {
     /// Traces: multiply inter-arrival times by this.
     #[arg(long)]
     load_scale: Option<f64>,
-    /// Traces: draw a new workload from the trace for the seed. shake: every submit time
-    /// moved by up to --shake-jitter seconds (input shaking).
-    #[arg(long, value_parser = ["none", "shake"])]
-    resample: Option<String>,
-    /// Traces, with --resample shake: the largest move of a submit time, seconds [default: 60].
-    #[arg(long, requires = "resample")]
-    shake_jitter: Option<u64>,
+    #[command(flatten)]
+    resample: ResampleArgs,
     /// Traces: user estimates as logged, or from Tsafrir's model drawn with the seed
     /// (models take --param estimates=tsafrir).
     #[arg(long, value_parser = ["logged", "tsafrir"])]
@@ -103,7 +99,7 @@ fn experiment(args: &RunArgs) -> Result<Rigid> {
             args.load.is_none() && args.load_scale.is_none(),
             "--load and --load-scale apply to --trace; give a model its load with --param load=X"
         );
-        anyhow::ensure!(args.resample.is_none(), "--resample applies to --trace");
+        anyhow::ensure!(args.resample.method.is_none(), "--resample applies to --trace");
         anyhow::ensure!(
             args.estimates.is_none(),
             "--estimates applies to --trace; give a model its estimates with --param estimates=tsafrir"
@@ -117,18 +113,8 @@ fn experiment(args: &RunArgs) -> Result<Rigid> {
             args.trace.as_ref().map(|p| Value::Str(p.display().to_string())),
         ),
         ("model", args.model.clone().map(Value::Str)),
-        ("procs", read.procs.map(|p| Value::Int(p.into()))),
-        ("jobs", read.jobs.as_ref().map(|r| Value::Str(r.to_string()))),
-        ("first", read.first.map(|n| Value::Int(n as i64))),
-        ("lenient", read.lenient.then_some(Value::Bool(true))),
         ("load", args.load.map(Value::Float)),
         ("load_scale", args.load_scale.map(Value::Float)),
-        ("resample", args.resample.clone().map(Value::Str)),
-        (
-            "shake_jitter",
-            args.shake_jitter
-                .map(|j| Value::Int(j.min(i64::MAX as u64) as i64)),
-        ),
         ("estimates", args.estimates.clone().map(Value::Str)),
         (
             "max_estimate",
@@ -143,6 +129,8 @@ fn experiment(args: &RunArgs) -> Result<Rigid> {
         ),
     ];
     flags.extend(args.utility.flags());
+    flags.extend(read.flags());
+    flags.extend(args.resample.flags());
     let params = super::params(&args.params, flags)?;
     let mut rigid = rigid::from_params(&params, Path::new(""), None).map_err(schedlab::Error::from)?;
     if let (Source::Trace(t), Some(path)) = (&mut rigid.source, &args.trace) {

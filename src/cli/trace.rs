@@ -1,14 +1,56 @@
-//! `schedlab trace info`: what a trace holds.
+//! `schedlab trace info` (what a trace holds) and `schedlab trace resample` (a new
+//! workload drawn from a trace, written as SWF), and the resampling flags `run` shares.
 
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use clap::Subcommand;
+use clap::{Args, Subcommand};
 
 use super::ReadArgs;
+use schedlab::atomic::write_atomically;
+use schedlab::experiment::Value;
+use schedlab::experiment::rigid::{self, Source};
 use schedlab::workload::info::TraceInfo;
-use schedlab::workload::swf::read_swf;
+use schedlab::workload::swf::{read_swf, write_swf};
+
+/// How a replication draws a new workload from a trace (`run`, `trace resample`).
+#[derive(Args, Default)]
+pub struct ResampleArgs {
+    /// Traces: draw a new workload from the trace for the seed. shake: every submit time
+    /// moved by up to --shake-jitter seconds (input shaking); users: the users' sub-traces
+    /// recombined week by week (Zakay & Feitelson; docs/semantics.md).
+    #[arg(long = "resample", value_name = "METHOD", value_parser = ["none", "shake", "users"])]
+    pub method: Option<String>,
+    /// With --resample shake: the largest move of a submit time, seconds [default: 60].
+    #[arg(long, requires = "method")]
+    pub shake_jitter: Option<u64>,
+    /// With --resample users: weeks of the new workload [default: the trace's].
+    #[arg(long, requires = "method")]
+    pub resample_weeks: Option<u64>,
+    /// With --resample users: a user active over at least this many weeks is long-term
+    /// [default: 12].
+    #[arg(long, requires = "method")]
+    pub long_term_weeks: Option<u64>,
+    /// With --resample users: new temporary users per week relative to the trace's (the
+    /// load by users) [default: 1].
+    #[arg(long, requires = "method")]
+    pub users_scale: Option<f64>,
+}
+
+impl ResampleArgs {
+    /// The flags as run parameters.
+    pub fn flags(&self) -> Vec<(&'static str, Option<Value>)> {
+        let whole = |v: Option<u64>| v.map(|v| Value::Int(v.min(i64::MAX as u64) as i64));
+        vec![
+            ("resample", self.method.clone().map(Value::Str)),
+            ("shake_jitter", whole(self.shake_jitter)),
+            ("resample_weeks", whole(self.resample_weeks)),
+            ("long_term_weeks", whole(self.long_term_weeks)),
+            ("users_scale", self.users_scale.map(Value::Float)),
+        ]
+    }
+}
 
 #[derive(Subcommand)]
 pub enum TraceCommand {
@@ -22,10 +64,38 @@ pub enum TraceCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Write a new workload drawn from a trace for a seed as SWF, with a header saying how
+    /// it was made (--resample users or shake; also --estimates tsafrir).
+    Resample {
+        /// SWF trace (.swf or .swf.gz).
+        path: PathBuf,
+        #[command(flatten)]
+        read: ReadArgs,
+        #[command(flatten)]
+        resample: ResampleArgs,
+        /// User estimates as logged, or from Tsafrir's model drawn with the seed.
+        #[arg(long, value_parser = ["logged", "tsafrir"])]
+        estimates: Option<String>,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// The SWF file to write.
+        #[arg(long, value_name = "FILE.swf")]
+        out: PathBuf,
+    },
 }
 
 pub fn run(command: TraceCommand) -> Result<()> {
-    let TraceCommand::Info { path, read, json } = command;
+    let (path, read, json) = match command {
+        TraceCommand::Info { path, read, json } => (path, read, json),
+        TraceCommand::Resample {
+            path,
+            read,
+            resample,
+            estimates,
+            seed,
+            out,
+        } => return resample_trace(&path, &read, &resample, estimates, seed, &out),
+    };
     let workload =
         read_swf(&path, &read.swf_options()).with_context(|| format!("reading {}", path.display()))?;
     let info = TraceInfo::of(&workload);
@@ -40,5 +110,56 @@ pub fn run(command: TraceCommand) -> Result<()> {
         }
     }
     out.flush()?;
+    Ok(())
+}
+
+/// `trace resample`: the workload a sweep's replication `seed` would replay, as SWF.
+fn resample_trace(
+    path: &Path,
+    read: &ReadArgs,
+    resample: &ResampleArgs,
+    estimates: Option<String>,
+    seed: u64,
+    out: &Path,
+) -> Result<()> {
+    anyhow::ensure!(
+        resample.method.is_some() || estimates.is_some(),
+        "say how to draw the workload: --resample users|shake and/or --estimates tsafrir"
+    );
+    let mut flags = vec![
+        ("trace", Some(Value::Str(path.display().to_string()))),
+        ("scheduler", Some(Value::Str("fcfs".into()))),
+        ("estimates", estimates.map(Value::Str)),
+    ];
+    flags.extend(read.flags());
+    flags.extend(resample.flags());
+    let params = super::params(&[], flags)?;
+    let experiment = rigid::from_params(&params, Path::new(""), None).map_err(schedlab::Error::from)?;
+    let Source::Trace(source) = &experiment.source else {
+        unreachable!("a trace was given")
+    };
+    let trace = read_swf(path, &source.options).with_context(|| format!("reading {}", path.display()))?;
+    let offered = TraceInfo::of(&trace).offered_load;
+    let workload = experiment.workload(seed, Some((&trace, offered)))?;
+    let how: Vec<String> = params
+        .0
+        .iter()
+        .filter(|(k, _)| k.as_str() != "trace" && k.as_str() != "scheduler")
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    let note = format!(
+        "drawn from {} with seed {seed}: {}",
+        path.display(),
+        how.join(", ")
+    );
+    // No schedule: every wait (field 3) is written as unknown, -1.
+    let starts: Vec<i64> = workload.jobs.submit.iter().map(|s| s - 1).collect();
+    write_atomically(out, |w| write_swf(w, &workload, &starts, &note))?;
+    eprintln!(
+        "{} jobs ({} in the trace) -> {}",
+        workload.jobs.len(),
+        trace.jobs.len(),
+        out.display()
+    );
     Ok(())
 }

@@ -15,6 +15,7 @@ use crate::seed::mix64;
 use crate::sim::{Engine, Window};
 use crate::utility::{Augmentation, PriorityMap, UtilityModel};
 use crate::workload::estimates::{EstimateModel, Tsafrir};
+use crate::workload::resample::{Resample, UserResampling};
 use crate::workload::selection::JobRange;
 use crate::workload::swf::SwfOptions;
 use crate::workload::synth::lublin::LUBLIN_KEYS;
@@ -41,13 +42,16 @@ pub const DOWNEY_MODEL_KEYS: [Key; 12] = [
 ];
 
 /// A trace and how to read, scale and augment it; all shape the workload.
-pub const TRACE_KEYS: [Key; 20] = [
+pub const TRACE_KEYS: [Key; 23] = [
     workload("trace"),
     workload("procs"),
     workload("load"),
     workload("load_scale"),
     workload("resample"),
     workload("shake_jitter"),
+    workload("resample_weeks"),
+    workload("long_term_weeks"),
+    workload("users_scale"),
     workload("jobs"),
     workload("first"),
     workload("priorities"),
@@ -85,9 +89,9 @@ pub struct TraceSource {
     pub load: Option<f64>,
     /// Inter-arrival times are multiplied by this.
     pub load_scale: Option<f64>,
-    /// Input shaking: each replication moves every submit by up to this many seconds
-    /// (`workload::resample::shake`); `None` replays the trace as recorded.
-    pub shake: Option<crate::Time>,
+    /// Each replication's new workload (input shaking or user-based resampling,
+    /// `workload::resample`); `None` replays the trace as recorded.
+    pub resample: Option<Resample>,
     /// Estimates from Tsafrir's model, drawn per replication, instead of the logged ones.
     pub estimates: Option<Tsafrir>,
 }
@@ -220,6 +224,75 @@ fn policies(params: &Params) -> Result<(SchedulerKind, Option<PredictorKind>), P
     Ok((scheduler, predictor))
 }
 
+/// `resample` and the keys of the method it names.
+fn resample(params: &Params) -> Result<Option<Resample>, ParamError> {
+    let method = params.text("resample");
+    let only = |keys: &[&str]| -> Result<(), ParamError> {
+        let all = ["shake_jitter", "resample_weeks", "long_term_weeks", "users_scale"];
+        match all.iter().find(|k| !keys.contains(k) && params.has(k)) {
+            Some(k) => {
+                let needs = if *k == "shake_jitter" { "shake" } else { "users" };
+                Err(format!("{k}: applies with resample = \"{needs}\"").into())
+            }
+            None => Ok(()),
+        }
+    };
+    let bad = |key: &str, value: String, expected: &str| ParamError::BadValue {
+        key: key.into(),
+        value,
+        expected: expected.into(),
+    };
+    match method.as_deref() {
+        None | Some("none") => {
+            only(&[])?;
+            Ok(None)
+        }
+        Some("shake") => {
+            only(&["shake_jitter"])?;
+            let jitter = params
+                .whole("shake_jitter")?
+                .unwrap_or(crate::workload::resample::DEFAULT_SHAKE_JITTER as u64);
+            if !(1..=86_400).contains(&jitter) {
+                return Err(bad(
+                    "shake_jitter",
+                    jitter.to_string(),
+                    "a whole number of seconds from 1 to 86400",
+                ));
+            }
+            Ok(Some(Resample::Shake(jitter as crate::Time)))
+        }
+        Some("users") => {
+            only(&["resample_weeks", "long_term_weeks", "users_scale"])?;
+            let mut users = UserResampling::default();
+            if let Some(w) = params.whole("resample_weeks")? {
+                if !(1..=10_000).contains(&w) {
+                    return Err(bad(
+                        "resample_weeks",
+                        w.to_string(),
+                        "a whole number of weeks from 1 to 10000",
+                    ));
+                }
+                users.weeks = Some(w as u32);
+            }
+            if let Some(w) = params.whole("long_term_weeks")? {
+                users.long_term_weeks = w.min(u32::MAX as u64) as u32;
+            }
+            if let Some(s) = params.positive("users_scale")? {
+                if s > 100.0 {
+                    return Err(bad(
+                        "users_scale",
+                        s.to_string(),
+                        "a number above 0 and at most 100",
+                    ));
+                }
+                users.users_scale = s;
+            }
+            Ok(Some(Resample::Users(users)))
+        }
+        Some(other) => Err(bad("resample", other.into(), "none, shake or users")),
+    }
+}
+
 /// A trace replay's source, its paths relative to `base_dir`.
 fn trace(params: &Params, base_dir: &Path) -> Result<TraceSource, ParamError> {
     let keys: Vec<Key> = POLICY_KEYS.iter().chain(&TRACE_KEYS).copied().collect();
@@ -244,36 +317,7 @@ fn trace(params: &Params, base_dir: &Path) -> Result<TraceSource, ParamError> {
             .to_string()
             .into());
     }
-    let shake = match params.text("resample").as_deref() {
-        None | Some("none") => {
-            if params.has("shake_jitter") {
-                return Err("shake_jitter: applies with resample = \"shake\""
-                    .to_string()
-                    .into());
-            }
-            None
-        }
-        Some("shake") => {
-            let jitter = params
-                .whole("shake_jitter")?
-                .unwrap_or(crate::workload::resample::DEFAULT_SHAKE_JITTER as u64);
-            if !(1..=86_400).contains(&jitter) {
-                return Err(ParamError::BadValue {
-                    key: "shake_jitter".into(),
-                    value: jitter.to_string(),
-                    expected: "a whole number of seconds from 1 to 86400".into(),
-                });
-            }
-            Some(jitter as crate::Time)
-        }
-        Some(other) => {
-            return Err(ParamError::BadValue {
-                key: "resample".into(),
-                value: other.into(),
-                expected: "none or shake".into(),
-            });
-        }
-    };
+    let resample = resample(params)?;
     let estimates = match params.text("estimates").as_deref() {
         None | Some("logged") => {
             if params.has("max_estimate") {
@@ -323,7 +367,7 @@ fn trace(params: &Params, base_dir: &Path) -> Result<TraceSource, ParamError> {
         },
         load,
         load_scale,
-        shake,
+        resample,
         estimates,
     })
 }
@@ -421,11 +465,11 @@ impl Rigid {
                     (None, Some(f)) => Cow::Owned(scale_arrivals(w, f)),
                     (None, None) => Cow::Borrowed(w),
                 };
-                let shaken = match t.shake {
-                    Some(jitter) => {
-                        let mut shaken = scaled.into_owned();
-                        crate::workload::resample::shake(&mut shaken.jobs, jitter, seed);
-                        Cow::Owned(shaken)
+                let shaken = match &t.resample {
+                    Some(method) => {
+                        let mut drawn = scaled.into_owned();
+                        method.apply(&mut drawn.jobs, seed);
+                        Cow::Owned(drawn)
                     }
                     None => scaled,
                 };

@@ -32,7 +32,7 @@
 
 use std::fmt;
 
-use rand_xoshiro::rand_core::{Rng, SeedableRng};
+use rand_xoshiro::rand_core::SeedableRng;
 
 use crate::Time;
 use crate::error::{Error, Result};
@@ -182,7 +182,7 @@ impl Tsafrir {
 
 /// A uniform index below `n` (n >= 1).
 fn below(rng: &mut ModelRng, n: usize) -> usize {
-    ((rng.next_u64() as u128 * n as u128) >> 64) as usize
+    crate::workload::synth::below(rng, n as u64) as usize
 }
 
 /// Distinct values K for `n` jobs: piecewise linear through the paper's fitted points.
@@ -392,6 +392,7 @@ pub fn histogram(n: usize, max: Time, rng: &mut ModelRng) -> Vec<(Time, usize)> 
 mod tests {
     use super::*;
     use crate::workload::JobRecord;
+    use rand_xoshiro::rand_core::Rng;
 
     #[test]
     fn value_count_follows_the_fitted_points() {

@@ -218,6 +218,44 @@ impl Jobs {
         jobs
     }
 
+    /// A table of the rows `order` names, in that order; a row may be named more than once.
+    pub fn gather(&self, order: &[u32]) -> Jobs {
+        fn pick<T: Clone>(column: &[T], order: &[u32]) -> Vec<T> {
+            if column.is_empty() {
+                return Vec::new();
+            }
+            order.iter().map(|&i| column[i as usize].clone()).collect()
+        }
+        Jobs {
+            swf_id: pick(&self.swf_id, order),
+            submit: pick(&self.submit, order),
+            runtime: pick(&self.runtime, order),
+            procs: pick(&self.procs, order),
+            estimate: pick(&self.estimate, order),
+            user: pick(&self.user, order),
+            group: pick(&self.group, order),
+            executable: pick(&self.executable, order),
+            queue: pick(&self.queue, order),
+            partition: pick(&self.partition, order),
+            status: pick(&self.status, order),
+            recorded_wait: pick(&self.recorded_wait, order),
+            avg_cpu: pick(&self.avg_cpu, order),
+            used_memory: pick(&self.used_memory, order),
+            requested_procs: pick(&self.requested_procs, order),
+            requested_time: pick(&self.requested_time, order),
+            requested_memory: pick(&self.requested_memory, order),
+            preceding_job: pick(&self.preceding_job, order),
+            think_time: pick(&self.think_time, order),
+            malleable: self.malleable.as_ref().map(|m| MalleableColumns {
+                lifetime: pick(&m.lifetime, order),
+                avg_parallelism: pick(&m.avg_parallelism, order),
+                sigma: pick(&m.sigma, order),
+            }),
+            priority: self.priority.as_ref().map(|p| pick(p, order)),
+            utility: self.utility.as_ref().map(|u| pick(u, order)),
+        }
+    }
+
     /// Sorts every column stably by submit time, so `JobId` order becomes arrival order
     /// with ties kept in trace order. O(n) when already sorted, O(n log n) otherwise.
     pub fn sort_by_submit(&mut self) {
@@ -226,41 +264,6 @@ impl Jobs {
         }
         let mut order: Vec<u32> = (0..self.len() as u32).collect();
         order.sort_by_key(|&i| self.submit[i as usize]);
-        fn permute<T: Clone>(column: &mut Vec<T>, order: &[u32]) {
-            if column.is_empty() {
-                return;
-            }
-            *column = order.iter().map(|&i| column[i as usize].clone()).collect();
-        }
-        permute(&mut self.swf_id, &order);
-        permute(&mut self.submit, &order);
-        permute(&mut self.runtime, &order);
-        permute(&mut self.procs, &order);
-        permute(&mut self.estimate, &order);
-        permute(&mut self.user, &order);
-        permute(&mut self.group, &order);
-        permute(&mut self.executable, &order);
-        permute(&mut self.queue, &order);
-        permute(&mut self.partition, &order);
-        permute(&mut self.status, &order);
-        permute(&mut self.recorded_wait, &order);
-        permute(&mut self.avg_cpu, &order);
-        permute(&mut self.used_memory, &order);
-        permute(&mut self.requested_procs, &order);
-        permute(&mut self.requested_time, &order);
-        permute(&mut self.requested_memory, &order);
-        permute(&mut self.preceding_job, &order);
-        permute(&mut self.think_time, &order);
-        if let Some(m) = &mut self.malleable {
-            permute(&mut m.lifetime, &order);
-            permute(&mut m.avg_parallelism, &order);
-            permute(&mut m.sigma, &order);
-        }
-        if let Some(p) = &mut self.priority {
-            permute(p, &order);
-        }
-        if let Some(u) = &mut self.utility {
-            permute(u, &order);
-        }
+        *self = self.gather(&order);
     }
 }

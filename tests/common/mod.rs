@@ -24,6 +24,26 @@ pub fn trace(name: &str) -> Option<PathBuf> {
     }
 }
 
+/// Kolmogorov-Smirnov distance between two samples (ties handled: the CDFs are compared
+/// after every distinct value).
+pub fn ks(a: &[f64], b: &[f64]) -> f64 {
+    let (mut a, mut b) = (a.to_vec(), b.to_vec());
+    a.sort_by(f64::total_cmp);
+    b.sort_by(f64::total_cmp);
+    let (mut i, mut j, mut d) = (0, 0, 0f64);
+    while i < a.len() && j < b.len() {
+        let x = a[i].min(b[j]);
+        while i < a.len() && a[i] <= x {
+            i += 1;
+        }
+        while j < b.len() && b[j] <= x {
+            j += 1;
+        }
+        d = d.max((i as f64 / a.len() as f64 - j as f64 / b.len() as f64).abs());
+    }
+    d
+}
+
 /// Runs `kind` on `workload` with the validator on; returns start and end times.
 pub fn simulate(workload: &Workload, kind: SchedulerKind) -> (Vec<Time>, Vec<Time>) {
     let mut engine = Engine::new().with_validation(true);

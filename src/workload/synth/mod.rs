@@ -81,6 +81,13 @@ pub(crate) fn unit(rng: &mut ModelRng) -> f64 {
     (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
 }
 
+/// A uniform draw from 0 to `n - 1` (n >= 1), by multiplying 64 random bits by `n`.
+#[inline]
+pub(crate) fn below(rng: &mut ModelRng, n: u64) -> u64 {
+    use rand_xoshiro::rand_core::Rng;
+    ((rng.next_u64() as u128 * n as u128) >> 64) as u64
+}
+
 /// A standard normal draw (Box-Muller; one of the pair is used, so a draw does not depend
 /// on how many came before).
 pub(crate) fn standard_normal(rng: &mut ModelRng) -> f64 {
