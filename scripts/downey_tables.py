@@ -57,12 +57,12 @@ def pct(x):
     return f"{100 * x:.0f}%"
 
 
-ledger = Ledger("The workload is Downey's model (128 processors, load 0.75, 120 days), 10 replications "
+ledger = Ledger("The workload is Downey's model (128 processors, rho 0.75, 120 days), 10 replications "
                 "with the same workloads for every strategy; ± is the 95% half-width.")
 
 # Section 4 and 5.2: the workload and the application-centric evaluation of OPT.
 jobs = sensitivity[("floor", "system", "avg", "jobs")]
-ledger.claim("sec. 5.2", "jobs in 120 days at load 0.75", "30,421", ci(sensitivity, ("floor", "system", "avg", "jobs")),
+ledger.claim("sec. 5.2", "jobs in 120 days at rho 0.75", "30,421", ci(sensitivity, ("floor", "system", "avg", "jobs")),
              holds(abs(jobs[0] - 30421) <= 0.02 * 30421))
 spoiled = app("opt", "spoiled_fraction")
 ledger.claim("sec. 5.2", "jobs AVG gives their maximum (spoiled)", "63%", pct(spoiled), compare([0.63], [spoiled], 0.03))

@@ -89,7 +89,7 @@ fn downey(seed: u64, days: &str) -> Workload {
 fn downey_at(seed: u64, days: &str, load: &str) -> Workload {
     let mut params = DowneyParams::default();
     params.set("days", days).unwrap();
-    params.set("load", load).unwrap();
+    params.set("rho", load).unwrap();
     let mut w = params.generate(seed);
     w.jobs = valued(w.jobs, seed);
     w

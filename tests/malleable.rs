@@ -68,7 +68,7 @@ fn avg_is_the_rigid_engines_fcfs_for_sequential_jobs() {
         parallelism_max: 1.0 + 1e-12,
         procs: 3,
         days: 30,
-        load: 1.0,
+        rho: Some(1.0),
         ..DowneyParams::default()
     }
     .generate(5);
@@ -105,7 +105,7 @@ proptest! {
     /// instant has more processors busy than the machine.
     #[test]
     fn strategies_keep_the_invariants(seed in 0u64..1000, procs in 4u32..40, load in 0.3f64..1.2) {
-        let w = DowneyParams { procs, load, days: 1, parallelism_max: 64.0, ..DowneyParams::default() }.generate(seed);
+        let w = DowneyParams { procs, rho: Some(load), days: 1, parallelism_max: 64.0, ..DowneyParams::default() }.generate(seed);
         let model = w.jobs.malleable.as_ref().unwrap();
         let strategies = ["avg", "opt", "pred", "bias(lock_in=true)", "pred(predictor=exact,risk=0.2)", "heur",
             "pred(lifetimes=model,lock_in=true)", "pred(prompts=events)", "bias(prompts=events,lock_in=true)"];

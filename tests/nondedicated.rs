@@ -272,7 +272,7 @@ mod estimators {
         // simulator (their code paths share only the policy pass).
         let none = LocalLoad::Fixed(vec![]);
         let db = HistDb::default();
-        for (seed, setup) in (1..=3).flat_map(|seed| policies().into_iter().map(move |p| (seed, p))) {
+        for (seed, setup) in (1..=12).flat_map(|seed| policies().into_iter().map(move |p| (seed, p))) {
             let jobs = ParallelWorkload {
                 jobs: 250,
                 arrival_scale: 0.6,

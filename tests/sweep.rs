@@ -313,7 +313,7 @@ fn tampered_journals_are_refused_naming_the_line() {
 #[test]
 fn sequential_stopping_reaches_the_target_on_a_poisson_count() {
     // The number of jobs in one day of the Downey model is Poisson with mean
-    // lambda * 12 h = 0.5 * 64 / E[L] * 43200 = 84.9, so its coefficient of variation is
+    // lambda * 12 h = rho * 64 / E[L] * 43200 = 84.9, so its coefficient of variation is
     // 1 / sqrt(84.9) = 0.1085 and a 95% interval within +-2% of the mean needs about
     // (1.96 * 0.1085 / 0.02)^2 = 113 replications.
     let dir = temp("stopping");
@@ -322,7 +322,7 @@ metrics = ["jobs"]
 [run]
 model = "downey"
 procs = 64
-load = 0.5
+rho = 0.5
 days = 1
 scheduler = "fcfs"
 [replications]

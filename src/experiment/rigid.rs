@@ -26,9 +26,10 @@ use crate::workload::{MAX_PROCS, Selection, Workload};
 pub const POLICY_KEYS: [Key; 2] = [policy("scheduler"), policy("predictor")];
 
 /// `model` and the Downey model's parameters (docs/semantics.md).
-pub const DOWNEY_MODEL_KEYS: [Key; 12] = [
+pub const DOWNEY_MODEL_KEYS: [Key; 13] = [
     workload("model"),
     workload("procs"),
+    workload("rho"),
     workload("load"),
     workload("days"),
     workload("jobs"),

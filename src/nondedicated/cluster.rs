@@ -157,14 +157,18 @@ impl Truth {
 
     /// The speed of each of `nodes` nodes (all 1 without noise).
     pub fn speeds(&self, nodes: u32) -> Vec<f64> {
-        use crate::workload::synth::{ModelRng, standard_normal};
+        use crate::workload::synth::ModelRng;
+        use rand_distr::{Distribution, StandardNormal};
         use rand_xoshiro::rand_core::SeedableRng;
         if self.speed_noise == 0.0 {
             return vec![1.0; nodes as usize];
         }
         let mut rng = ModelRng::seed_from_u64(self.seed);
         (0..nodes)
-            .map(|_| (self.speed_noise * standard_normal(&mut rng)).exp())
+            .map(|_| {
+                let z: f64 = StandardNormal.sample(&mut rng);
+                (self.speed_noise * z).exp()
+            })
             .collect()
     }
 

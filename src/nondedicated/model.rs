@@ -26,7 +26,8 @@ use crate::call::{Call, CallError};
 
 use rand_xoshiro::rand_core::SeedableRng;
 
-use crate::workload::synth::{ModelRng, standard_normal, unit};
+use crate::workload::synth::{ModelRng, unit};
+use rand_distr::{Distribution, Exp1, Gamma, StandardNormal};
 
 /// A NAS benchmark of Table 3.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -169,11 +170,12 @@ impl ParallelWorkload {
     /// The jobs, in arrival order: benchmark and size uniform, the first arriving at 0.
     pub fn generate(&self, seed: u64) -> Vec<ParallelJob> {
         let mut rng = ModelRng::seed_from_u64(seed);
+        let gaps = Gamma::new(self.gamma_alpha, self.gamma_beta).expect("a positive shape and scale");
         let mut t = 0.0;
         (0..self.jobs)
             .map(|i| {
                 if i > 0 {
-                    t += gamma(&mut rng, self.gamma_alpha) * self.gamma_beta * self.arrival_scale;
+                    t += gaps.sample(&mut rng) * self.arrival_scale;
                 }
                 let b = Benchmark::ALL[(unit(&mut rng) * 4.0) as usize];
                 let tasks = [4, 8, 16][(unit(&mut rng) * 3.0) as usize];
@@ -291,10 +293,12 @@ impl LocalProcess {
             }
         }
         let (_, cpu_mean, cpu_sd, mem_mean, mem_sd) = profile.table();
-        let cpu = (cpu_mean + cpu_sd * standard_normal(rng)).clamp(0.0, 1.0);
-        let memory = (mem_mean + mem_sd * standard_normal(rng)).clamp(0.0, 1.0);
+        let (z_cpu, z_memory): (f64, f64) = (StandardNormal.sample(rng), StandardNormal.sample(rng));
+        let cpu = (cpu_mean + cpu_sd * z_cpu).clamp(0.0, 1.0);
+        let memory = (mem_mean + mem_sd * z_memory).clamp(0.0, 1.0);
         let stage = if unit(rng) < SESSION_STAGES[0].0 { 0 } else { 1 };
-        let length = -SESSION_STAGES[stage].1 * (1.0 - unit(rng)).ln();
+        let e: f64 = Exp1.sample(rng);
+        let length = SESSION_STAGES[stage].1 * e;
         self.pending.push(LocalSession {
             node,
             start: t,
@@ -325,23 +329,6 @@ impl LocalProcess {
             self.pending.insert(at, s);
         }
         debug_assert!(session.node < self.nodes);
-    }
-}
-
-/// Gamma(shape, 1) by Marsaglia & Tsang (shape >= 1).
-fn gamma(rng: &mut ModelRng, shape: f64) -> f64 {
-    let d = shape - 1.0 / 3.0;
-    let c = 1.0 / (9.0 * d).sqrt();
-    loop {
-        let x = standard_normal(rng);
-        let v = (1.0 + c * x).powi(3);
-        if v <= 0.0 {
-            continue;
-        }
-        let u = unit(rng);
-        if u.ln() < 0.5 * x * x + d - d * v + d * v.ln() {
-            return d * v;
-        }
     }
 }
 

@@ -292,18 +292,24 @@ pub fn simulate_observed(
                 waiting: c.queue.len(),
             });
         }
-        // Local ends, then starts, then completions, then arrivals.
+        // Local ends, then starts, then completions, then arrivals. A pass runs only when
+        // one of them happened: a stale completion (a job's projected end before its rate
+        // changed) is no event, and a pass there would let the schedule depend on when
+        // projections were made.
+        let mut happened = false;
         while let Some(&e) = c.events.peek()
             && e.t == now
             && e.kind == 0
         {
             c.events.pop();
+            happened = true;
             let s = c.sessions[e.id as usize].take().expect("a session to end");
             let n = &mut c.nodes[e.id as usize];
             (n.has_local, n.local_cpu, n.local_memory) = (false, 0.0, 0.0);
             process.ended(&s, now);
         }
         while process.next_start() == Some(now) {
+            happened = true;
             let s = process.pop().expect("a session to start");
             local_sessions += 1;
             let n = &mut c.nodes[s.node as usize];
@@ -321,17 +327,19 @@ pub fn simulate_observed(
         {
             c.events.pop();
             if e.generation == c.generation[e.id as usize] {
+                happened = true;
                 c.complete(e.id as usize, now);
                 observer.ended(e.id as usize, c.outcomes[e.id as usize].as_ref().expect("ended"));
                 done += 1;
             }
         }
         while next_arrival < jobs.len() && jobs[next_arrival].arrival == now {
+            happened = true;
             c.queue.push(next_arrival);
             observer.arrived(next_arrival, &c.snapshot(now));
             next_arrival += 1;
         }
-        if c.schedule(now) {
+        if happened && c.schedule(now) {
             last_start = now;
             let started = std::mem::take(&mut c.started);
             for (job, _) in &started {

@@ -7,8 +7,11 @@ use std::str::FromStr;
 
 use crate::call::{Call, CallError};
 
+use rand_distr::{Distribution, Exp1};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use rand_xoshiro::rand_core::{Rng, SeedableRng};
+use rand_xoshiro::rand_core::SeedableRng;
+
+use crate::workload::synth::unit;
 
 /// The two stages of the hyper-exponential essential work W: (probability, mean).
 pub const WORK_STAGES: [(f64, f64); 2] = [(0.125, 101.0), (0.875, 1.3)];
@@ -137,11 +140,8 @@ impl MoldableJob {
 /// Draws W from the two-stage hyper-exponential.
 pub fn sample_work(rng: &mut Xoshiro256PlusPlus) -> f64 {
     let stage = if unit(rng) < WORK_STAGES[0].0 { 0 } else { 1 };
-    -WORK_STAGES[stage].1 * (1.0 - unit(rng)).ln()
-}
-
-fn unit(rng: &mut Xoshiro256PlusPlus) -> f64 {
-    (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    let e: f64 = Exp1.sample(rng);
+    WORK_STAGES[stage].1 * e
 }
 
 /// `jobs` jobs of `workload` arriving at offered `load` on `procs` processors: mean
@@ -155,7 +155,8 @@ pub fn generate(workload: Workload, procs: u32, load: f64, jobs: usize, seed: u6
     let mut t = 0.0;
     (0..jobs)
         .map(|_| {
-            t += -mean_gap * (1.0 - unit(&mut rng)).ln();
+            let e: f64 = Exp1.sample(&mut rng);
+            t += mean_gap * e;
             let work = sample_work(&mut rng);
             let p_max = P_MAX[((unit(&mut rng) * 3.0) as usize).min(2)];
             let shape = shapes[((unit(&mut rng) * shapes.len() as f64) as usize).min(shapes.len() - 1)];

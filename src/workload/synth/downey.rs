@@ -7,8 +7,8 @@
 //!
 //! Choices where the paper is silent, used everywhere:
 //! - The arrival rate `lambda` is the day-time rate, chosen so that `rho = lambda E[L] / N`
-//!   (the paper's definition; with 12 h of arrivals a day the 24-hour average offered load is
-//!   `rho / 2`). This reproduces the paper's 160 jobs a day at rho = 0.5 (we get about 170)
+//!   (the paper's definition, key `rho`); with 12 h of arrivals a day the 24-hour average
+//!   offered load, key `load` as in every other model, is `rho / 2` (`rho x day_hours / 24`). This reproduces the paper's 160 jobs a day at rho = 0.5 (we get about 170)
 //!   and its 30,421 jobs in 120 days at rho = 0.75 (we expect about 30,600).
 //! - Arrival instants are floored to whole seconds (ties then keep generation order).
 //! - Until malleable allocation exists, a job is rigid on `n = min(round(A), N)` processors
@@ -19,6 +19,7 @@ use super::{ModelRng, check_procs, parse_param, unit, unknown_key};
 use crate::error::{Error, Result};
 use crate::speedup::downey_speedup;
 use crate::workload::{JobRecord, Jobs, MalleableColumns, SkipCounts, Workload, swf::SwfHeader};
+use rand_distr::{Distribution, Exp};
 use rand_xoshiro::rand_core::SeedableRng;
 
 /// Parameters of the Downey model; every one can be set with `--param key=value`.
@@ -26,8 +27,11 @@ use rand_xoshiro::rand_core::SeedableRng;
 pub struct DowneyParams {
     /// Processors N.
     pub procs: u32,
-    /// Offered load rho = lambda E\[L\] / N.
-    pub load: f64,
+    /// The paper's rho = lambda E\[L\] / N, lambda the day-time arrival rate; `None`: from
+    /// `load`, else 0.75.
+    pub rho: Option<f64>,
+    /// Offered load over whole days, `rho x day_hours / 24`; the other way to set rho.
+    pub load: Option<f64>,
     /// Simulated days of arrivals.
     pub days: u32,
     /// If set, generate exactly this many jobs (as many days as it takes) instead of `days`.
@@ -46,7 +50,8 @@ impl Default for DowneyParams {
     fn default() -> Self {
         DowneyParams {
             procs: 128,
-            load: 0.75,
+            rho: None,
+            load: None,
             days: 30,
             jobs: None,
             day_hours: 12.0,
@@ -61,8 +66,9 @@ impl Default for DowneyParams {
 }
 
 /// Keys accepted by [`DowneyParams::set`].
-pub const DOWNEY_KEYS: [&str; 11] = [
+pub const DOWNEY_KEYS: [&str; 12] = [
     "procs",
+    "rho",
     "load",
     "days",
     "jobs",
@@ -79,7 +85,8 @@ impl DowneyParams {
     pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
         match key {
             "procs" => self.procs = parse_param(key, value)?,
-            "load" => self.load = parse_param(key, value)?,
+            "rho" => self.rho = Some(parse_param(key, value)?),
+            "load" => self.load = Some(parse_param(key, value)?),
             "days" => self.days = parse_param(key, value)?,
             "jobs" => self.jobs = Some(parse_param(key, value)?),
             "day_hours" => self.day_hours = parse_param(key, value)?,
@@ -116,8 +123,19 @@ impl DowneyParams {
                 "must be at most 2^40 s",
             );
         }
-        if !(self.load > 0.0 && self.load.is_finite()) {
-            return bad("load", self.load.to_string(), "must be a positive number");
+        if self.rho.is_some() && self.load.is_some() {
+            return bad(
+                "load",
+                self.load.unwrap_or_default().to_string(),
+                "rho and load both set the arrival rate; choose one",
+            );
+        }
+        for (key, value) in [("rho", self.rho), ("load", self.load)] {
+            if let Some(v) = value
+                && !(v > 0.0 && v.is_finite())
+            {
+                return bad(key, v.to_string(), "must be a positive number");
+            }
         }
         if !(self.day_hours > 0.0 && self.day_hours <= 24.0) {
             return bad("day_hours", self.day_hours.to_string(), "must be in (0, 24]");
@@ -151,9 +169,18 @@ impl DowneyParams {
         (self.lifetime_max - self.lifetime_min) / (self.lifetime_max / self.lifetime_min).ln()
     }
 
+    /// The paper's rho: given, from the offered load, or 0.75.
+    pub fn rho(&self) -> f64 {
+        match (self.rho, self.load) {
+            (Some(rho), _) => rho,
+            (None, Some(load)) => load * 24.0 / self.day_hours,
+            (None, None) => 0.75,
+        }
+    }
+
     /// Day-time arrival rate in jobs per second.
     pub fn arrival_rate(&self) -> f64 {
-        self.load * self.procs as f64 / self.mean_lifetime()
+        self.rho() * self.procs as f64 / self.mean_lifetime()
     }
 
     /// Jobs a replication generates: `jobs`, or the expected arrivals over `days`.
@@ -168,8 +195,10 @@ impl DowneyParams {
 
     pub fn describe(&self) -> String {
         format!(
-            "downey(procs={}, load={}, days={})",
-            self.procs, self.load, self.days
+            "downey(procs={}, rho={}, days={})",
+            self.procs,
+            self.rho(),
+            self.days
         )
     }
 
@@ -178,6 +207,7 @@ impl DowneyParams {
     pub fn generate(&self, seed: u64) -> Workload {
         let mut rng = ModelRng::seed_from_u64(seed);
         let rate = self.arrival_rate();
+        let gap = Exp::new(rate).expect("a positive, finite rate");
         let day_len = self.day_hours * 3600.0;
         let expected = match self.jobs {
             Some(n) => n,
@@ -200,7 +230,7 @@ impl DowneyParams {
                 if self.jobs.is_some_and(|n| jobs.len() >= n) {
                     break 'days;
                 }
-                t += -(1.0 - unit(&mut rng)).ln() / rate;
+                t += gap.sample(&mut rng);
                 if t >= day_len {
                     break;
                 }
@@ -253,7 +283,7 @@ mod tests {
     #[test]
     fn same_seed_same_jobs_and_jobs_per_day_match_the_paper() {
         let p = DowneyParams {
-            load: 0.5,
+            rho: Some(0.5),
             days: 40,
             ..DowneyParams::default()
         };
@@ -305,7 +335,18 @@ mod tests {
         assert!(e.contains("lod") && e.contains("load"), "{e}");
         let e = p.set("load", "high").unwrap_err().to_string();
         assert!(e.contains("load=high"), "{e}");
-        p.load = -1.0;
+        p.load = Some(-1.0);
         assert!(p.validate().is_err());
+        // rho and the offered load are two names for one rate: 12 h of arrivals a day.
+        let by_load = DowneyParams {
+            load: Some(0.375),
+            ..DowneyParams::default()
+        };
+        assert_eq!(by_load.rho(), 0.75);
+        let both = DowneyParams {
+            rho: Some(0.5),
+            ..by_load
+        };
+        assert!(both.validate().unwrap_err().to_string().contains("choose one"));
     }
 }
