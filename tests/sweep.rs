@@ -974,6 +974,12 @@ scheduler = "easy"
 
 [replications]
 count = 6
+
+[[plot]]
+metric = "mean_wait"
+x = "load"
+series = "scheduler"
+difference = true
 "#;
 
 /// `[compare]`: every cell but the baselines gets, per metric, the mean paired difference
@@ -1037,6 +1043,34 @@ fn paired_differences_match_a_recomputation_from_runs_csv() {
             .unwrap()
             .contains("differences.md")
     );
+    // The plot of the differences: one series per compared value, none for the baseline.
+    let svg = fs::read_to_string(one.join("mean_wait_difference_vs_load_by_scheduler.svg")).unwrap();
+    assert!(svg.contains("paired difference (%)"), "{svg}");
+    let legend = |label: &str| svg.lines().any(|l| l.trim() == label);
+    assert!(legend("scheduler=fcfs") && legend("scheduler=sjbf"), "{svg}");
+    assert!(!legend("scheduler=easy"), "no legend entry for the baseline");
+
+    // A plot of the differences needs [compare], and no log scale.
+    for (plot, needle) in [
+        ("difference = true\n", "needs a [compare] section"),
+        ("difference = true\nlog_y = true\n", "drop log_y"),
+    ] {
+        let spec = COMPARE.replace("[compare]\nscheduler = \"easy\"\n", "")
+            + "[[plot]]\nmetric = \"mean_wait\"\nx = \"load\"\nseries = \"scheduler\"\n"
+            + plot;
+        let path = dir.join("plot.toml");
+        fs::write(
+            &path,
+            if plot.contains("log_y") {
+                COMPARE.to_string() + &spec[spec.find("[[plot]]").unwrap()..]
+            } else {
+                spec
+            },
+        )
+        .unwrap();
+        let e = Plan::from_file(&path).unwrap_err().to_string();
+        assert!(e.contains(needle), "{plot}: {e}");
+    }
 
     // A workload axis cannot be compared on.
     let bad = COMPARE.replace("[compare]\nscheduler = \"easy\"", "[compare]\nload = 0.5");

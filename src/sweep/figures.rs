@@ -6,6 +6,7 @@ use std::path::Path;
 
 use super::output::{CellEstimates, Results};
 use super::spec::{Plan, PlotSpec};
+use super::stats::Estimate;
 use crate::error::Result;
 use crate::report::markdown::{self, Table};
 use crate::report::plot::{self, Figure, Point, Series};
@@ -61,9 +62,14 @@ pub fn summary_table(plan: &Plan, results: &Results, estimates: &[CellEstimates]
 /// File name of a plot: `<metric>_vs_<x>[_by_<series>][_<facet>-<value>].svg`, the facet
 /// value's characters other than letters, digits, '.' and '-' replaced by '_'.
 pub fn plot_file(p: &PlotSpec, facet: Option<&str>) -> String {
+    let metric = if p.difference {
+        format!("{}_difference", p.metric)
+    } else {
+        p.metric.clone()
+    };
     let mut name = match &p.series {
-        Some(s) => format!("{}_vs_{}_by_{s}", p.metric, p.x),
-        None => format!("{}_vs_{}", p.metric, p.x),
+        Some(s) => format!("{metric}_vs_{}_by_{s}", p.x),
+        None => format!("{metric}_vs_{}", p.x),
     };
     if let Some(label) = facet {
         let clean: String = label
@@ -139,7 +145,20 @@ pub fn figure(plan: &Plan, p: &PlotSpec, estimates: &[CellEstimates], facet: Opt
             high,
         });
     }
-    let mut title = format!("{} vs {} ({}% CI)", p.metric, p.x, plan.confidence * 100.0);
+    let baseline = plan
+        .compare
+        .as_ref()
+        .filter(|_| p.difference)
+        .map(|c| format!("{}={}", plan.axes[c.axis].name, c.baseline));
+    let what = match &baseline {
+        Some(b) => format!("{} against {b}, paired difference (%)", p.metric),
+        None => p.metric.clone(),
+    };
+    // The baseline's own series would be a line at 0: leave it out.
+    if let Some(b) = &baseline {
+        series.retain(|s| s.label.as_ref() != Some(b));
+    }
+    let mut title = format!("{what} vs {} ({}% CI)", p.x, plan.confidence * 100.0);
     if let Some(label) = facet {
         title = format!("{label}: {title}");
     }
@@ -147,9 +166,9 @@ pub fn figure(plan: &Plan, p: &PlotSpec, estimates: &[CellEstimates], facet: Opt
         title,
         x_label: p.x.clone(),
         y_label: if p.log_y {
-            format!("{} (log scale)", p.metric)
+            format!("{what} (log scale)")
         } else {
-            p.metric.clone()
+            what
         },
         categories: (!numeric).then(|| x_values.iter().map(|v| v.to_string()).collect()),
         log_y: p.log_y,
@@ -157,10 +176,38 @@ pub fn figure(plan: &Plan, p: &PlotSpec, estimates: &[CellEstimates], facet: Opt
     }
 }
 
+/// Each cell's paired relative difference against its baseline partner, in percent, in
+/// place of its estimates (cells without a partner left out).
+fn difference_estimates(plan: &Plan, results: &Results, estimates: &[CellEstimates]) -> Vec<CellEstimates> {
+    let Some(compare) = &plan.compare else {
+        return Vec::new();
+    };
+    let cells: Vec<usize> = estimates.iter().map(|e| e.0).collect();
+    let mut by_cell: Vec<CellEstimates> = Vec::new();
+    for d in super::compare::differences(plan, compare, results, &cells) {
+        if by_cell.last().is_none_or(|e| e.0 != d.cell) {
+            let nan = d.relative.clone();
+            by_cell.push((d.cell, vec![nan; plan.metrics.len()], None));
+        }
+        let r = d.relative;
+        by_cell.last_mut().expect("pushed").1[d.metric] = Estimate {
+            mean: 100.0 * r.mean,
+            sd: 100.0 * r.sd,
+            ci_low: 100.0 * r.ci_low,
+            ci_high: 100.0 * r.ci_high,
+            half_width: 100.0 * r.half_width,
+            ..r
+        };
+    }
+    by_cell
+}
+
 /// Writes `summary.md` and every plot of the plan into `dir`.
 pub fn write(dir: &Path, plan: &Plan, results: &Results, estimates: &[CellEstimates]) -> Result<()> {
     markdown::write_markdown(&dir.join("summary.md"), &summary_table(plan, results, estimates))?;
+    let differences = difference_estimates(plan, results, estimates);
     for p in &plan.plots {
+        let estimates = if p.difference { &differences } else { estimates };
         match &p.facet {
             None => plot::write_svg(&dir.join(plot_file(p, None)), &figure(plan, p, estimates, None))?,
             Some(name) => {

@@ -39,6 +39,7 @@
 //! series = "scheduler"
 //! log_y = true                   # optional
 //! facet = "workload"             # optional: one plot per value of this axis
+//! difference = true              # optional, with [compare]: the paired difference (%)
 //! ```
 //!
 //! Run parameters: `model`, `trace`, `scheduler`, `predictor` (for `sjbf` and `easy-pred`,
@@ -124,6 +125,8 @@ struct RawPlot {
     facet: Option<String>,
     #[serde(default)]
     log_y: bool,
+    #[serde(default)]
+    difference: bool,
 }
 
 /// How many replications each cell gets.
@@ -190,6 +193,9 @@ pub struct PlotSpec {
     pub facet: Option<String>,
     /// Logarithmic y axis (for metrics spanning orders of magnitude).
     pub log_y: bool,
+    /// Plot the paired relative difference against `[compare]`'s baseline (%), not the
+    /// metric itself.
+    pub difference: bool,
 }
 
 /// Paired differences against a baseline value of one axis (`[compare]`): each cell is
@@ -270,7 +276,7 @@ impl Plan {
         let only = parse_rules(&raw.only, "only", &axes).map_err(err)?;
         let (replications, confidence) = parse_replications(&raw.replications, &raw.metrics).map_err(err)?;
         let window = parse_window(raw.measure.as_ref()).map_err(err)?;
-        check_plots(&raw.plot, &raw.metrics, &axes).map_err(err)?;
+        check_plots(&raw.plot, &raw.metrics, &axes, raw.compare.is_some()).map_err(err)?;
 
         let mut cells = Vec::new();
         for values in grid(&axes, &exclude, &only) {
@@ -329,6 +335,7 @@ impl Plan {
                     series: p.series,
                     facet: p.facet,
                     log_y: p.log_y,
+                    difference: p.difference,
                 })
                 .collect(),
             max_cells: raw.max_cells.unwrap_or(DEFAULT_MAX_CELLS),
@@ -601,11 +608,24 @@ fn parse_window(measure: Option<&RawMeasure>) -> std::result::Result<Option<Wind
 }
 
 /// Each plot draws a listed metric against axes of the grid.
-fn check_plots(plots: &[RawPlot], metrics: &[String], axes: &[Axis]) -> std::result::Result<(), String> {
+fn check_plots(
+    plots: &[RawPlot],
+    metrics: &[String],
+    axes: &[Axis],
+    compare: bool,
+) -> std::result::Result<(), String> {
     let names: Vec<&str> = axes.iter().map(|a| a.name.as_str()).collect();
     for (i, p) in plots.iter().enumerate() {
         if !metrics.contains(&p.metric) {
             return Err(format!("plot[{i}].metric = '{}': not in metrics", p.metric));
+        }
+        if p.difference && !compare {
+            return Err(format!(
+                "plot[{i}].difference = true: needs a [compare] section naming the baseline"
+            ));
+        }
+        if p.difference && p.log_y {
+            return Err(format!("plot[{i}]: a difference can be negative; drop log_y"));
         }
         for axis in std::iter::once(&p.x).chain(p.series.iter()).chain(p.facet.iter()) {
             if !names.contains(&axis.as_str()) {
