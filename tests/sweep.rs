@@ -948,6 +948,18 @@ fn traces_without_estimates_and_loads_past_one_are_warned_about() {
     );
     let md = fs::read_to_string(dir.join("out/summary.md")).unwrap();
     assert!(md.contains("Warning: load = 1.2"), "{md}");
+    // With estimates from Tsafrir's model there is nothing to warn about estimates.
+    let modelled = spec.replace(
+        "scheduler = \"easy\"\n",
+        "scheduler = \"easy\"\nestimates = \"tsafrir\"\n",
+    );
+    let plan = plan_from(&modelled, &dir);
+    let report = run_sweep(&plan, &options(&dir.join("out2"), 1)).unwrap();
+    assert!(
+        !report.warnings.iter().any(|w| w.contains("user estimate")),
+        "{:?}",
+        report.warnings
+    );
     fs::remove_dir_all(&dir).unwrap();
 }
 

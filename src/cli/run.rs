@@ -151,7 +151,8 @@ pub fn run(args: RunArgs) -> Result<()> {
         Source::Model(_) => None,
     };
     let info = trace.as_ref().map(TraceInfo::of);
-    for warning in info.iter().flat_map(TraceInfo::warnings) {
+    let modelled = matches!(&rigid.source, Source::Trace(t) if t.estimates.is_some());
+    for warning in info.iter().flat_map(|i| i.warnings(modelled)) {
         eprintln!("schedlab: warning: {warning}");
     }
     if let (Some(target), Some(info)) = (args.load, &info)

@@ -105,7 +105,7 @@ pub fn run(command: TraceCommand) -> Result<()> {
         writeln!(out)?;
     } else {
         info.write_text(&mut out)?;
-        for warning in info.warnings() {
+        for warning in info.warnings(false) {
             writeln!(out, "warning        {warning}")?;
         }
     }

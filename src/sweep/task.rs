@@ -78,7 +78,7 @@ impl Traces {
                     });
                 }
                 let info = TraceInfo::of(&w);
-                traces.warnings.extend(info.warnings());
+                traces.warnings.extend(info.warnings(t.estimates.is_some()));
                 traces
                     .loaded
                     .insert(key.clone(), (Arc::new(w), info.offered_load));

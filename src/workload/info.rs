@@ -70,12 +70,15 @@ impl TraceInfo {
 
 impl TraceInfo {
     /// What a researcher should know before trusting a simulation of this trace.
-    pub fn warnings(&self) -> Vec<String> {
+    pub fn warnings(&self, modelled_estimates: bool) -> Vec<String> {
         let mut out = Vec::new();
-        if self.jobs > 0 && self.with_estimate == 0.0 {
+        if modelled_estimates {
+            // Estimates from a model replace the logged ones: nothing to say about those.
+        } else if self.jobs > 0 && self.with_estimate == 0.0 {
             out.push(format!(
                 "{}: no job has a user estimate (field 9), so the estimates are the runtimes: \
-                 backfilling sees exact runtimes, unlike on a real log",
+                 backfilling sees exact runtimes, unlike on a real log (--estimates tsafrir, or \
+                 estimates = \"tsafrir\" in a sweep, draws realistic ones)",
                 self.name
             ));
         } else if self.jobs > 0 && self.with_estimate < 0.5 {
