@@ -41,7 +41,8 @@ use rand_xoshiro::rand_core::SeedableRng;
 
 use crate::workload::Jobs;
 use crate::workload::UtilityFunction;
-use crate::workload::synth::{ModelRng, standard_normal, unit};
+use crate::workload::synth::{ModelRng, unit};
+use rand_distr::{Distribution, StandardNormal};
 
 /// Smallest deadline, seconds.
 pub const MIN_DEADLINE: f64 = 10.0;
@@ -286,7 +287,8 @@ impl UtilityModel {
             };
             let mean = (rank + 0.5) * bin;
             let per_proc_minute = loop {
-                let x = mean + self.sd * bin * standard_normal(&mut rng);
+                let z: f64 = StandardNormal.sample(&mut rng);
+                let x = mean + self.sd * bin * z;
                 if x >= 0.0 {
                     break x;
                 }

@@ -88,14 +88,6 @@ pub(crate) fn below(rng: &mut ModelRng, n: u64) -> u64 {
     ((rng.next_u64() as u128 * n as u128) >> 64) as u64
 }
 
-/// A standard normal draw (Box-Muller; one of the pair is used, so a draw does not depend
-/// on how many came before).
-pub(crate) fn standard_normal(rng: &mut ModelRng) -> f64 {
-    let u1 = 1.0 - unit(rng); // in (0, 1]
-    let u2 = unit(rng);
-    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
-}
-
 /// The error for a key model `model` does not take.
 pub(crate) fn unknown_key(model: &str, key: &str, value: &str, known: &[&str]) -> Error {
     Error::Param {
