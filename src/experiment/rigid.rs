@@ -266,11 +266,11 @@ fn resample(params: &Params) -> Result<Option<Resample>, ParamError> {
             only(&["resample_weeks", "long_term_weeks", "users_scale"])?;
             let mut users = UserResampling::default();
             if let Some(w) = params.whole("resample_weeks")? {
-                if !(1..=10_000).contains(&w) {
+                if !(1..=1_000).contains(&w) {
                     return Err(bad(
                         "resample_weeks",
                         w.to_string(),
-                        "a whole number of weeks from 1 to 10000",
+                        "a whole number of weeks from 1 to 1000 (about 19 years)",
                     ));
                 }
                 users.weeks = Some(w as u32);

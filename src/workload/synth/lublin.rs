@@ -20,7 +20,8 @@
 //!
 //! Choices where the generator leaves a value to the user (docs/semantics.md):
 //! - `uhi = log2(procs)` and `umed = uhi - 2.5` for every class, the generator's stated
-//!   rule; its compiled-in batch (`umed = 5`) and interactive (`uhi = 5.5`, `umed = 3`)
+//!   rule; on machines so small that this falls below `ulow` (fewer than about 16
+//!   processors), `umed = ulow`, and `ulow` is at most `uhi`; its compiled-in batch (`umed = 5`) and interactive (`uhi = 5.5`, `umed = 3`)
 //!   values for 128 processors are settable but not the default. The two 256-processor
 //!   logs in `../shared/traces` fit this rule (tests/lublin_model.rs).
 //! - `load`, when given, is the offered load `E[size * runtime] / (procs * E[gap])` summed
@@ -52,8 +53,12 @@ const CYCLE_START: usize = 11;
 pub struct ClassParams {
     pub serial_prob: f64,
     pub pow2_prob: f64,
-    pub ulow: f64,
-    /// `None`: `uhi - 2.5`.
+    /// `None`: the published value (`published_ulow`), at most `uhi`.
+    pub ulow: Option<f64>,
+    /// The class's published `ulow`, used when `ulow` is not given.
+    pub published_ulow: f64,
+    /// `None`: `uhi - 2.5`, but at least `ulow` (machines of fewer than about 16
+    /// processors, where the rule would fall below it).
     pub umed: Option<f64>,
     /// `None`: `log2(procs)`.
     pub uhi: Option<f64>,
@@ -77,7 +82,8 @@ impl ClassParams {
         ClassParams {
             serial_prob: 0.2927,
             pow2_prob: 0.6686,
-            ulow: 1.2,
+            ulow: None,
+            published_ulow: 1.2,
             umed: None,
             uhi: None,
             uprob: 0.875,
@@ -100,7 +106,8 @@ impl ClassParams {
         ClassParams {
             serial_prob: 0.1541,
             pow2_prob: 0.625,
-            ulow: 1.0,
+            ulow: None,
+            published_ulow: 1.0,
             umed: None,
             uhi: None,
             uprob: 0.705,
@@ -123,7 +130,8 @@ impl ClassParams {
         ClassParams {
             serial_prob: 0.244,
             pow2_prob: 0.576,
-            ulow: 0.8,
+            ulow: None,
+            published_ulow: 0.8,
             umed: None,
             uhi: None,
             uprob: 0.86,
@@ -145,7 +153,10 @@ impl ClassParams {
         let slot = match field {
             "serial_prob" => &mut self.serial_prob,
             "pow2_prob" => &mut self.pow2_prob,
-            "ulow" => &mut self.ulow,
+            "ulow" => {
+                self.ulow = Some(parse_param(key, value)?);
+                return Ok(true);
+            }
             "umed" => {
                 self.umed = Some(parse_param(key, value)?);
                 return Ok(true);
@@ -176,8 +187,13 @@ impl ClassParams {
         self.uhi.unwrap_or((procs as f64).log2())
     }
 
+    fn ulow(&self, procs: u32) -> f64 {
+        self.ulow.unwrap_or(self.published_ulow.min(self.uhi(procs)))
+    }
+
     fn umed(&self, procs: u32) -> f64 {
-        self.umed.unwrap_or(self.uhi(procs) - 2.5)
+        let (low, high) = (self.ulow(procs), self.uhi(procs));
+        self.umed.unwrap_or((high - 2.5).max(low))
     }
 
     fn validate(&self, class: &str, procs: u32) -> Result<()> {
@@ -204,7 +220,7 @@ impl ClassParams {
                 "serial_prob + pow2_prob must be at most 1",
             );
         }
-        let (low, med, high) = (self.ulow, self.umed(procs), self.uhi(procs));
+        let (low, med, high) = (self.ulow(procs), self.umed(procs), self.uhi(procs));
         if !(0.0 <= low && low <= med && med <= high && high <= 40.0) {
             return bad(
                 "umed",
@@ -544,7 +560,7 @@ impl ClassModel {
         let mut model = ClassModel {
             serial_prob: c.serial_prob,
             pow2_prob: c.pow2_prob,
-            low: c.ulow,
+            low: c.ulow(procs),
             med: c.umed(procs),
             high: c.uhi(procs),
             uprob: c.uprob,
@@ -824,6 +840,29 @@ mod tests {
             let offered = area / (procs as f64 * span);
             assert!((offered - 0.7).abs() < 0.03, "procs {procs}: offered {offered}");
         }
+    }
+
+    #[test]
+    fn small_machines_get_valid_defaults() {
+        for procs in [1, 2, 3, 4, 8, 15, 16] {
+            let p = LublinParams {
+                procs,
+                jobs: 2000,
+                load: Some(0.5),
+                ..LublinParams::default()
+            };
+            p.validate().unwrap_or_else(|e| panic!("procs {procs}: {e}"));
+            let w = p.generate(1);
+            assert!(
+                w.jobs.procs.iter().all(|&n| (1..=procs).contains(&n)),
+                "procs {procs}"
+            );
+        }
+        // At 16 processors and above, the published rule as it is.
+        let c = ClassParams::batch();
+        assert_eq!((c.ulow(64), c.umed(64), c.uhi(64)), (1.2, 3.5, 6.0));
+        assert_eq!((c.ulow(4), c.umed(4), c.uhi(4)), (1.2, 1.2, 2.0));
+        assert_eq!((c.ulow(1), c.umed(1), c.uhi(1)), (0.0, 0.0, 0.0));
     }
 
     #[test]
