@@ -721,3 +721,79 @@ fn shaken_trace_replays_follow_the_seed() {
     assert_eq!(shaken("3")["jobs"], run(&[])["jobs"]);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Flags that do not go together are bad input: exit status 2, with the reason.
+#[test]
+fn conflicting_flags_exit_2_with_the_reason() {
+    let trace = golden("sjbf_order.swf");
+    for (args, needle) in [
+        (
+            vec![
+                "run",
+                "--trace",
+                &trace,
+                "--param",
+                "load=1",
+                "--scheduler",
+                "easy",
+            ],
+            "--param applies to --model",
+        ),
+        (
+            vec![
+                "run",
+                "--model",
+                "lublin",
+                "--estimates",
+                "tsafrir",
+                "--scheduler",
+                "easy",
+            ],
+            "--estimates applies to --trace",
+        ),
+        (
+            vec!["trace", "resample", &trace, "--out", "unused.swf"],
+            "say how to draw the workload",
+        ),
+    ] {
+        let out = schedlab(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+}
+
+/// `trace resample` writes the workload a replication replays, as SWF, with a header
+/// naming how it was drawn; the same seed gives the same file.
+#[test]
+fn trace_resample_writes_a_reproducible_swf() {
+    let dir = temp_dir("resample");
+    let trace = golden("sjbf_order.swf");
+    let write = |seed: &str, name: &str| {
+        let path = dir.join(name);
+        let out = schedlab(&[
+            "trace",
+            "resample",
+            &trace,
+            "--resample",
+            "shake",
+            "--seed",
+            seed,
+            "--out",
+            path.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        std::fs::read_to_string(path).unwrap()
+    };
+    let (a, b, c) = (write("3", "a.swf"), write("3", "b.swf"), write("4", "c.swf"));
+    assert_eq!(a, b);
+    assert!(
+        a.contains("; Note: drawn from") && a.contains("seed 3") && a.contains("resample=shake"),
+        "{a}"
+    );
+    let jobs = |text: &str| text.lines().filter(|l| !l.starts_with(';')).count();
+    let original = read_swf(std::path::Path::new(&trace), &SwfOptions::default()).unwrap();
+    assert_eq!(jobs(&a), original.jobs.len());
+    assert_eq!(jobs(&c), original.jobs.len());
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -3,6 +3,16 @@
 //! [`schedlab::experiment::Experiment`], validated exactly as a sweep cell's), calls the
 //! library, and has the outcome write itself.
 
+/// Refuses a command line whose flags do not go together: bad input, exit status 2 (an
+/// `anyhow::ensure!` would exit 1, the status of a failure at run time).
+macro_rules! usage {
+    ($cond:expr, $($message:tt)+) => {
+        if !$cond {
+            return Err(schedlab::Error::Invalid(format!($($message)+)).into());
+        }
+    };
+}
+
 mod cluster;
 mod malleable;
 mod moldable;
@@ -141,12 +151,12 @@ fn params<'a>(
 ) -> Result<Params> {
     let mut params = Params::default();
     for (k, v) in pairs {
-        anyhow::ensure!(!params.has(k), "--param {k} given twice");
+        usage!(!params.has(k), "--param {k} given twice");
         params.insert(k.clone(), value(v));
     }
     for (k, v) in flags {
         if let Some(v) = v {
-            anyhow::ensure!(!params.has(k), "{k} given both as --param and as its own flag");
+            usage!(!params.has(k), "{k} given both as --param and as its own flag");
             params.insert(k, v);
         }
     }

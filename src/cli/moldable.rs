@@ -55,7 +55,7 @@ pub fn run(args: MoldableArgs) -> Result<()> {
         ("procs", Some(Value::Int(args.procs.into()))),
     ];
     let params = super::params(&[], flags)?;
-    anyhow::ensure!(args.window > 0, "--window: must be at least 1");
+    usage!(args.window > 0, "--window: must be at least 1");
     let window = Window {
         measured: args.warmup..args.warmup + args.window,
         saturation: Some(args.saturation),

@@ -91,21 +91,21 @@ pub struct RunArgs {
 fn experiment(args: &RunArgs) -> Result<Rigid> {
     let read = &args.read;
     if args.model.is_some() {
-        anyhow::ensure!(
+        usage!(
             read.jobs.is_none() && read.first.is_none() && !read.lenient,
             "--jobs, --first and --lenient apply to --trace"
         );
-        anyhow::ensure!(
+        usage!(
             args.load.is_none() && args.load_scale.is_none(),
             "--load and --load-scale apply to --trace; give a model its load with --param load=X"
         );
-        anyhow::ensure!(args.resample.method.is_none(), "--resample applies to --trace");
-        anyhow::ensure!(
+        usage!(args.resample.method.is_none(), "--resample applies to --trace");
+        usage!(
             args.estimates.is_none(),
             "--estimates applies to --trace; give a model its estimates with --param estimates=tsafrir"
         );
     } else {
-        anyhow::ensure!(args.params.is_empty(), "--param applies to --model, not --trace");
+        usage!(args.params.is_empty(), "--param applies to --model, not --trace");
     }
     let mut flags = vec![
         (

@@ -122,7 +122,7 @@ fn resample_trace(
     seed: u64,
     out: &Path,
 ) -> Result<()> {
-    anyhow::ensure!(
+    usage!(
         resample.method.is_some() || estimates.is_some(),
         "say how to draw the workload: --resample users|shake and/or --estimates tsafrir"
     );

@@ -378,7 +378,7 @@ impl LublinParams {
                     return Err(Error::Param {
                         key: key.into(),
                         value: value.into(),
-                        message: "needs estimates = tsafrir, given before it".into(),
+                        message: "applies with estimates = tsafrir".into(),
                     });
                 }
             }
