@@ -477,13 +477,7 @@ impl Rigid {
                 match &t.estimates {
                     Some(model) => {
                         let mut estimated = shaken.into_owned();
-                        let adjusted = model.assign(&mut estimated.jobs, mix64(seed ^ 0x7473_6166_7269_7235));
-                        if adjusted != Default::default() {
-                            estimated.header.comments.push(format!(
-                                "Note: Tsafrir estimates cut {} runtimes to the maximal estimate and raised {} estimate values to it",
-                                adjusted.runtimes_cut, adjusted.values_raised
-                            ));
-                        }
+                        model.apply(&mut estimated.jobs, &mut estimated.header.comments, seed);
                         Cow::Owned(estimated)
                     }
                     None => shaken,

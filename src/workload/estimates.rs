@@ -124,6 +124,19 @@ pub struct Adjustments {
 }
 
 impl Tsafrir {
+    /// The estimates of replication `seed`, from a stream of their own (so they never
+    /// change the jobs' other draws), with what had to change noted in `comments` (a
+    /// workload's SWF header).
+    pub fn apply(&self, jobs: &mut Jobs, comments: &mut Vec<String>, seed: u64) {
+        let adjusted = self.assign(jobs, crate::seed::mix64(seed ^ 0x7473_6166_7269_7235));
+        if adjusted != Adjustments::default() {
+            comments.push(format!(
+                "Note: Tsafrir estimates cut {} runtimes to the maximal estimate and raised {} estimate values to it",
+                adjusted.runtimes_cut, adjusted.values_raised
+            ));
+        }
+    }
+
     /// Gives every job an estimate (and requested time) from the model, drawn with `seed`.
     pub fn assign(&self, jobs: &mut Jobs, seed: u64) -> Adjustments {
         let n = jobs.len();

@@ -96,3 +96,21 @@ pub struct Workload {
     /// Job lines read but outside the selection (`--jobs`, `--first`); not an error.
     pub not_selected: u64,
 }
+
+impl Workload {
+    /// A generated workload: `name` for reports, `comments` for its SWF header.
+    pub fn synthetic(name: String, jobs: Jobs, procs: u32, comments: Vec<String>) -> Workload {
+        Workload {
+            name,
+            jobs,
+            procs,
+            header: swf::SwfHeader {
+                max_procs: Some(procs),
+                comments,
+                ..swf::SwfHeader::default()
+            },
+            skipped: SkipCounts::default(),
+            not_selected: 0,
+        }
+    }
+}

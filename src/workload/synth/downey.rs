@@ -18,7 +18,7 @@
 use super::{ModelRng, check_procs, parse_param, unit, unknown_key};
 use crate::error::{Error, Result};
 use crate::speedup::downey_speedup;
-use crate::workload::{JobRecord, Jobs, MalleableColumns, SkipCounts, Workload, swf::SwfHeader};
+use crate::workload::{JobRecord, Jobs, MalleableColumns, Workload};
 use rand_distr::{Distribution, Exp};
 use rand_xoshiro::rand_core::SeedableRng;
 
@@ -251,22 +251,11 @@ impl DowneyParams {
             }
         }
         jobs.malleable = Some(model);
-        let header = SwfHeader {
-            max_procs: Some(self.procs),
-            comments: vec![format!(
-                "Note: synthetic workload {} seed {seed}",
-                self.describe()
-            )],
-            ..SwfHeader::default()
-        };
-        Workload {
-            name: self.describe(),
-            jobs,
-            procs: self.procs,
-            header,
-            skipped: SkipCounts::default(),
-            not_selected: 0,
-        }
+        let comments = vec![format!(
+            "Note: synthetic workload {} seed {seed}",
+            self.describe()
+        )];
+        Workload::synthetic(self.describe(), jobs, self.procs, comments)
     }
 }
 

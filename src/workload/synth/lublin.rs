@@ -36,7 +36,7 @@ use super::{ModelRng, check_procs, parse_param, unit, unknown_key};
 use crate::error::{Error, Result};
 use crate::seed::mix64;
 use crate::workload::estimates::EstimateModel;
-use crate::workload::{JobRecord, Jobs, SkipCounts, Workload, swf::SwfHeader};
+use crate::workload::{JobRecord, Jobs, Workload};
 
 /// Half-hour buckets in a day.
 const BUCKETS: usize = 48;
@@ -501,27 +501,9 @@ impl LublinParams {
             self.describe()
         )];
         if let EstimateModel::Tsafrir(model) = &self.estimates {
-            let adjusted = model.assign(&mut jobs, mix64(seed ^ 0x7473_6166_7269_7235));
-            if adjusted != Default::default() {
-                comments.push(format!(
-                    "Note: Tsafrir estimates cut {} runtimes to the maximal estimate and raised {} estimate values to it",
-                    adjusted.runtimes_cut, adjusted.values_raised
-                ));
-            }
+            model.apply(&mut jobs, &mut comments, seed);
         }
-        let header = SwfHeader {
-            max_procs: Some(self.procs),
-            comments,
-            ..SwfHeader::default()
-        };
-        Workload {
-            name: self.describe(),
-            jobs,
-            procs: self.procs,
-            header,
-            skipped: SkipCounts::default(),
-            not_selected: 0,
-        }
+        Workload::synthetic(self.describe(), jobs, self.procs, comments)
     }
 }
 
