@@ -14,7 +14,7 @@ use crate::sched::{AnyScheduler, SchedulerKind};
 use crate::seed::mix64;
 use crate::sim::{Engine, Window};
 use crate::utility::{Augmentation, PriorityMap, UtilityModel};
-use crate::workload::estimates::{EstimateModel, Tsafrir};
+use crate::workload::estimates::Tsafrir;
 use crate::workload::resample::{Resample, UserResampling};
 use crate::workload::selection::JobRange;
 use crate::workload::swf::SwfOptions;
@@ -329,18 +329,15 @@ fn trace(params: &Params, base_dir: &Path) -> Result<TraceSource, ParamError> {
             None
         }
         Some("tsafrir") => {
-            let model = EstimateModel::Tsafrir(Tsafrir {
+            let model = Tsafrir {
                 max_estimate: params
                     .whole("max_estimate")?
                     .map(|m| m.min(i64::MAX as u64) as i64),
-            });
+            };
             model
                 .validate("max_estimate")
                 .map_err(|e| ParamError::Invalid(e.to_string()))?;
-            match model {
-                EstimateModel::Tsafrir(t) => Some(t),
-                EstimateModel::Exact => None,
-            }
+            Some(model)
         }
         Some(other) => {
             return Err(ParamError::BadValue {

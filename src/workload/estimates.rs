@@ -83,13 +83,9 @@ impl EstimateModel {
     }
 
     pub fn validate(&self, key: &str) -> Result<()> {
-        match self.max_estimate() {
-            Some(m) if !(HOUR..=crate::workload::MAX_TIME).contains(&m) => Err(Error::Param {
-                key: key.into(),
-                value: m.to_string(),
-                message: "must be from 3600 s (the model needs an hour) to 2^40 s".into(),
-            }),
-            _ => Ok(()),
+        match self {
+            EstimateModel::Exact => Ok(()),
+            EstimateModel::Tsafrir(t) => t.validate(key),
         }
     }
 }
@@ -124,6 +120,18 @@ pub struct Adjustments {
 }
 
 impl Tsafrir {
+    /// A given maximal estimate must be at least an hour (the model's head needs one).
+    pub fn validate(&self, key: &str) -> Result<()> {
+        match self.max_estimate {
+            Some(m) if !(HOUR..=crate::workload::MAX_TIME).contains(&m) => Err(Error::Param {
+                key: key.into(),
+                value: m.to_string(),
+                message: "must be from 3600 s (the model needs an hour) to 2^40 s".into(),
+            }),
+            _ => Ok(()),
+        }
+    }
+
     /// The estimates of replication `seed`, from a stream of their own (so they never
     /// change the jobs' other draws), with what had to change noted in `comments` (a
     /// workload's SWF header).

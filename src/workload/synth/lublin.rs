@@ -150,21 +150,20 @@ impl ClassParams {
     }
 
     fn set(&mut self, field: &str, key: &str, value: &str) -> Result<bool> {
+        // Sizes whose default comes from `procs` are optional; the others are plain numbers.
+        let optional = match field {
+            "ulow" => Some(&mut self.ulow),
+            "umed" => Some(&mut self.umed),
+            "uhi" => Some(&mut self.uhi),
+            _ => None,
+        };
+        if let Some(slot) = optional {
+            *slot = Some(parse_param(key, value)?);
+            return Ok(true);
+        }
         let slot = match field {
             "serial_prob" => &mut self.serial_prob,
             "pow2_prob" => &mut self.pow2_prob,
-            "ulow" => {
-                self.ulow = Some(parse_param(key, value)?);
-                return Ok(true);
-            }
-            "umed" => {
-                self.umed = Some(parse_param(key, value)?);
-                return Ok(true);
-            }
-            "uhi" => {
-                self.uhi = Some(parse_param(key, value)?);
-                return Ok(true);
-            }
             "uprob" => &mut self.uprob,
             "a1" => &mut self.a1,
             "b1" => &mut self.b1,
