@@ -1057,10 +1057,14 @@ fn paired_differences_match_a_recomputation_from_runs_csv() {
     );
     // The plot of the differences: one series per compared value, none for the baseline.
     let svg = fs::read_to_string(one.join("mean_wait_difference_vs_load_by_scheduler.svg")).unwrap();
-    assert!(svg.contains("paired difference (%)"), "{svg}");
+    assert!(
+        svg.contains("paired difference against scheduler = easy"),
+        "{svg}"
+    );
+    assert!(svg.contains("Mean wait: difference against easy (%)"), "{svg}");
     let legend = |label: &str| svg.lines().any(|l| l.trim() == label);
-    assert!(legend("scheduler=fcfs") && legend("scheduler=sjbf"), "{svg}");
-    assert!(!legend("scheduler=easy"), "no legend entry for the baseline");
+    assert!(legend("fcfs") && legend("sjbf"), "{svg}");
+    assert!(!legend("easy"), "no legend entry for the baseline");
 
     // A plot of the differences needs [compare], and no log scale.
     for (plot, needle) in [
@@ -1104,4 +1108,146 @@ fn paired_differences_match_a_recomputation_from_runs_csv() {
         assert!(e.contains(needle), "{replacement}: {e}");
     }
     fs::remove_dir_all(&dir).ok();
+}
+
+/// `[[plot]]`'s keys for how a figure looks: applied to the file, refused with the key
+/// named when they make no sense.
+#[test]
+fn plot_keys_set_title_labels_legend_size_and_formats() {
+    let dir = temp("plot-keys");
+    let plot = SMALL.replace(
+        "[[plot]]\nmetric = \"mean_wait\"\nx = \"load\"\nseries = \"scheduler\"\n",
+        r#"[[plot]]
+metric = "mean_wait"
+x = "load"
+series = "scheduler"
+series_values = ["easy", "sjbf"]
+title = "Waits on the Downey model"
+y_label = "Wait (seconds)"
+legend = "bottom"
+size = [640, 400]
+formats = ["svg", "png"]
+log_x = true
+"#,
+    );
+    let plan = plan_from(&plot, &dir);
+    run_sweep(&plan, &options(&dir.join("out"), 2)).unwrap();
+    let svg = fs::read_to_string(dir.join("out/mean_wait_vs_load_by_scheduler.svg")).unwrap();
+    assert!(svg.contains("width=\"640\" height=\"400\""), "{svg}");
+    let texts: Vec<&str> = svg.lines().map(str::trim).collect();
+    for shown in [
+        "Waits on the Downey model",
+        "Wait (seconds)",
+        "Offered load",
+        "Scheduler",
+        "easy",
+        "sjbf",
+    ] {
+        assert!(texts.contains(&shown), "{shown} missing");
+    }
+    for hidden in ["fcfs", "conservative"] {
+        assert!(!texts.contains(&hidden), "{hidden} is not among series_values");
+    }
+    let png = fs::read(dir.join("out/mean_wait_vs_load_by_scheduler.png")).unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+    // Without a title key the title says what is drawn; "" draws none.
+    let plain = plan_from(
+        &SMALL.replace(
+            "series = \"scheduler\"\n",
+            "series = \"scheduler\"\ntitle = \"\"\n",
+        ),
+        &dir,
+    );
+    run_sweep(&plain, &options(&dir.join("plain"), 1)).unwrap();
+    let svg = fs::read_to_string(dir.join("plain/mean_wait_vs_load_by_scheduler.svg")).unwrap();
+    assert!(!svg.contains("Mean wait vs offered load"), "{svg}");
+
+    for (key, needle) in [
+        (
+            "legend = \"left\"",
+            "plot[0].legend = 'left': expected right, bottom or none",
+        ),
+        ("size = [50, 400]", "plot[0].size = [50, 400]"),
+        (
+            "formats = [\"pdf\"]",
+            "plot[0].formats: 'pdf': expected svg or png",
+        ),
+        ("formats = []", "plot[0].formats: list svg, png or both"),
+        (
+            "series_values = [\"ga\"]",
+            "plot[0].series_values: \"ga\" is not a value of axis 'scheduler'",
+        ),
+        ("colour = \"red\"", "unknown field `colour`"),
+    ] {
+        let path = dir.join("bad.toml");
+        fs::write(
+            &path,
+            SMALL.replace(
+                "series = \"scheduler\"\n",
+                &format!("series = \"scheduler\"\n{key}\n"),
+            ),
+        )
+        .unwrap();
+        let e = Plan::from_file(&path).unwrap_err().to_string();
+        assert!(e.contains(needle), "{key}: {e}");
+    }
+    let path = dir.join("bad.toml");
+    fs::write(
+        &path,
+        SMALL.replace(
+            "x = \"load\"\nseries = \"scheduler\"\n",
+            "x = \"scheduler\"\nlog_x = true\n",
+        ),
+    )
+    .unwrap();
+    let e = Plan::from_file(&path).unwrap_err().to_string();
+    assert!(
+        e.contains("log_x = true: axis 'scheduler' has values that are not positive numbers"),
+        "{e}"
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The progress's projection of a cell's replications: n (h / target)^2 rounded up to a
+/// batch, within the round under way and max; the fixed count for fixed replications.
+#[test]
+fn projected_replications_follow_the_sample_size_rule() {
+    use schedlab::sweep::output::projected_replications;
+    use schedlab::sweep::task::RunRecord;
+    let dir = temp("projection");
+    let plan = plan_from(SMALL, &dir);
+    let runs = |values: &[f64]| -> Vec<RunRecord> {
+        values
+            .iter()
+            .enumerate()
+            .map(|(rep, &v)| RunRecord {
+                cell: 0,
+                rep,
+                seed: 0,
+                saturated: false,
+                metrics: vec![v; plan.metrics.len()],
+            })
+            .collect()
+    };
+    // SMALL: min 3, max 9, batch 2, target 0.08 on mean_wait.
+    let three = runs(&[100.0, 104.5, 95.5]);
+    let e = estimate(&[100.0, 104.5, 95.5], plan.confidence);
+    let needed = (3.0 * (e.half_width / e.mean / 0.08).powi(2)).ceil() as usize;
+    assert!(needed > 5 && needed < 9, "{needed}");
+    let expected = 5 + (needed - 5).div_ceil(2) * 2;
+    assert_eq!(projected_replications(&plan, &three, 5), expected.min(9));
+    // A precise cell ends with the round under way; a noisy one at max.
+    assert_eq!(projected_replications(&plan, &runs(&[100.0, 100.5, 99.5]), 5), 5);
+    assert_eq!(projected_replications(&plan, &runs(&[10.0, 1000.0, 300.0]), 5), 9);
+    // Fewer than two replications say nothing yet.
+    assert_eq!(projected_replications(&plan, &runs(&[100.0]), 3), 3);
+    let fixed = plan_from(
+        &SMALL.replace(
+            "min = 3\nmax = 9\nbatch = 2\ntarget = 0.08\nmetric = \"mean_wait\"",
+            "count = 4",
+        ),
+        &dir,
+    );
+    assert_eq!(projected_replications(&fixed, &three, 4), 4);
+    fs::remove_dir_all(&dir).unwrap();
 }

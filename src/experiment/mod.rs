@@ -22,7 +22,7 @@ pub use wiring::{Simulate, predictor_for};
 use std::path::Path;
 
 use crate::malleable::{MALLEABLE_METRICS, MalleableReport};
-use crate::metrics::{UTILITY_METRICS, check_rigid_metric};
+use crate::metrics::{RIGID_METRICS, UTILITY_METRICS, check_rigid_metric};
 use crate::nondedicated::{CLUSTER_METRICS, Report};
 use crate::partition::{PARTITION_METRICS, PartitionOutcome};
 use crate::sim::Window;
@@ -102,6 +102,21 @@ impl Experiment {
             Experiment::Rigid(r) => Some(r.scheduler.name()),
             Experiment::Malleable(_) => Some("fcfs"),
             Experiment::Moldable(_) | Experiment::Cluster(_) => None,
+        }
+    }
+
+    /// Metric `name`'s label with its unit for readers ("Mean wait (s)"), from the registry
+    /// of this kind of run; `None` for a metric it does not report.
+    pub fn metric_label(&self, name: &str) -> Option<String> {
+        match self {
+            Experiment::Rigid(_) => RIGID_METRICS
+                .get(name)
+                .map(|m| m.label_with_unit())
+                .or_else(|_| UTILITY_METRICS.get(name).map(|m| m.label_with_unit()))
+                .ok(),
+            Experiment::Malleable(_) => MALLEABLE_METRICS.get(name).ok().map(|m| m.label_with_unit()),
+            Experiment::Moldable(_) => PARTITION_METRICS.get(name).ok().map(|m| m.label_with_unit()),
+            Experiment::Cluster(_) => CLUSTER_METRICS.get(name).ok().map(|m| m.label_with_unit()),
         }
     }
 

@@ -59,8 +59,9 @@ pub fn summary_table(plan: &Plan, results: &Results, estimates: &[CellEstimates]
     }
 }
 
-/// File name of a plot: `<metric>_vs_<x>[_by_<series>][_<facet>-<value>].svg`, the facet
-/// value's characters other than letters, digits, '.' and '-' replaced by '_'.
+/// File name of a plot, without the extension:
+/// `<metric>_vs_<x>[_by_<series>][_<facet>-<value>]`, the facet value's characters other
+/// than letters, digits, '.' and '-' replaced by '_'.
 pub fn plot_file(p: &PlotSpec, facet: Option<&str>) -> String {
     let metric = if p.difference {
         format!("{}_difference", p.metric)
@@ -86,12 +87,39 @@ pub fn plot_file(p: &PlotSpec, facet: Option<&str>) -> String {
         name.push('_');
         name.push_str(&clean);
     }
-    name + ".svg"
+    name
+}
+
+/// An axis's name in words for an axis title: the common run parameters spelt out, any
+/// other name with its underscores as spaces and a capital.
+pub fn axis_label(name: &str) -> String {
+    let known = match name {
+        "load" => "Offered load",
+        "procs" => "Machine size (processors)",
+        "load_scale" => "Inter-arrival time scale",
+        "users_scale" => "Users (relative to the log)",
+        "trace" => "Trace",
+        "scheduler" => "Scheduler",
+        "predictor" => "Predictor",
+        "policy" => "Policy",
+        "strategy" => "Strategy",
+        _ => "",
+    };
+    if !known.is_empty() {
+        return known.into();
+    }
+    let words = name.replace('_', " ");
+    let mut chars = words.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => words,
+    }
 }
 
 /// The figure of plot `p` over `estimates` (one facet's cells, named by `facet` such as
 /// `workload=wk1`, or all): numeric x values to scale, others evenly in axis order; one
-/// series per value of the series axis, coloured by its position on that axis.
+/// series per value of the series axis, styled by its position on that axis so that it
+/// looks the same in every figure of the sweep.
 pub fn figure(plan: &Plan, p: &PlotSpec, estimates: &[CellEstimates], facet: Option<&str>) -> Figure {
     let x_axis = plan.axes.iter().position(|a| a.name == p.x).expect("validated");
     let series_axis = p
@@ -121,11 +149,12 @@ pub fn figure(plan: &Plan, p: &PlotSpec, estimates: &[CellEstimates], facet: Opt
         .iter()
         .enumerate()
         .map(|(i, value)| Series {
-            label: p.series.as_ref().map(|name| format!("{name}={value}")),
-            color: i,
+            label: p.series.as_ref().map(|_| value_label(value)),
+            style: i,
             points: Vec::new(),
         })
         .collect();
+    let mut intervals = false;
     // Other axes' cells are separate points of the same series.
     for (c, per_metric, _) in estimates {
         let e = &per_metric[metric];
@@ -134,6 +163,7 @@ pub fn figure(plan: &Plan, p: &PlotSpec, estimates: &[CellEstimates], facet: Opt
             series_values.iter().position(|x| *x == v).expect("an axis value")
         });
         let (low, high) = if e.half_width.is_finite() {
+            intervals |= e.half_width > 0.0;
             (e.ci_low, e.ci_high)
         } else {
             (e.mean, e.mean)
@@ -145,34 +175,77 @@ pub fn figure(plan: &Plan, p: &PlotSpec, estimates: &[CellEstimates], facet: Opt
             high,
         });
     }
-    let baseline = plan
-        .compare
-        .as_ref()
-        .filter(|_| p.difference)
-        .map(|c| format!("{}={}", plan.axes[c.axis].name, c.baseline));
-    let what = match &baseline {
-        Some(b) => format!("{} against {b}, paired difference (%)", p.metric),
-        None => p.metric.clone(),
+    let label = plan
+        .cells
+        .first()
+        .and_then(|c| c.experiment.metric_label(&p.metric))
+        .unwrap_or_else(|| p.metric.clone());
+    let x_label = axis_label(&p.x);
+    let (y_label, mut title) = match plan.compare.as_ref().filter(|_| p.difference) {
+        Some(c) => {
+            // The baseline's own series would be a line at 0: leave it out.
+            let value = value_label(&c.baseline.to_string());
+            series.retain(|s| s.label.as_ref() != Some(&value));
+            let name = strip_unit(&label);
+            (
+                format!("{name}: difference against {value} (%)"),
+                format!(
+                    "{name}, paired difference against {} = {value}",
+                    plan.axes[c.axis].name
+                ),
+            )
+        }
+        None => (
+            label.clone(),
+            format!("{} vs {}", strip_unit(&label), x_label.to_lowercase()),
+        ),
     };
-    // The baseline's own series would be a line at 0: leave it out.
-    if let Some(b) = &baseline {
-        series.retain(|s| s.label.as_ref() != Some(b));
+    if let Some(shown) = &p.series_values {
+        series.retain(|s| {
+            s.label
+                .as_ref()
+                .is_some_and(|l| shown.iter().any(|v| value_label(v) == *l))
+        });
     }
-    let mut title = format!("{what} vs {} ({}% CI)", p.x, plan.confidence * 100.0);
-    if let Some(label) = facet {
-        title = format!("{label}: {title}");
+    if let Some((axis, value)) = facet.and_then(|f| f.split_once('=')) {
+        title = format!("{title}, {axis} = {}", value_label(value));
     }
+    if intervals {
+        title.push_str(&format!(" (mean, {}% CI)", plan.confidence * 100.0));
+    }
+    let title = match &p.title {
+        Some(t) if t.is_empty() => None,
+        Some(t) => Some(t.clone()),
+        None => Some(title),
+    };
     Figure {
         title,
-        x_label: p.x.clone(),
-        y_label: if p.log_y {
-            format!("{what} (log scale)")
-        } else {
-            what
-        },
-        categories: (!numeric).then(|| x_values.iter().map(|v| v.to_string()).collect()),
+        x_label: p.x_label.clone().unwrap_or(x_label),
+        y_label: p.y_label.clone().unwrap_or(y_label),
+        categories: (!numeric).then(|| x_values.iter().map(|v| value_label(&v.to_string())).collect()),
+        log_x: p.log_x,
         log_y: p.log_y,
+        legend: p.legend,
+        legend_title: p.series.as_deref().map(axis_label),
+        size: p.size,
         series,
+    }
+}
+
+/// An axis value as a reader sees it: a trace's file name without folders and `.swf[.gz]`.
+fn value_label(value: &str) -> String {
+    let name = value.rsplit('/').next().unwrap_or(value);
+    match name.strip_suffix(".swf.gz").or_else(|| name.strip_suffix(".swf")) {
+        Some(stem) if value.contains(".swf") => stem.to_string(),
+        _ => value.to_string(),
+    }
+}
+
+/// A label without its trailing unit: "Mean wait (s)" is "Mean wait".
+fn strip_unit(label: &str) -> &str {
+    match label.rfind(" (") {
+        Some(i) if label.ends_with(')') => &label[..i],
+        _ => label,
     }
 }
 
@@ -202,14 +275,15 @@ fn difference_estimates(plan: &Plan, results: &Results, estimates: &[CellEstimat
     by_cell
 }
 
-/// Writes `summary.md` and every plot of the plan into `dir`.
+/// Writes `summary.md` and every plot of the plan, in each of its formats, into `dir`.
 pub fn write(dir: &Path, plan: &Plan, results: &Results, estimates: &[CellEstimates]) -> Result<()> {
     markdown::write_markdown(&dir.join("summary.md"), &summary_table(plan, results, estimates))?;
     let differences = difference_estimates(plan, results, estimates);
     for p in &plan.plots {
         let estimates = if p.difference { &differences } else { estimates };
+        let mut figures: Vec<(String, Figure)> = Vec::new();
         match &p.facet {
-            None => plot::write_svg(&dir.join(plot_file(p, None)), &figure(plan, p, estimates, None))?,
+            None => figures.push((plot_file(p, None), figure(plan, p, estimates, None))),
             Some(name) => {
                 let axis = plan.axes.iter().position(|a| &a.name == name).expect("validated");
                 for value in &plan.axes[axis].values {
@@ -219,9 +293,14 @@ pub fn write(dir: &Path, plan: &Plan, results: &Results, estimates: &[CellEstima
                         .cloned()
                         .collect();
                     let label = format!("{name}={value}");
-                    let path = dir.join(plot_file(p, Some(&label)));
-                    plot::write_svg(&path, &figure(plan, p, &facet, Some(&label)))?;
+                    figures.push((plot_file(p, Some(&label)), figure(plan, p, &facet, Some(&label))));
                 }
+            }
+        }
+        for (file, figure) in &figures {
+            for &format in &p.formats {
+                let path = dir.join(format!("{file}.{}", format.extension()));
+                plot::write(&path, figure, format)?;
             }
         }
     }

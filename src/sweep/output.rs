@@ -217,6 +217,35 @@ pub fn cell_status(plan: &Plan, runs: &[RunRecord]) -> (bool, Option<bool>) {
     }
 }
 
+/// How many replications an open cell will probably have run when it stops, for the
+/// progress's ETA: the fixed count; under sequential stopping, the usual sample-size
+/// projection n (h / target)^2 from its relative half-width h over its `runs` so far,
+/// rounded up to the next batch, between `next` (the round under way) and `max`. A
+/// projection, not a promise: the interval itself decides.
+pub fn projected_replications(plan: &Plan, runs: &[RunRecord], next: usize) -> usize {
+    match &plan.replications {
+        Replications::Fixed(count) => *count,
+        Replications::Sequential {
+            max,
+            batch,
+            target,
+            metric,
+            ..
+        } => {
+            let k = plan.metrics.iter().position(|m| m == metric).expect("validated");
+            let samples: Vec<f64> = runs.iter().map(|r| r.metrics[k]).collect();
+            let e = estimate(&samples, plan.confidence);
+            let relative = e.half_width / e.mean.abs();
+            if !relative.is_finite() || runs.len() < 2 {
+                return next;
+            }
+            let needed = (runs.len() as f64 * (relative / target).powi(2)).ceil() as usize;
+            let rounds = needed.saturating_sub(next).div_ceil(*batch);
+            (next + rounds * batch).clamp(next, *max)
+        }
+    }
+}
+
 fn cell_estimates(plan: &Plan, runs: &[RunRecord]) -> Vec<Estimate> {
     (0..plan.metrics.len())
         .map(|k| {

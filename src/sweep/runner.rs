@@ -14,7 +14,6 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -206,38 +205,129 @@ fn recorded_runs(
     Ok((recorded, resumed))
 }
 
-/// The progress bar (hidden when quiet or not on a terminal) and the simulated jobs so far.
+/// The progress line (hidden when quiet or not on a terminal): cells closed, replications
+/// done, simulated jobs per second, and an ETA from the work done and the work projected.
+///
+/// Work is measured in task seconds. At the start of each round every open cell gets its
+/// projected replications not yet run ([`output::projected_replications`]); the work left
+/// is those replications, each costing its cell's mean task time so far (the sweep's mean
+/// for a cell without one). The ETA is the elapsed time scaled by work left over work
+/// done, so it accounts for the cores and for cells of different cost.
 struct Progress {
     bar: ProgressBar,
-    jobs: AtomicU64,
+    state: Mutex<ProgressState>,
     started: Instant,
 }
 
+#[derive(Default)]
+struct ProgressState {
+    jobs: u64,
+    replications: usize,
+    /// Per cell: task seconds and tasks so far, and projected tasks left.
+    cost: Vec<(f64, usize)>,
+    left: Vec<usize>,
+    done_work: f64,
+    cells: usize,
+    closed: usize,
+    shown: Option<Instant>,
+}
+
+impl ProgressState {
+    /// Projected task seconds left.
+    fn work_left(&self) -> f64 {
+        let (secs, n) = self.cost.iter().fold((0.0, 0), |a, c| (a.0 + c.0, a.1 + c.1));
+        let overall = if n > 0 { secs / n as f64 } else { 0.0 };
+        self.left
+            .iter()
+            .zip(&self.cost)
+            .filter(|(left, _)| **left > 0)
+            .map(|(&left, &(secs, n))| left as f64 * if n > 0 { secs / n as f64 } else { overall })
+            .sum()
+    }
+}
+
+/// `1h02m`, `3m05s` or `42s`.
+fn format_duration(secs: f64) -> String {
+    let s = secs.round() as u64;
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m{:02}s", s / 60, s % 60),
+        _ => format!("{}h{:02}m", s / 3600, (s % 3600) / 60),
+    }
+}
+
 impl Progress {
-    fn new(quiet: bool, started: Instant) -> Progress {
+    fn new(quiet: bool, started: Instant, cells: usize, all_cells: usize) -> Progress {
         let bar = if quiet || !std::io::stderr().is_terminal() {
             ProgressBar::hidden()
         } else {
-            ProgressBar::new(0)
+            ProgressBar::new(1000)
         };
         bar.set_style(
-            ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} tasks  {msg}  ETA {eta}")
+            ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {msg}")
                 .expect("valid template")
                 .progress_chars("=> "),
         );
+        let state = ProgressState {
+            cost: vec![(0.0, 0); all_cells],
+            left: vec![0; all_cells],
+            cells,
+            ..ProgressState::default()
+        };
         Progress {
             bar,
-            jobs: AtomicU64::new(0),
+            state: Mutex::new(state),
             started,
         }
     }
 
-    fn task_done(&self, jobs: u64) {
-        let total = self.jobs.fetch_add(jobs, Ordering::Relaxed) + jobs;
-        let secs = self.started.elapsed().as_secs_f64().max(1e-9);
-        self.bar
-            .set_message(format!("{:.2e} simulated jobs/s", total as f64 / secs));
-        self.bar.inc(1);
+    /// A new round: `closed` cells are done; `left` holds each open cell and its
+    /// replications projected but not yet run.
+    fn round(&self, closed: usize, left: &[(usize, usize)]) {
+        let mut s = self.state.lock().expect("progress lock");
+        s.closed = closed;
+        for &(c, n) in left {
+            s.left[c] = n;
+        }
+        s.shown = None;
+        self.show(&mut s);
+    }
+
+    fn task_done(&self, cell: usize, jobs: u64, secs: f64) {
+        let mut s = self.state.lock().expect("progress lock");
+        s.jobs += jobs;
+        s.replications += 1;
+        s.cost[cell].0 += secs;
+        s.cost[cell].1 += 1;
+        s.left[cell] = s.left[cell].saturating_sub(1);
+        s.done_work += secs;
+        self.show(&mut s);
+    }
+
+    /// Redraws at most ten times a second (the work left is a sum over the cells).
+    fn show(&self, s: &mut ProgressState) {
+        if self.bar.is_hidden() || s.shown.is_some_and(|t| t.elapsed() < Duration::from_millis(100)) {
+            return;
+        }
+        s.shown = Some(Instant::now());
+        let elapsed = self.started.elapsed().as_secs_f64();
+        let left = s.work_left();
+        let eta = if s.done_work > 0.0 {
+            format_duration(elapsed * left / s.done_work)
+        } else {
+            "–".to_string()
+        };
+        if s.done_work + left > 0.0 {
+            self.bar
+                .set_position((1000.0 * s.done_work / (s.done_work + left)) as u64);
+        }
+        self.bar.set_message(format!(
+            "{}/{} cells closed, {} replications, {:.2e} jobs/s, ETA {eta}",
+            s.closed,
+            s.cells,
+            s.replications,
+            s.jobs as f64 / elapsed.max(1e-9)
+        ));
     }
 }
 
@@ -258,7 +348,7 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
         .num_threads(options.threads.unwrap_or(0))
         .build()
         .map_err(|e| Error::Invalid(format!("cannot start worker threads: {e}")))?;
-    let progress = Progress::new(options.quiet, started);
+    let progress = Progress::new(options.quiet, started, cells.len(), plan.cells.len());
 
     let mut target: Vec<usize> = vec![first_target(plan); plan.cells.len()];
     let mut open: Vec<usize> = cells.clone();
@@ -274,14 +364,23 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
             .flat_map(|&c| (0..target[c]).map(move |r| (c, r)))
             .filter(|&(c, r)| !recorded[c].contains_key(&r))
             .collect();
-        progress.bar.inc_length(tasks.len() as u64);
+        let left: Vec<(usize, usize)> = open
+            .iter()
+            .map(|&c| {
+                let runs: Vec<RunRecord> = recorded[c].range(..target[c]).map(|(_, r)| r.clone()).collect();
+                let projected = output::projected_replications(plan, &runs, target[c]);
+                (c, projected - recorded[c].range(..projected).count())
+            })
+            .collect();
+        progress.round(cells.len() - open.len(), &left);
         let results: Vec<Result<(RunRecord, u64)>> = pool.install(|| {
             tasks
                 .par_iter()
                 .map_init(Worker::new, |worker, &(c, rep)| {
+                    let task_started = Instant::now();
                     let (record, jobs) = run_replication(plan, &plan.cells[c], rep, &traces, worker)?;
                     journal.append(plan, &record)?;
-                    progress.task_done(jobs);
+                    progress.task_done(c, jobs, task_started.elapsed().as_secs_f64());
                     Ok((record, jobs))
                 })
                 .collect()

@@ -37,9 +37,15 @@
 //! metric = "mean_wait"
 //! x = "load"
 //! series = "scheduler"
-//! log_y = true                   # optional
+//! log_y = true                   # optional; log_x too, for an axis of positive numbers
 //! facet = "workload"             # optional: one plot per value of this axis
+//! series_values = ["easy", "sjbf"] # optional: only these values of the series axis
 //! difference = true              # optional, with [compare]: the paired difference (%)
+//! title = "Mean wait"            # optional: "" for none; default from metric and axes
+//! x_label = "Offered load"       # optional, and y_label: default from the metric registry
+//! legend = "bottom"              # optional: right (default), bottom or none
+//! size = [800, 500]              # optional: pixels
+//! formats = ["svg", "png"]       # optional: default ["svg"]
 //! ```
 //!
 //! Run parameters: `model`, `trace`, `scheduler`, `predictor` (for `sjbf` and `easy-pred`,
@@ -65,6 +71,7 @@ use serde::Deserialize;
 
 use crate::error::{Error, Result};
 use crate::experiment::{Experiment, Params, Value};
+use crate::report::plot::{Format, Legend};
 use crate::seed::{fnv1a, mix64};
 use crate::sim::Window;
 
@@ -123,10 +130,19 @@ struct RawPlot {
     x: String,
     series: Option<String>,
     facet: Option<String>,
+    series_values: Option<Vec<toml::Value>>,
     #[serde(default)]
     log_y: bool,
     #[serde(default)]
+    log_x: bool,
+    #[serde(default)]
     difference: bool,
+    title: Option<String>,
+    x_label: Option<String>,
+    y_label: Option<String>,
+    legend: Option<String>,
+    size: Option<[u32; 2]>,
+    formats: Option<Vec<String>>,
 }
 
 /// How many replications each cell gets.
@@ -191,11 +207,25 @@ pub struct PlotSpec {
     pub series: Option<String>,
     /// One plot per value of this axis.
     pub facet: Option<String>,
+    /// Only these values of the series axis, e.g. without one that dwarfs the others.
+    pub series_values: Option<Vec<String>>,
     /// Logarithmic y axis (for metrics spanning orders of magnitude).
     pub log_y: bool,
+    /// Logarithmic x axis (a numeric axis of positive values, e.g. machine sizes).
+    pub log_x: bool,
     /// Plot the paired relative difference against `[compare]`'s baseline (%), not the
     /// metric itself.
     pub difference: bool,
+    /// The title; `None`: one made from the metric, the axes and the facet; `Some("")`: none.
+    pub title: Option<String>,
+    /// Axis labels in place of the registry's (metric label and unit) and the axis's name.
+    pub x_label: Option<String>,
+    pub y_label: Option<String>,
+    pub legend: Legend,
+    /// Width and height, pixels.
+    pub size: (u32, u32),
+    /// Each plot is written in every one of these formats.
+    pub formats: Vec<Format>,
 }
 
 /// Paired differences against a baseline value of one axis (`[compare]`): each cell is
@@ -276,7 +306,7 @@ impl Plan {
         let only = parse_rules(&raw.only, "only", &axes).map_err(err)?;
         let (replications, confidence) = parse_replications(&raw.replications, &raw.metrics).map_err(err)?;
         let window = parse_window(raw.measure.as_ref()).map_err(err)?;
-        check_plots(&raw.plot, &raw.metrics, &axes, raw.compare.is_some()).map_err(err)?;
+        let plots = check_plots(raw.plot, &raw.metrics, &axes, raw.compare.is_some()).map_err(err)?;
 
         let mut cells = Vec::new();
         for values in grid(&axes, &exclude, &only) {
@@ -326,18 +356,7 @@ impl Plan {
             confidence,
             metrics: raw.metrics,
             window,
-            plots: raw
-                .plot
-                .into_iter()
-                .map(|p| PlotSpec {
-                    metric: p.metric,
-                    x: p.x,
-                    series: p.series,
-                    facet: p.facet,
-                    log_y: p.log_y,
-                    difference: p.difference,
-                })
-                .collect(),
+            plots,
             max_cells: raw.max_cells.unwrap_or(DEFAULT_MAX_CELLS),
         })
     }
@@ -607,15 +626,17 @@ fn parse_window(measure: Option<&RawMeasure>) -> std::result::Result<Option<Wind
     }
 }
 
-/// Each plot draws a listed metric against axes of the grid.
+/// Each plot draws a listed metric against axes of the grid, in a size and formats that
+/// make sense.
 fn check_plots(
-    plots: &[RawPlot],
+    plots: Vec<RawPlot>,
     metrics: &[String],
     axes: &[Axis],
     compare: bool,
-) -> std::result::Result<(), String> {
+) -> std::result::Result<Vec<PlotSpec>, String> {
     let names: Vec<&str> = axes.iter().map(|a| a.name.as_str()).collect();
-    for (i, p) in plots.iter().enumerate() {
+    let mut checked = Vec::new();
+    for (i, p) in plots.into_iter().enumerate() {
         if !metrics.contains(&p.metric) {
             return Err(format!("plot[{i}].metric = '{}': not in metrics", p.metric));
         }
@@ -635,8 +656,92 @@ fn check_plots(
                 ));
             }
         }
+        if p.log_x {
+            let x = axes.iter().find(|a| a.name == p.x).expect("checked above");
+            if !x.values.iter().all(|v| v.as_f64().is_some_and(|f| f > 0.0)) {
+                return Err(format!(
+                    "plot[{i}].log_x = true: axis '{}' has values that are not positive numbers",
+                    p.x
+                ));
+            }
+        }
+        let series_values = match (&p.series_values, &p.series) {
+            (None, _) => None,
+            (Some(_), None) => return Err(format!("plot[{i}].series_values: needs a series axis")),
+            (Some(values), Some(axis)) => {
+                let axis = axes.iter().find(|a| &a.name == axis).expect("checked above");
+                let mut shown = Vec::new();
+                for v in values {
+                    let value = Value::from_toml(v);
+                    match axis
+                        .values
+                        .iter()
+                        .find(|a| value.as_ref().is_some_and(|v| v.matches(a)))
+                    {
+                        Some(a) => shown.push(a.to_string()),
+                        None => {
+                            return Err(format!(
+                                "plot[{i}].series_values: {v} is not a value of axis '{}'",
+                                axis.name
+                            ));
+                        }
+                    }
+                }
+                Some(shown)
+            }
+        };
+        let legend = match p.legend.as_deref() {
+            None | Some("right") => Legend::Right,
+            Some("bottom") => Legend::Bottom,
+            Some("none") => Legend::None,
+            Some(other) => {
+                return Err(format!(
+                    "plot[{i}].legend = '{other}': expected right, bottom or none"
+                ));
+            }
+        };
+        let size = match p.size {
+            None => (800, 500),
+            Some([w, h]) if (200..=4000).contains(&w) && (150..=4000).contains(&h) => (w, h),
+            Some([w, h]) => {
+                return Err(format!(
+                    "plot[{i}].size = [{w}, {h}]: width 200 to 4000 and height 150 to 4000 pixels"
+                ));
+            }
+        };
+        let mut formats = Vec::new();
+        for f in p.formats.unwrap_or_else(|| vec!["svg".into()]) {
+            let format = match f.as_str() {
+                "svg" => Format::Svg,
+                "png" => Format::Png,
+                other => return Err(format!("plot[{i}].formats: '{other}': expected svg or png")),
+            };
+            if formats.contains(&format) {
+                return Err(format!("plot[{i}].formats: '{f}' listed twice"));
+            }
+            formats.push(format);
+        }
+        if formats.is_empty() {
+            return Err(format!("plot[{i}].formats: list svg, png or both"));
+        }
+        checked.push(PlotSpec {
+            metric: p.metric,
+            x: p.x,
+            series: p.series,
+            facet: p.facet,
+            series_values,
+            log_y: p.log_y,
+            log_x: p.log_x,
+            difference: p.difference,
+            title: p.title,
+            x_label: p.x_label,
+            y_label: p.y_label,
+            legend,
+            size,
+            formats,
+        });
     }
-    Ok(())
+    Ok(checked)
 }
 
 /// The cells' axis values: the cartesian product in axis order, last axis fastest, without
