@@ -1251,3 +1251,21 @@ fn projected_replications_follow_the_sample_size_rule() {
     assert_eq!(projected_replications(&fixed, &three, 4), 4);
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A load axis reaching an offered load of 1 is named in the plan's warnings (stderr,
+/// `--dry-run` and `summary.md`), once per load; loads below 1 are not.
+#[test]
+fn overloaded_model_cells_are_warned_about() {
+    let dir = temp("overload");
+    let plan = plan_from(
+        &SMALL.replace("load = [0.5, 0.9]", "load = [0.5, 0.9, 1.2, 3.0]"),
+        &dir,
+    );
+    assert_eq!(plan.warnings.len(), 2, "{:?}", plan.warnings);
+    assert!(plan.warnings[0].starts_with("load = 1.2: an offered load of at least 1 queues without bound"));
+    assert!(
+        plan.warnings[1].contains("load = 3: ") && plan.warnings[1].contains("[measure] saturation bound")
+    );
+    assert!(plan_from(SMALL, &dir).warnings.is_empty());
+    fs::remove_dir_all(&dir).unwrap();
+}

@@ -395,15 +395,15 @@ impl Plan {
     }
 }
 
-/// Cells that drive a trace to an offered load of at least 1, where the queue grows without
-/// bound (one warning per distinct target).
+/// Cells that drive a trace or a rigid model to an offered load of at least 1, where the
+/// queue grows without bound (one warning per distinct target).
 fn load_warnings(cells: &[Cell]) -> Vec<String> {
     let mut targets: Vec<f64> = cells
         .iter()
         .filter_map(|c| match &c.experiment {
             Experiment::Rigid(r) => match &r.source {
                 crate::experiment::rigid::Source::Trace(t) => t.load,
-                crate::experiment::rigid::Source::Model(_) => None,
+                crate::experiment::rigid::Source::Model(m) => m.load_target(),
             },
             _ => None,
         })
@@ -413,7 +413,16 @@ fn load_warnings(cells: &[Cell]) -> Vec<String> {
     targets.dedup();
     targets
         .iter()
-        .map(|l| format!("load = {l}: a trace driven to an offered load of at least 1 queues without bound"))
+        .map(|l| {
+            format!(
+                "load = {l}: an offered load of at least 1 queues without bound; such cells saturate{}",
+                if *l > 1.5 {
+                    " (and, without a [measure] saturation bound, run until the last job ends)"
+                } else {
+                    ""
+                }
+            )
+        })
         .collect()
 }
 

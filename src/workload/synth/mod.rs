@@ -23,6 +23,14 @@ pub enum Model {
 pub const MODEL_NAMES: [&str; 2] = ["downey", "lublin"];
 
 impl Model {
+    /// The offered load the model is asked for (`load`), if any.
+    pub fn load_target(&self) -> Option<f64> {
+        match self {
+            Model::Downey(p) => p.load,
+            Model::Lublin(p) => p.load,
+        }
+    }
+
     /// Builds a model from its name and `key=value` parameters, validating each.
     pub fn from_name(name: &str, params: &[(String, String)]) -> Result<Self> {
         match name {
