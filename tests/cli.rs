@@ -93,14 +93,14 @@ fn jobs_csv_and_swf_outputs_round_trip() {
     assert_eq!(
         lines.next().unwrap(),
         "job_id,submit,start,end,wait,response,bsld,procs,runtime,estimate,\
-         prediction,deadline_misses,absolute_inaccuracy,relative_accuracy,predictions"
+         prediction,deadline_misses,absolute_inaccuracy,relative_accuracy,user,predictions"
     );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     let starts: Vec<&str> = rows.iter().map(|r| r[2]).collect();
     assert_eq!(starts, ["0", "100", "303", "3"]);
     // EASY's one prediction per job: the estimate, from the submit time.
     for r in &rows {
-        assert_eq!(r[14], format!("{}:{}", r[1], r[9]));
+        assert_eq!(r[15], format!("{}:{}", r[1], r[9]));
     }
     // The written SWF parses back with the same jobs, and field 3 holds the simulated wait.
     let back = read_swf(&swf, &SwfOptions::default()).unwrap();

@@ -108,7 +108,16 @@ fn rigid_accessors_read_the_summary() {
     }
     for m in RIGID_METRICS.metrics {
         let v = (m.value)(&s);
-        assert!(v.is_finite() && v >= 0.0, "{}: {v}", m.name);
+        // A size class without jobs has no mean.
+        let empty_class = s
+            .size_classes
+            .iter()
+            .any(|c| c.jobs == 0 && m.name.ends_with(c.class));
+        assert!(
+            v.is_finite() && v >= 0.0 || empty_class && v.is_nan(),
+            "{}: {v}",
+            m.name
+        );
     }
     // Without utility functions the utility metrics are NaN, not an error.
     for m in UTILITY_METRICS.metrics {
@@ -199,9 +208,22 @@ proptest! {
             let value = |name: &str| (RIGID_METRICS.get(name).unwrap().value)(&s);
             for m in RIGID_METRICS.metrics {
                 let v = (m.value)(&s);
-                prop_assert!(v.is_finite() && v >= 0.0, "{} under {}: {}", m.name, kind, v);
+                let empty_class = s.size_classes.iter().any(|c| c.jobs == 0 && m.name.ends_with(c.class));
+                prop_assert!(v.is_finite() && v >= 0.0 || empty_class && v.is_nan(), "{} under {}: {}", m.name, kind, v);
             }
             prop_assert_eq!(value("jobs"), jobs.len() as f64);
+            // The size classes partition the jobs and their means recombine to the mean.
+            let classes = &s.size_classes;
+            prop_assert_eq!(classes.iter().map(|c| c.jobs).sum::<u64>(), s.jobs);
+            let recombined: f64 = classes.iter().filter(|c| c.jobs > 0).map(|c| c.jobs as f64 * c.mean_wait).sum();
+            prop_assert!((recombined - s.jobs as f64 * s.mean_wait).abs() <= 1e-6 * (1.0 + recombined.abs()));
+            // Fairness: Jain's index between 1/users and 1; a user's mean lies within the jobs' range.
+            let users = value("users");
+            for j in ["jain_wait", "jain_bsld"] {
+                prop_assert!(value(j) >= 1.0 / users - 1e-12 && value(j) <= 1.0 + 1e-12, "{}: {}", j, value(j));
+            }
+            prop_assert!(value("mean_user_wait") <= value("max_wait") + 1e-9);
+            prop_assert!(value("mean_user_bsld") >= 1.0);
             prop_assert!(value("utilization") <= 1.0 + 1e-12);
             for q in ["wait", "expansion"] {
                 let p = |x: &str| value(&format!("{x}_{q}"));
@@ -212,4 +234,86 @@ proptest! {
             prop_assert!(value("mean_bsld") >= 1.0);
         }
     }
+}
+
+/// Fairness over users and waits by size class on a schedule worked out by hand: a
+/// 10-processor machine, five jobs of three known users and one unknown.
+#[test]
+fn per_user_fairness_and_size_classes_by_hand() {
+    use schedlab::metrics::{jain, size_class};
+    use schedlab::workload::{JobRecord, Jobs, SkipCounts};
+    // (user, procs, submit, start, runtime): waits 0, 100, 50, 20, 0.
+    let spec = [
+        (1, 1, 0, 0, 100),
+        (1, 1, 0, 100, 100),
+        (2, 6, 10, 60, 40),
+        (2, 2, 20, 40, 10),
+        (-1, 10, 300, 300, 5),
+    ];
+    let records: Vec<JobRecord> = spec
+        .iter()
+        .enumerate()
+        .map(|(i, &(user, procs, submit, _, runtime))| {
+            let mut r = JobRecord::new(i as u64 + 1, submit, runtime, procs, runtime);
+            r.user = user;
+            r
+        })
+        .collect();
+    let jobs = Jobs::from_records(&records);
+    let start: Vec<i64> = spec.iter().map(|s| s.3).collect();
+    let end: Vec<i64> = spec.iter().map(|s| s.3 + s.4).collect();
+    let s = Summary::from_schedule(&jobs, 10, &start, &end, &SkipCounts::default());
+    // bsld: max(1, response / max(runtime, 10)): 1, 2, 90/40, 30/10, 1.
+    let bsld = [1.0, 2.0, 2.25, 3.0, 1.0];
+    // Users: 1 -> waits {0, 100}, bslds {1, 2}; 2 -> {50, 20}, {2.25, 3}; unknown -> {0}, {1}.
+    let user_waits = [50.0, 35.0, 0.0];
+    let user_bslds = [1.5, 2.625, 1.0];
+    let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+    assert_eq!(s.users.users, 3);
+    assert!(
+        close(s.users.mean_user_wait, 85.0 / 3.0),
+        "{}",
+        s.users.mean_user_wait
+    );
+    assert!(close(s.users.mean_user_bsld, 5.125 / 3.0));
+    let jain_of =
+        |x: &[f64]| x.iter().sum::<f64>().powi(2) / (x.len() as f64 * x.iter().map(|v| v * v).sum::<f64>());
+    assert!(close(s.users.jain_wait, jain_of(&user_waits)));
+    assert!(close(s.users.jain_bsld, jain_of(&user_bslds)));
+    assert!(close(
+        jain_of(&user_waits),
+        85.0 * 85.0 / (3.0 * (2500.0 + 1225.0))
+    ));
+    assert!(close(s.mean_bsld, bsld.iter().sum::<f64>() / 5.0));
+    // Classes on 10 processors: 1 serial; 2..=1 narrow (none: 10% of 10 is 1); 2..=5 medium; 6..=10 wide.
+    assert_eq!(
+        (
+            size_class(1, 10),
+            size_class(2, 10),
+            size_class(5, 10),
+            size_class(6, 10)
+        ),
+        (0, 2, 2, 3)
+    );
+    assert_eq!(
+        (
+            size_class(12, 128),
+            size_class(13, 128),
+            size_class(64, 128),
+            size_class(65, 128)
+        ),
+        (1, 2, 2, 3)
+    );
+    let c = &s.size_classes;
+    assert_eq!(c.iter().map(|c| c.jobs).collect::<Vec<_>>(), [2, 0, 1, 2]);
+    assert!(close(c[0].mean_wait, 50.0) && close(c[0].mean_bsld, 1.5));
+    assert!(c[1].mean_wait.is_nan() && s.metric("mean_wait_narrow").unwrap().is_nan());
+    assert!(close(c[2].mean_wait, 20.0) && close(c[2].mean_bsld, 3.0));
+    assert!(close(c[3].mean_wait, 25.0) && close(s.metric("mean_bsld_wide").unwrap(), 1.625));
+    assert_eq!(s.metric("jobs_serial"), Some(2.0));
+    // Jain's index: 1 when all alike (or all zero), 1/n when one bears it all.
+    assert_eq!(jain([3.0, 3.0].into_iter()), 1.0);
+    assert_eq!(jain([0.0, 0.0].into_iter()), 1.0);
+    assert!(close(jain([5.0, 0.0, 0.0, 0.0].into_iter()), 0.25));
+    assert!(jain(std::iter::empty()).is_nan());
 }

@@ -8,10 +8,11 @@ use crate::workload::Jobs;
 
 /// The header of `--jobs-out` files.
 pub const JOBS_CSV_HEADER: &str = "job_id,submit,start,end,wait,response,bsld,procs,runtime,estimate,\
-prediction,deadline_misses,absolute_inaccuracy,relative_accuracy,predictions";
+prediction,deadline_misses,absolute_inaccuracy,relative_accuracy,user,predictions";
 
 /// Writes one row per job: `job_id` is the SWF job number; `prediction` is the job's last
-/// prediction, and the accuracy columns weigh every prediction it had by how long it held.
+/// prediction, and the accuracy columns weigh every prediction it had by how long it held;
+/// `user` is SWF field 12 (-1 unknown).
 /// `predictions` lists each prediction the job had as `time:seconds`, separated by `;`, in
 /// time order, from the run's [`Outcome::history`] (empty if the engine kept none).
 pub fn write_jobs_csv<W: Write>(mut out: W, jobs: &Jobs, outcome: &Outcome) -> std::io::Result<()> {
@@ -37,7 +38,7 @@ pub fn write_jobs_csv<W: Write>(mut out: W, jobs: &Jobs, outcome: &Outcome) -> s
         let (inaccuracy, accuracy) = outcome.accuracy(jobs, j);
         write!(
             out,
-            "{},{},{},{},{},{},{:.6},{},{},{},{},{},{:.3},{:.6},",
+            "{},{},{},{},{},{},{:.6},{},{},{},{},{},{:.3},{:.6},{},",
             jobs.swf_id[j],
             jobs.submit[j],
             start[j],
@@ -52,6 +53,7 @@ pub fn write_jobs_csv<W: Write>(mut out: W, jobs: &Jobs, outcome: &Outcome) -> s
             outcome.misses[j],
             inaccuracy,
             accuracy,
+            jobs.user[j],
         )?;
         for (i, (at, prediction)) in by_job[first[j]..first[j + 1]].iter().enumerate() {
             let separator = if i == 0 { "" } else { ";" };

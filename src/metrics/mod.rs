@@ -6,6 +6,15 @@
 //! - `expansion = response / max(runtime, 1)`;
 //! - `utilization` = busy processor-seconds / (procs x (last end - first submit));
 //! - `makespan = last end - first submit`.
+//! - Per user (fairness): each user's mean wait and mean bounded slowdown over their
+//!   measured jobs; `mean_user_wait` and `mean_user_bsld` average those over users (every
+//!   user counts once, however many jobs), and `jain_wait`, `jain_bsld` are Jain's fairness
+//!   index over them, (sum x)^2 / (n sum x^2), from 1/n (one user bears it all) to 1 (all
+//!   alike; also when every wait is 0). A job of an unknown user (SWF field 12 = -1, and
+//!   every job of a model without users) is a user of its own.
+//! - By job size, classes relative to the machine: `serial` (1 processor), `narrow` (up to
+//!   10% of the machine), `medium` (up to half) and `wide` (more): `jobs_<class>`,
+//!   `mean_wait_<class>`, `mean_bsld_<class>` (NaN for a class without jobs).
 //!
 //! - `absolute_inaccuracy`, `relative_accuracy`: Talby et al.'s equations 1 and 2, each
 //!   job's predictions weighted by how long they held from submit to end, averaged over jobs.
@@ -84,6 +93,110 @@ pub struct Summary {
     pub backfilled: u64,
     /// Present when the jobs have utility functions.
     pub utility: Option<UtilitySummary>,
+    /// Fairness over users (module docs).
+    pub users: UserSummary,
+    /// Serial, narrow, medium and wide jobs (module docs), in that order.
+    pub size_classes: [ClassSummary; 4],
+}
+
+/// Waits and slowdowns per user, summarised over users (module docs).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct UserSummary {
+    pub users: u64,
+    pub mean_user_wait: f64,
+    pub mean_user_bsld: f64,
+    pub jain_wait: f64,
+    pub jain_bsld: f64,
+}
+
+/// The measured jobs of one size class.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ClassSummary {
+    pub class: &'static str,
+    pub jobs: u64,
+    pub mean_wait: f64,
+    pub mean_bsld: f64,
+}
+
+/// Names of the size classes, narrowest first.
+pub const SIZE_CLASSES: [&str; 4] = ["serial", "narrow", "medium", "wide"];
+
+/// The size class of a job of `size` processors on a machine of `procs`.
+pub fn size_class(size: u32, procs: u32) -> usize {
+    let size = size as u64;
+    let procs = procs as u64;
+    if size <= 1 {
+        0
+    } else if size * 10 <= procs {
+        1
+    } else if size * 2 <= procs {
+        2
+    } else {
+        3
+    }
+}
+
+/// Jain's fairness index of `values`: (sum x)^2 / (n sum x^2); 1 when all are 0, NaN for
+/// none.
+pub fn jain(values: impl Iterator<Item = f64> + Clone) -> f64 {
+    let (n, sum, squares) = values.fold((0usize, 0.0, 0.0), |(n, s, q), x| (n + 1, s + x, q + x * x));
+    match n {
+        0 => f64::NAN,
+        _ if squares == 0.0 => 1.0,
+        _ => sum * sum / (n as f64 * squares),
+    }
+}
+
+impl UserSummary {
+    /// Per-user means over the measured jobs, given each job's wait and bounded slowdown.
+    fn of(
+        users: &[i32],
+        measured: std::ops::Range<usize>,
+        wait_bsld: impl Iterator<Item = (f64, f64)>,
+    ) -> Self {
+        // Users are numbered densely in order of first measured job; SWF user numbers are
+        // small, so a table indexed by number serves most logs, a map the others.
+        let mut dense: std::collections::HashMap<i32, usize> = std::collections::HashMap::new();
+        let mut table: Vec<u32> = Vec::new();
+        let mut sums: Vec<(f64, f64, u32)> = Vec::new();
+        for (j, (wait, b)) in measured.zip(wait_bsld) {
+            let u = users[j];
+            let slot = if u < 0 {
+                sums.push((0.0, 0.0, 0));
+                sums.len() - 1
+            } else if (u as usize) < 1 << 20 {
+                let u = u as usize;
+                if table.len() <= u {
+                    table.resize(u + 1, u32::MAX);
+                }
+                if table[u] == u32::MAX {
+                    table[u] = sums.len() as u32;
+                    sums.push((0.0, 0.0, 0));
+                }
+                table[u] as usize
+            } else {
+                *dense.entry(u).or_insert_with(|| {
+                    sums.push((0.0, 0.0, 0));
+                    sums.len() - 1
+                })
+            };
+            let e = &mut sums[slot];
+            e.0 += wait;
+            e.1 += b;
+            e.2 += 1;
+        }
+        let waits = sums.iter().map(|e| e.0 / e.2 as f64);
+        let bslds = sums.iter().map(|e| e.1 / e.2 as f64);
+        let n = sums.len();
+        let mean = |sum: f64| if n == 0 { f64::NAN } else { sum / n as f64 };
+        UserSummary {
+            users: n as u64,
+            mean_user_wait: mean(waits.clone().sum()),
+            mean_user_bsld: mean(bslds.clone().sum()),
+            jain_wait: jain(waits),
+            jain_bsld: jain(bslds),
+        }
+    }
 }
 
 /// What the jobs' utility functions say of a schedule (module docs).
@@ -205,11 +318,16 @@ impl Summary {
         let mut expansion_h = Tracker::new();
         let (mut sum_wait, mut sum_response, mut sum_bsld, mut sum_expansion) = (0f64, 0f64, 0f64, 0f64);
         let mut last_end = Time::MIN;
+        let mut classes: [(u64, f64, f64); 4] = [(0, 0.0, 0.0); 4];
         for j in measured.clone() {
             let wait = start[j] - jobs.submit[j];
             let response = end[j] - jobs.submit[j];
             let runtime = jobs.runtime[j];
             let b = bsld(response, runtime);
+            let class = &mut classes[size_class(jobs.procs[j], procs)];
+            class.0 += 1;
+            class.1 += wait as f64;
+            class.2 += b;
             sum_wait += wait as f64;
             sum_response += response as f64;
             sum_bsld += b;
@@ -270,6 +388,27 @@ impl Summary {
                 .utility
                 .as_ref()
                 .map(|u| UtilitySummary::of(u, &jobs.submit, end, measured.clone())),
+            users: UserSummary::of(
+                &jobs.user,
+                measured.clone(),
+                measured.clone().map(|j| {
+                    let response = end[j] - jobs.submit[j];
+                    (
+                        (start[j] - jobs.submit[j]) as f64,
+                        bsld(response, jobs.runtime[j]),
+                    )
+                }),
+            ),
+            size_classes: std::array::from_fn(|c| {
+                let (n, wait, b) = classes[c];
+                let mean = |sum: f64| if n == 0 { f64::NAN } else { sum / n as f64 };
+                ClassSummary {
+                    class: SIZE_CLASSES[c],
+                    jobs: n,
+                    mean_wait: mean(wait),
+                    mean_bsld: mean(b),
+                }
+            }),
         }
     }
 
@@ -398,6 +537,119 @@ pub static RIGID_METRICS: Registry<Summary> = Registry {
         ),
         row!("backfilled", "Jobs backfilled", Jobs, Undefined, |s| s.backfilled
             as f64),
+        row!("users", "Users", Number, Undefined, |s| s.users.users as f64),
+        row!(
+            "mean_user_wait",
+            "Mean over users of their mean wait",
+            Seconds,
+            Infinite,
+            |s| s.users.mean_user_wait
+        ),
+        row!(
+            "mean_user_bsld",
+            "Mean over users of their mean bounded slowdown",
+            Ratio,
+            Infinite,
+            |s| s.users.mean_user_bsld
+        ),
+        row!(
+            "jain_wait",
+            "Jain's fairness index of users' mean waits",
+            Fraction,
+            Undefined,
+            |s| s.users.jain_wait
+        ),
+        row!(
+            "jain_bsld",
+            "Jain's fairness index of users' mean bounded slowdowns",
+            Fraction,
+            Undefined,
+            |s| s.users.jain_bsld
+        ),
+        row!(
+            "jobs_serial",
+            "Serial jobs measured",
+            Jobs,
+            Undefined,
+            |s| s.size_classes[0].jobs as f64
+        ),
+        row!(
+            "mean_wait_serial",
+            "Mean wait of serial jobs",
+            Seconds,
+            Infinite,
+            |s| s.size_classes[0].mean_wait
+        ),
+        row!(
+            "mean_bsld_serial",
+            "Mean bounded slowdown of serial jobs",
+            Ratio,
+            Infinite,
+            |s| s.size_classes[0].mean_bsld
+        ),
+        row!(
+            "jobs_narrow",
+            "Narrow jobs measured (up to 10% of the machine)",
+            Jobs,
+            Undefined,
+            |s| s.size_classes[1].jobs as f64
+        ),
+        row!(
+            "mean_wait_narrow",
+            "Mean wait of narrow jobs",
+            Seconds,
+            Infinite,
+            |s| s.size_classes[1].mean_wait
+        ),
+        row!(
+            "mean_bsld_narrow",
+            "Mean bounded slowdown of narrow jobs",
+            Ratio,
+            Infinite,
+            |s| s.size_classes[1].mean_bsld
+        ),
+        row!(
+            "jobs_medium",
+            "Medium jobs measured (up to half the machine)",
+            Jobs,
+            Undefined,
+            |s| s.size_classes[2].jobs as f64
+        ),
+        row!(
+            "mean_wait_medium",
+            "Mean wait of medium jobs",
+            Seconds,
+            Infinite,
+            |s| s.size_classes[2].mean_wait
+        ),
+        row!(
+            "mean_bsld_medium",
+            "Mean bounded slowdown of medium jobs",
+            Ratio,
+            Infinite,
+            |s| s.size_classes[2].mean_bsld
+        ),
+        row!(
+            "jobs_wide",
+            "Wide jobs measured (over half the machine)",
+            Jobs,
+            Undefined,
+            |s| s.size_classes[3].jobs as f64
+        ),
+        row!(
+            "mean_wait_wide",
+            "Mean wait of wide jobs",
+            Seconds,
+            Infinite,
+            |s| s.size_classes[3].mean_wait
+        ),
+        row!(
+            "mean_bsld_wide",
+            "Mean bounded slowdown of wide jobs",
+            Ratio,
+            Infinite,
+            |s| s.size_classes[3].mean_bsld
+        ),
     ],
 };
 

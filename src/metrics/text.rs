@@ -51,6 +51,24 @@ impl Summary {
                 u.earned.p100
             )?;
         }
+        let u = &self.users;
+        writeln!(
+            out,
+            "users        {}: mean over users of their mean wait {:.2} s, of their mean bsld {:.2}; Jain's index wait {:.4}, bsld {:.4}",
+            u.users, u.mean_user_wait, u.mean_user_bsld, u.jain_wait, u.jain_bsld
+        )?;
+        let classes: Vec<String> = self
+            .size_classes
+            .iter()
+            .filter(|c| c.jobs > 0)
+            .map(|c| {
+                format!(
+                    "{} {} jobs, wait {:.2} s, bsld {:.2}",
+                    c.class, c.jobs, c.mean_wait, c.mean_bsld
+                )
+            })
+            .collect();
+        writeln!(out, "by size      {}", classes.join("; "))?;
         writeln!(out, "utilization  {:.4}", self.utilization)?;
         writeln!(out, "makespan     {} s", self.makespan)?;
         writeln!(
