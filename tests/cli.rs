@@ -797,3 +797,204 @@ fn trace_resample_writes_a_reproducible_swf() {
     assert_eq!(jobs(&c), original.jobs.len());
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `--timeline-out` against a plain recount from `--jobs-out`: at every step, the busy
+/// processors, running and queued jobs of the jobs whose intervals cover that instant; the
+/// two figures beside it; `--gantt-out` draws the jobs of its window and refuses a bad one.
+#[test]
+fn timeline_and_gantt_agree_with_the_jobs() {
+    let dir = temp_dir("timeline");
+    let (jobs, timeline, gantt) = (dir.join("jobs.csv"), dir.join("tl.csv"), dir.join("g.svg"));
+    let out = schedlab(&[
+        "run",
+        "--model",
+        "downey",
+        "--param",
+        "days=2",
+        "--param",
+        "procs=32",
+        "--scheduler",
+        "conservative",
+        "--jobs-out",
+        jobs.to_str().unwrap(),
+        "--timeline-out",
+        timeline.to_str().unwrap(),
+        "--gantt-out",
+        gantt.to_str().unwrap(),
+        "--window",
+        "20000..60000",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // (submit, start, end, procs) of every job.
+    let rows: Vec<(i64, i64, i64, i64)> = std::fs::read_to_string(&jobs)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<i64> = l
+                .split(',')
+                .take(8)
+                .map(|x| x.parse::<f64>().unwrap() as i64)
+                .collect();
+            (f[1], f[2], f[3], f[7])
+        })
+        .collect();
+    let text = std::fs::read_to_string(&timeline).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "time,utilization,busy_procs,running,queued"
+    );
+    let mut steps = 0;
+    for l in lines {
+        let f: Vec<&str> = l.split(',').collect();
+        let t: i64 = f[0].parse().unwrap();
+        let running = rows.iter().filter(|r| r.1 <= t && t < r.2);
+        let busy: i64 = running.clone().map(|r| r.3).sum();
+        let queued = rows.iter().filter(|r| r.0 <= t && t < r.1).count();
+        assert_eq!(f[2].parse::<i64>().unwrap(), busy, "busy at {t}");
+        assert_eq!(f[3].parse::<usize>().unwrap(), running.count(), "running at {t}");
+        assert_eq!(f[4].parse::<usize>().unwrap(), queued, "queued at {t}");
+        assert!((f[1].parse::<f64>().unwrap() - busy as f64 / 32.0).abs() < 1e-6);
+        steps += 1;
+    }
+    assert!(steps > rows.len(), "{steps} steps for {} jobs", rows.len());
+    for figure in ["tl_utilization.svg", "tl_jobs.svg"] {
+        let svg = std::fs::read_to_string(dir.join(figure)).unwrap();
+        assert!(svg.contains("Time (days since the workload"), "{figure}");
+    }
+    // The Gantt chart names as many jobs as ran within its window.
+    let in_window = rows
+        .iter()
+        .filter(|r| r.1 < 60000 && r.2 > 20000 && r.2 > r.1)
+        .count();
+    let svg = std::fs::read_to_string(&gantt).unwrap();
+    assert!(
+        svg.contains(&format!("schedule from 20000 s to 60000 s, {in_window} jobs")),
+        "{in_window}"
+    );
+    for window in ["5..3", "x..9"] {
+        let out = schedlab(&[
+            "run",
+            "--model",
+            "downey",
+            "--param",
+            "days=2",
+            "--scheduler",
+            "easy",
+            "--gantt-out",
+            gantt.to_str().unwrap(),
+            "--window",
+            window,
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{window}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("expected A..B in seconds"));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `compare`: two schedules job by job (their means recomputed from the rows), two
+/// summaries metric by metric; mixed kinds and a bad row exit 2 naming the file and line.
+#[test]
+fn compare_two_runs() {
+    let dir = temp_dir("compare");
+    let path = |n: &str| dir.join(n).to_str().unwrap().to_string();
+    for (scheduler, tag) in [("fcfs", "a"), ("easy", "b")] {
+        let out = schedlab(&[
+            "run",
+            "--model",
+            "downey",
+            "--param",
+            "days=2",
+            "--scheduler",
+            scheduler,
+            "--jobs-out",
+            &path(&format!("{tag}.csv")),
+            "--json",
+        ]);
+        assert!(out.status.success());
+        std::fs::write(dir.join(format!("{tag}.json")), &out.stdout).unwrap();
+    }
+    let out = schedlab(&[
+        "compare",
+        &path("a.csv"),
+        &path("b.csv"),
+        "--top",
+        "2",
+        "--out",
+        &path("ab.csv"),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let json = |tag: &str| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(dir.join(format!("{tag}.json"))).unwrap()).unwrap()
+    };
+    let (a, b) = (json("a"), json("b"));
+    let jobs = a["jobs"].as_u64().unwrap();
+    assert!(
+        text.contains(&format!("matched      {jobs} jobs; 0 only in A, 0 only in B")),
+        "{text}"
+    );
+    let wait = |v: &serde_json::Value| v["mean_wait"].as_f64().unwrap();
+    assert!(
+        text.contains(&format!("mean wait    A {:.2} s  B {:.2} s", wait(&a), wait(&b))),
+        "{text}"
+    );
+    // The per-job file: one row per job, the changes B - A.
+    let rows = std::fs::read_to_string(dir.join("ab.csv")).unwrap();
+    let changes: Vec<i64> = rows
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(5).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(changes.len() as u64, jobs);
+    let mean_change = changes.iter().sum::<i64>() as f64 / jobs as f64;
+    assert!((mean_change - (wait(&b) - wait(&a))).abs() < 1e-6 * wait(&a).max(1.0));
+    // The two most gained are the two largest falls of the per-job file.
+    let mut falls = changes.clone();
+    falls.sort();
+    let gained = text
+        .split("gained most")
+        .nth(1)
+        .unwrap()
+        .split("lost most")
+        .next()
+        .unwrap();
+    for fall in &falls[..2] {
+        assert!(
+            fall >= &0 || gained.contains(&format!("{fall:+}")),
+            "{fall} missing from {gained}"
+        );
+    }
+
+    let out = schedlab(&["compare", &path("a.json"), &path("b.json")]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("scheduler") && text.contains("A fcfs  B easy"),
+        "{text}"
+    );
+    assert!(text.lines().any(|l| l.starts_with("mean_wait ")), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("users.jain_bsld ")), "{text}");
+
+    let out = schedlab(&["compare", &path("a.json"), &path("b.csv")]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is a summary and"));
+    // A start that is not a number, on the third job's row (line 4).
+    let mut lines: Vec<String> = std::fs::read_to_string(dir.join("b.csv"))
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    let mut fields: Vec<&str> = lines[3].split(',').collect();
+    fields[2] = "soon";
+    lines[3] = fields.join(",");
+    std::fs::write(dir.join("c.csv"), lines.join("\n") + "\n").unwrap();
+    let out = schedlab(&["compare", &path("a.csv"), &path("c.csv")]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(
+        err.contains("c.csv:4: field 3 (start) = 'soon': not a whole number"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -100,6 +100,12 @@ fn every_readme_example_runs_as_written() {
         "fig5.svg",
         "pairs.csv",
         "state.json",
+        "easy.csv",
+        "sjbf.csv",
+        "timeline.csv",
+        "timeline_utilization.svg",
+        "timeline_jobs.svg",
+        "gantt.svg",
     ];
     for name in written {
         assert!(!root.join(name).exists(), "{name} exists before the examples run");

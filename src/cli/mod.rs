@@ -14,6 +14,7 @@ macro_rules! usage {
 }
 
 mod cluster;
+mod compare;
 mod malleable;
 mod moldable;
 mod predict;
@@ -67,6 +68,9 @@ enum Command {
     Utility(utility::UtilityCommand),
     /// Combine the outputs of sharded sweeps into the files a single run would write.
     Merge(sweep::MergeArgs),
+    /// Compare two runs: their summaries (run --json) metric by metric, or their schedules
+    /// (run --jobs-out) job by job.
+    Compare(compare::CompareArgs),
 }
 
 pub fn run() -> Result<()> {
@@ -80,6 +84,7 @@ pub fn run() -> Result<()> {
         Command::Cluster(args) => cluster::run(args),
         Command::Utility(command) => utility::run(command),
         Command::Merge(args) => sweep::merge(args),
+        Command::Compare(args) => compare::run(args),
     }
 }
 

@@ -14,7 +14,10 @@ use super::{ReadArgs, parse_key_value};
 use schedlab::atomic::write_atomically;
 use schedlab::experiment::rigid::{self, Rigid, Source};
 use schedlab::experiment::{Value, check_size};
+use schedlab::metrics::timeline::{Bin, binned, timeline, write_timeline_csv};
 use schedlab::metrics::{Summary, write_jobs_csv};
+use schedlab::report::gantt;
+use schedlab::report::plot::{self, Figure, Format, Legend, Point, Series};
 use schedlab::sched::SchedulerKind;
 use schedlab::sim::Engine;
 use schedlab::workload::info::TraceInfo;
@@ -76,6 +79,18 @@ pub struct RunArgs {
     /// Write the simulated schedule as SWF (wait time in field 3).
     #[arg(long, value_name = "FILE.swf")]
     swf_out: Option<PathBuf>,
+    /// Write the machine over time as CSV (time, utilization, busy_procs, running, queued:
+    /// a row per instant where one changes), and beside it two figures: FILE_utilization.svg
+    /// and FILE_jobs.svg (running and queued jobs), in 400 time-weighted bins.
+    #[arg(long, value_name = "FILE.csv")]
+    timeline_out: Option<PathBuf>,
+    /// Draw the schedule within --window as SVG: each job a box over the processors it held
+    /// (numbered by the picture: lowest free first), coloured by user.
+    #[arg(long, value_name = "FILE.svg", requires = "window")]
+    gantt_out: Option<PathBuf>,
+    /// With --gantt-out: the window of simulated time, seconds, A..B (e.g. 86400..172800).
+    #[arg(long, value_name = "A..B", value_parser = parse_window, requires = "gantt_out")]
+    window: Option<(i64, i64)>,
     /// Print the summary as one JSON object.
     #[arg(long)]
     json: bool,
@@ -140,6 +155,85 @@ fn experiment(args: &RunArgs) -> Result<Rigid> {
     Ok(rigid)
 }
 
+/// `A..B`, whole seconds with A < B.
+fn parse_window(s: &str) -> std::result::Result<(i64, i64), String> {
+    let bad = || format!("invalid window '{s}': expected A..B in seconds with A < B, e.g. 86400..172800");
+    let (a, b) = s.split_once("..").ok_or_else(bad)?;
+    let (a, b): (i64, i64) = (
+        a.trim().parse().map_err(|_| bad())?,
+        b.trim().parse().map_err(|_| bad())?,
+    );
+    if a >= b {
+        return Err(bad());
+    }
+    Ok((a, b))
+}
+
+/// The timeline as CSV at `path`, and its two figures beside it.
+fn write_timeline(
+    path: &Path,
+    what: &str,
+    workload: &schedlab::workload::Workload,
+    outcome: &schedlab::sim::Outcome,
+) -> Result<()> {
+    let steps = timeline(&workload.jobs, outcome.start, outcome.end);
+    write_atomically(path, |w| write_timeline_csv(w, &steps, workload.procs))?;
+    let bins = binned(&steps, 400);
+    let stem = path.with_extension("");
+    let figure = |title: String, y_label: &str, series: Vec<Series>| Figure {
+        title: Some(title),
+        x_label: "Time (days since the workload's start)".into(),
+        y_label: y_label.into(),
+        categories: None,
+        log_x: false,
+        log_y: false,
+        legend: Legend::Right,
+        legend_title: None,
+        size: (900, 450),
+        markers: false,
+        series,
+    };
+    let series = |label: Option<&str>, style: usize, value: &dyn Fn(&Bin) -> f64| Series {
+        label: label.map(str::to_string),
+        style,
+        points: bins
+            .iter()
+            .map(|b| {
+                let y = value(b);
+                Point {
+                    x: b.time / 86_400.0,
+                    mean: y,
+                    low: y,
+                    high: y,
+                }
+            })
+            .collect(),
+    };
+    let procs = workload.procs as f64;
+    plot::write(
+        &PathBuf::from(format!("{}_utilization.svg", stem.display())),
+        &figure(
+            format!("{what}: utilisation"),
+            "Utilisation (%)",
+            vec![series(None, 0, &|b| 100.0 * b.busy / procs)],
+        ),
+        Format::Svg,
+    )?;
+    plot::write(
+        &PathBuf::from(format!("{}_jobs.svg", stem.display())),
+        &figure(
+            format!("{what}: jobs running and queued"),
+            "Jobs",
+            vec![
+                series(Some("running"), 0, &|b| b.running),
+                series(Some("queued"), 1, &|b| b.queued),
+            ],
+        ),
+        Format::Svg,
+    )?;
+    Ok(())
+}
+
 pub fn run(args: RunArgs) -> Result<()> {
     let t0 = Instant::now();
     let rigid = experiment(&args)?;
@@ -187,6 +281,25 @@ pub fn run(args: RunArgs) -> Result<()> {
     if let Some(path) = &args.swf_out {
         let note = format!("scheduler {}", rigid.scheduler);
         write_atomically(path, |w| write_swf(w, &workload, outcome.start, &note))?;
+    }
+    let what = format!("{}, {}", workload.name, rigid.scheduler);
+    if let Some(path) = &args.timeline_out {
+        write_timeline(path, &what, &workload, &outcome)?;
+    }
+    if let (Some(path), Some(window)) = (&args.gantt_out, args.window) {
+        let boxes = gantt::boxes(&workload.jobs, workload.procs, outcome.start, outcome.end, window)
+            .map_err(schedlab::Error::Invalid)?;
+        let title = format!(
+            "{what}: schedule from {} s to {} s, {} jobs",
+            window.0,
+            window.1,
+            {
+                let mut jobs: Vec<usize> = boxes.iter().map(|b| b.job).collect();
+                jobs.dedup();
+                jobs.len()
+            }
+        );
+        gantt::write_gantt_svg(path, &title, &workload.jobs, workload.procs, &boxes, window)?;
     }
     let predictor = rigid.predictor.map_or("estimate".to_string(), |p| p.to_string());
     let mut out = io::stdout().lock();

@@ -28,9 +28,11 @@
 //! apart. Percentiles 25/50/75/98 come from an HDR histogram with 3 significant digits
 //! (relative error at most 0.1%); the 100th percentile is the exact maximum.
 
+pub mod compare;
 mod jobs_csv;
 pub mod registry;
 mod text;
+pub mod timeline;
 
 pub use jobs_csv::write_jobs_csv;
 

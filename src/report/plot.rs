@@ -126,6 +126,8 @@ pub struct Figure {
     pub legend_title: Option<String>,
     /// Width and height in pixels (SVG user units).
     pub size: (u32, u32),
+    /// A marker at every point (off for dense series such as a timeline).
+    pub markers: bool,
     pub series: Vec<Series>,
 }
 
@@ -391,7 +393,7 @@ pub fn render_svg(figure: &Figure) -> std::result::Result<String, String> {
                         .map_err(|e| e.to_string())?;
                 }
             }
-            for p in &d.points {
+            for p in d.points.iter().filter(|_| figure.markers || categorical) {
                 draw_marker(&root, at(p.0, p.1), marker, color)?;
             }
             for &x in &d.saturated {
@@ -439,7 +441,9 @@ pub fn render_svg(figure: &Figure) -> std::result::Result<String, String> {
                     ))
                     .map_err(|e| e.to_string())?;
                 }
-                draw_marker(&root, (ex + 12, ey + 8), marker, color)?;
+                if figure.markers || categorical {
+                    draw_marker(&root, (ex + 12, ey + 8), marker, color)?;
+                }
                 root.draw_text(label, &TextStyle::from(font.into_font()), (ex + 32, ey))
                     .map_err(|e| e.to_string())?;
             }
@@ -642,6 +646,7 @@ mod tests {
             legend: Legend::Right,
             legend_title: Some("Scheduler".into()),
             size: (800, 500),
+            markers: true,
             series,
         }
     }

@@ -228,6 +228,7 @@ pub fn figure(plan: &Plan, p: &PlotSpec, estimates: &[CellEstimates], facet: Opt
         legend: p.legend,
         legend_title: p.series.as_deref().map(axis_label),
         size: p.size,
+        markers: true,
         series,
     }
 }

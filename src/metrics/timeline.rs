@@ -1,0 +1,179 @@
+//! The machine over time: busy processors, running and queued jobs at every instant where
+//! one of them changes, from a schedule's per-job submit, start and end times.
+
+use std::io::Write;
+
+use crate::Time;
+use crate::sim::state::UNSET;
+use crate::workload::Jobs;
+
+/// The state from `time` until the next step's time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Step {
+    pub time: Time,
+    pub busy: u64,
+    pub running: u32,
+    pub queued: u32,
+}
+
+/// Header of `--timeline-out` files.
+pub const TIMELINE_CSV_HEADER: &str = "time,utilization,busy_procs,running,queued";
+
+/// The steps of a schedule, one per instant at which something changes, in time order. A
+/// job counts as queued from its submit to its start and running from its start to its
+/// end; at one instant, ends and starts apply before the state is recorded. Jobs that never
+/// started (a run stopped early) stay queued to the last step; jobs unfinished stay running.
+pub fn timeline(jobs: &Jobs, start: &[Time], end: &[Time]) -> Vec<Step> {
+    // (time, change in busy processors, in running, in queued)
+    let mut events: Vec<(Time, i64, i32, i32)> = Vec::with_capacity(3 * jobs.len());
+    for j in 0..jobs.len() {
+        let p = jobs.procs[j] as i64;
+        events.push((jobs.submit[j], 0, 0, 1));
+        if start[j] != UNSET {
+            events.push((start[j], p, 1, -1));
+            if end[j] != UNSET {
+                events.push((end[j], -p, -1, 0));
+            }
+        }
+    }
+    events.sort_unstable_by_key(|e| e.0);
+    let mut steps: Vec<Step> = Vec::new();
+    let (mut busy, mut running, mut queued) = (0i64, 0i32, 0i32);
+    let mut i = 0;
+    while i < events.len() {
+        let now = events[i].0;
+        while i < events.len() && events[i].0 == now {
+            busy += events[i].1;
+            running += events[i].2;
+            queued += events[i].3;
+            i += 1;
+        }
+        let step = Step {
+            time: now,
+            busy: busy as u64,
+            running: running as u32,
+            queued: queued as u32,
+        };
+        if steps
+            .last()
+            .is_none_or(|s| (s.busy, s.running, s.queued) != (step.busy, step.running, step.queued))
+        {
+            steps.push(step);
+        }
+    }
+    steps
+}
+
+/// Writes `steps` as CSV ([`TIMELINE_CSV_HEADER`]; utilisation = busy / `procs`).
+pub fn write_timeline_csv<W: Write>(mut out: W, steps: &[Step], procs: u32) -> std::io::Result<()> {
+    writeln!(out, "{TIMELINE_CSV_HEADER}")?;
+    for s in steps {
+        writeln!(
+            out,
+            "{},{:.6},{},{},{}",
+            s.time,
+            s.busy as f64 / procs as f64,
+            s.busy,
+            s.running,
+            s.queued
+        )?;
+    }
+    out.flush()
+}
+
+/// Time-weighted means over one bin of time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bin {
+    /// The bin's centre.
+    pub time: f64,
+    pub busy: f64,
+    pub running: f64,
+    pub queued: f64,
+}
+
+/// Time-weighted means over `bins` equal bins from the first step to the last. Empty for
+/// fewer than two steps.
+pub fn binned(steps: &[Step], bins: usize) -> Vec<Bin> {
+    let (Some(first), Some(last)) = (steps.first(), steps.last()) else {
+        return Vec::new();
+    };
+    let (t0, t1) = (first.time as f64, last.time as f64);
+    if t1 <= t0 || bins == 0 {
+        return Vec::new();
+    }
+    let width = (t1 - t0) / bins as f64;
+    let mut sums = vec![(0.0, 0.0, 0.0); bins];
+    for w in steps.windows(2) {
+        let (s, next) = (&w[0], w[1].time as f64);
+        let mut a = s.time as f64;
+        // Spread the step over the bins it covers.
+        while a < next {
+            let b = (((a - t0) / width) as usize).min(bins - 1);
+            let bin_end = (t0 + (b + 1) as f64 * width).min(next);
+            let span = (bin_end - a).max(0.0);
+            sums[b].0 += span * s.busy as f64;
+            sums[b].1 += span * s.running as f64;
+            sums[b].2 += span * s.queued as f64;
+            if bin_end <= a {
+                break;
+            }
+            a = bin_end;
+        }
+    }
+    sums.iter()
+        .enumerate()
+        .map(|(b, s)| Bin {
+            time: t0 + (b as f64 + 0.5) * width,
+            busy: s.0 / width,
+            running: s.1 / width,
+            queued: s.2 / width,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::JobRecord;
+
+    #[test]
+    fn steps_by_hand() {
+        // Job 1: 2 procs, submit 0, runs 0..10. Job 2: 3 procs, submit 5, waits to 10, runs
+        // 10..20. Job 3: 1 proc, submit 10, runs 10..12.
+        let records = [
+            JobRecord::new(1, 0, 10, 2, 10),
+            JobRecord::new(2, 5, 10, 3, 10),
+            JobRecord::new(3, 10, 2, 1, 2),
+        ];
+        let jobs = Jobs::from_records(&records);
+        let steps = timeline(&jobs, &[0, 10, 10], &[10, 20, 12]);
+        let step = |time, busy, running, queued| Step {
+            time,
+            busy,
+            running,
+            queued,
+        };
+        assert_eq!(
+            steps,
+            [
+                step(0, 2, 1, 0),
+                step(5, 2, 1, 1),
+                step(10, 4, 2, 0),
+                step(12, 3, 1, 0),
+                step(20, 0, 0, 0)
+            ]
+        );
+        let mut csv = Vec::new();
+        write_timeline_csv(&mut csv, &steps, 4).unwrap();
+        let csv = String::from_utf8(csv).unwrap();
+        assert_eq!(csv.lines().nth(3).unwrap(), "10,1.000000,4,2,0");
+        // Two bins over 0..20: busy 2 for 10 s, then 4 for 2 s and 3 for 8 s.
+        let b = binned(&steps, 2);
+        assert_eq!(b.len(), 2);
+        assert!(
+            (b[0].busy - 2.0).abs() < 1e-12 && (b[1].busy - 3.2).abs() < 1e-12,
+            "{b:?}"
+        );
+        assert!((b[0].queued - 0.5).abs() < 1e-12, "queued 1 for 5 of 10 s: {b:?}");
+    }
+}

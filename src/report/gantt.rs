@@ -1,0 +1,242 @@
+//! A picture of the schedule: each job a box over the processors it held while it ran,
+//! within a window of time. The simulator counts processors without naming them, so the
+//! picture names them: at each instant, ends first, then each starting job (in start
+//! order, ties by arrival) takes the lowest-numbered free processors. A job may then hold
+//! several runs of processors, drawn as one box each; the boxes show the schedule's
+//! shape, not an allocation the machine made.
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::Path;
+
+use plotters::prelude::*;
+
+use crate::Time;
+use crate::atomic::write_atomically;
+use crate::error::{Error, Result};
+use crate::workload::Jobs;
+
+/// The most jobs one picture draws: beyond, the boxes are too thin to see.
+pub const MAX_JOBS: usize = 20_000;
+
+/// One box: a job on processors `first..=last` from `from` to `to`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Box {
+    pub job: usize,
+    pub first: u32,
+    pub last: u32,
+    pub from: Time,
+    pub to: Time,
+}
+
+/// The boxes of the jobs that ran during `window` (start before its end, end after its
+/// start), cut to it. Jobs that never started are left out; one still running at the end
+/// of the run runs to the window's end. Errs beyond [`MAX_JOBS`] jobs.
+pub fn boxes(
+    jobs: &Jobs,
+    procs: u32,
+    start: &[Time],
+    end: &[Time],
+    window: (Time, Time),
+) -> std::result::Result<Vec<Box>, String> {
+    let unset = crate::sim::state::UNSET;
+    let (a, b) = window;
+    // Starts and ends up to the window's end, ends first at an instant.
+    let mut events: Vec<(Time, bool, usize)> = Vec::new();
+    for j in 0..jobs.len() {
+        if start[j] == unset || start[j] >= b {
+            continue;
+        }
+        events.push((start[j], true, j));
+        if end[j] != unset && end[j] < b {
+            events.push((end[j], false, j));
+        }
+    }
+    let in_window = events
+        .iter()
+        .filter(|e| e.1 && (end[e.2] == unset || end[e.2] > a))
+        .count();
+    if in_window > MAX_JOBS {
+        return Err(format!(
+            "{in_window} jobs ran in the window, more than the {MAX_JOBS} a picture can show; narrow --window"
+        ));
+    }
+    events.sort_unstable_by_key(|&(t, is_start, j)| (t, is_start, j));
+    let mut free: BTreeSet<u32> = (0..procs).collect();
+    let mut held: Vec<Vec<u32>> = vec![Vec::new(); jobs.len()];
+    let mut out = Vec::new();
+    for (t, is_start, j) in events {
+        if !is_start {
+            free.extend(held[j].drain(..));
+            continue;
+        }
+        let p = jobs.procs[j] as usize;
+        let taken: Vec<u32> = free.iter().take(p).copied().collect();
+        if taken.len() < p {
+            return Err(format!(
+                "job {} starts at {t} on {p} processors, but only {} are free: not a valid schedule",
+                jobs.swf_id[j],
+                taken.len()
+            ));
+        }
+        for q in &taken {
+            free.remove(q);
+        }
+        let to = if end[j] == unset { b } else { end[j].min(b) };
+        let from = t.max(a);
+        if to > a && to > from {
+            // One box per run of consecutive processors.
+            let mut first = taken[0];
+            for w in 0..taken.len() {
+                let last = taken[w];
+                if w + 1 == taken.len() || taken[w + 1] != last + 1 {
+                    out.push(Box {
+                        job: j,
+                        first,
+                        last,
+                        from,
+                        to,
+                    });
+                    if w + 1 < taken.len() {
+                        first = taken[w + 1];
+                    }
+                }
+            }
+        }
+        held[j] = taken;
+    }
+    Ok(out)
+}
+
+/// Colours of the boxes, by user (by job for unknown users): light, so the outlines show.
+const FILLS: [RGBColor; 8] = [
+    RGBColor(128, 184, 216),
+    RGBColor(234, 174, 128),
+    RGBColor(128, 206, 185),
+    RGBColor(229, 188, 211),
+    RGBColor(242, 207, 128),
+    RGBColor(170, 217, 244),
+    RGBColor(180, 180, 180),
+    RGBColor(212, 170, 128),
+];
+
+/// Draws the boxes of `window` as an SVG file: time in hours on x, processors on y.
+pub fn write_gantt_svg(
+    path: &Path,
+    title: &str,
+    jobs: &Jobs,
+    procs: u32,
+    boxes: &[Box],
+    window: (Time, Time),
+) -> Result<()> {
+    let err = |e: String| Error::Output {
+        path: path.to_path_buf(),
+        error: std::io::Error::other(e),
+    };
+    let (a, b) = (window.0 as f64 / 3600.0, window.1 as f64 / 3600.0);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (1000, 600)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 16))
+            .margin(12)
+            .x_label_area_size(44)
+            .y_label_area_size(64)
+            .build_cartesian_2d(a..b, 0f64..procs as f64)
+            .map_err(|e| err(e.to_string()))?;
+        chart
+            .configure_mesh()
+            .disable_mesh()
+            .x_desc("Time (hours since the workload's start)")
+            .y_desc("Processors")
+            .x_label_formatter(&|x| super::plot::number(*x, if (x.fract()).abs() < 1e-9 { 0 } else { 1 }))
+            .y_label_formatter(&|y| super::plot::number(*y, 0))
+            .label_style(("sans-serif", 13))
+            .axis_desc_style(("sans-serif", 14))
+            .draw()
+            .map_err(|e| err(e.to_string()))?;
+        chart
+            .draw_series(boxes.iter().map(|x| {
+                let user = jobs.user[x.job];
+                let key = if user >= 0 { user as usize } else { x.job };
+                Rectangle::new(
+                    [
+                        (x.from as f64 / 3600.0, x.first as f64),
+                        (x.to as f64 / 3600.0, x.last as f64 + 1.0),
+                    ],
+                    FILLS[key % FILLS.len()].filled(),
+                )
+            }))
+            .map_err(|e| err(e.to_string()))?;
+        chart
+            .draw_series(boxes.iter().map(|x| {
+                Rectangle::new(
+                    [
+                        (x.from as f64 / 3600.0, x.first as f64),
+                        (x.to as f64 / 3600.0, x.last as f64 + 1.0),
+                    ],
+                    RGBColor(60, 60, 60).stroke_width(1),
+                )
+            }))
+            .map_err(|e| err(e.to_string()))?;
+        root.present().map_err(|e| err(e.to_string()))?;
+    }
+    write_atomically(path, |w| w.write_all(svg.as_bytes()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::JobRecord;
+
+    #[test]
+    fn boxes_take_the_lowest_free_processors_and_split_into_runs() {
+        // 4 processors. A: 2 procs 0..10 takes 0-1; B: 1 proc 0..5 takes 2; C: 1 proc
+        // 5..20 takes B's 2 (freed at 5, ends first); D: 2 procs 10..30 takes A's 0-1; E: 3
+        // procs 30..40, everything free, takes 0-2.
+        let records = [
+            JobRecord::new(1, 0, 10, 2, 10),
+            JobRecord::new(2, 0, 5, 1, 5),
+            JobRecord::new(3, 0, 15, 1, 15),
+            JobRecord::new(4, 0, 20, 2, 20),
+            JobRecord::new(5, 0, 10, 3, 10),
+        ];
+        let jobs = Jobs::from_records(&records);
+        let start = [0, 0, 5, 10, 30];
+        let end = [10, 5, 20, 30, 40];
+        let got = boxes(&jobs, 4, &start, &end, (0, 100)).unwrap();
+        let b = |job, first, last, from, to| Box {
+            job,
+            first,
+            last,
+            from,
+            to,
+        };
+        assert_eq!(
+            got,
+            [
+                b(0, 0, 1, 0, 10),
+                b(1, 2, 2, 0, 5),
+                b(2, 2, 2, 5, 20),
+                b(3, 0, 1, 10, 30),
+                b(4, 0, 2, 30, 40)
+            ]
+        );
+        // A window cuts the boxes and leaves out jobs outside it.
+        let got = boxes(&jobs, 4, &start, &end, (8, 12)).unwrap();
+        assert_eq!(got, [b(0, 0, 1, 8, 10), b(2, 2, 2, 8, 12), b(3, 0, 1, 10, 12)]);
+        // Processors split into runs: with 0 and 2 free, a 2-processor job gets two boxes.
+        let records = [
+            JobRecord::new(1, 0, 10, 1, 10),
+            JobRecord::new(2, 0, 10, 1, 10),
+            JobRecord::new(3, 0, 10, 2, 10),
+        ];
+        let jobs = Jobs::from_records(&records);
+        let got = boxes(&jobs, 3, &[0, 0, 5], &[5, 10, 15], (0, 20)).unwrap();
+        assert_eq!(got[2..], [b(2, 0, 0, 5, 15), b(2, 2, 2, 5, 15)]);
+        // An invalid schedule is named, not drawn.
+        let e = boxes(&jobs, 3, &[0, 0, 0], &[5, 10, 15], (0, 20)).unwrap_err();
+        assert!(e.contains("not a valid schedule"), "{e}");
+    }
+}
