@@ -11,5 +11,6 @@ criterion_main!(
     benchmarks::models::benches,
     benchmarks::predict::benches,
     benchmarks::queue_time::benches,
-    benchmarks::sweep::benches
+    benchmarks::sweep::benches,
+    benchmarks::swf::benches
 );

@@ -6,3 +6,4 @@ pub mod models;
 pub mod predict;
 pub mod queue_time;
 pub mod sweep;
+pub mod swf;

@@ -29,6 +29,23 @@ pub struct TraceInfo {
     pub executables: usize,
 }
 
+/// How many distinct identifiers (not -1, unknown) `ids` holds: a bitmap over the small
+/// numbers logs use, a set for larger ones.
+fn distinct_ids(ids: &[i32]) -> usize {
+    let max = ids.iter().copied().max().unwrap_or(-1);
+    if max < 0 {
+        return 0;
+    }
+    if max < 1 << 24 {
+        let mut seen = vec![0u64; max as usize / 64 + 1];
+        for &id in ids.iter().filter(|&&x| x >= 0) {
+            seen[id as usize / 64] |= 1 << (id % 64);
+        }
+        return seen.iter().map(|w| w.count_ones() as usize).sum();
+    }
+    ids.iter().filter(|&&x| x >= 0).collect::<HashSet<_>>().len()
+}
+
 impl TraceInfo {
     pub fn of(w: &Workload) -> Self {
         let jobs = &w.jobs;
@@ -39,7 +56,7 @@ impl TraceInfo {
         let work: f64 = (0..n)
             .map(|j| jobs.runtime[j] as f64 * jobs.procs[j] as f64)
             .sum();
-        let distinct = |v: &[i32]| v.iter().filter(|&&x| x >= 0).collect::<HashSet<_>>().len();
+        let distinct = distinct_ids;
         TraceInfo {
             name: w.name.clone(),
             jobs: n as u64,

@@ -151,19 +151,128 @@ pub struct SwfOptions {
     pub lenient: bool,
 }
 
-/// Reads a trace; gzip is recognised by its magic bytes, whatever the file name.
+/// Reads a trace; gzip is recognised by its magic bytes, whatever the file name. A `.gz`
+/// file is inflated on a second thread, a chunk ahead of the parser ([`Inflated`]), so
+/// that reading costs about the longer of the two rather than their sum.
 pub fn read_swf(path: &Path, options: &SwfOptions) -> Result<Workload> {
     let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
     let mut magic = [0u8; 2];
     let n = file.read(&mut magic).map_err(|e| Error::io(path, e))?;
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
-    let reader: Box<dyn BufRead> = if n == 2 && magic == [0x1f, 0x8b] {
-        let gz = flate2::read::MultiGzDecoder::new(BufReader::with_capacity(1 << 16, file));
-        Box::new(BufReader::with_capacity(1 << 16, gz))
+    if n == 2 && magic == [0x1f, 0x8b] {
+        std::thread::scope(|scope| {
+            let (chunks, recycled) = Inflated::start(scope, file);
+            // The reader is dropped when the parse ends, which stops the inflating thread
+            // early if the parse ended first (an error, or --first).
+            parse_swf(
+                Inflated {
+                    chunks,
+                    recycled,
+                    chunk: Vec::new(),
+                    at: 0,
+                    done: false,
+                },
+                path,
+                options,
+            )
+        })
     } else {
-        Box::new(BufReader::with_capacity(1 << 16, file))
-    };
-    parse_swf(reader, path, options)
+        parse_swf(BufReader::with_capacity(1 << 16, file), path, options)
+    }
+}
+
+/// Size of the chunks the inflating thread hands over.
+const CHUNK: usize = 1 << 18;
+
+/// A `BufRead` over a gzip file inflated by another thread: chunks arrive on a bounded
+/// channel (at most two ahead, so memory stays bounded) and go back on another to be
+/// refilled; an inflating error arrives after the bytes that preceded it.
+struct Inflated {
+    chunks: crossbeam_channel::Receiver<std::io::Result<Vec<u8>>>,
+    recycled: crossbeam_channel::Sender<Vec<u8>>,
+    chunk: Vec<u8>,
+    at: usize,
+    done: bool,
+}
+
+impl Inflated {
+    /// Starts inflating `file` on a thread of `scope`.
+    fn start<'scope>(
+        scope: &'scope std::thread::Scope<'scope, '_>,
+        file: File,
+    ) -> (
+        crossbeam_channel::Receiver<std::io::Result<Vec<u8>>>,
+        crossbeam_channel::Sender<Vec<u8>>,
+    ) {
+        let (send, chunks) = crossbeam_channel::bounded(2);
+        let (recycled, spare) = crossbeam_channel::bounded::<Vec<u8>>(4);
+        scope.spawn(move || {
+            let mut gz = flate2::read::MultiGzDecoder::new(BufReader::with_capacity(1 << 16, file));
+            loop {
+                let mut chunk = spare.try_recv().unwrap_or_else(|_| Vec::with_capacity(CHUNK));
+                chunk.resize(CHUNK, 0);
+                let mut filled = 0;
+                let mut failed = None;
+                while filled < CHUNK {
+                    match gz.read(&mut chunk[filled..]) {
+                        Ok(0) => break,
+                        Ok(n) => filled += n,
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                        Err(e) => {
+                            failed = Some(e);
+                            break;
+                        }
+                    }
+                }
+                chunk.truncate(filled);
+                let end = filled == 0 || failed.is_some();
+                if filled > 0 && send.send(Ok(chunk)).is_err() {
+                    return;
+                }
+                if let Some(e) = failed {
+                    let _ = send.send(Err(e));
+                }
+                if end {
+                    return;
+                }
+            }
+        });
+        (chunks, recycled)
+    }
+}
+
+impl Read for Inflated {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let available = self.fill_buf()?;
+        let n = available.len().min(buf.len());
+        buf[..n].copy_from_slice(&available[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for Inflated {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        while self.at == self.chunk.len() && !self.done {
+            match self.chunks.recv() {
+                Ok(Ok(next)) => {
+                    let used = std::mem::replace(&mut self.chunk, next);
+                    let _ = self.recycled.try_send(used);
+                    self.at = 0;
+                }
+                Ok(Err(e)) => {
+                    self.done = true;
+                    return Err(e);
+                }
+                Err(_) => self.done = true,
+            }
+        }
+        Ok(&self.chunk[self.at..])
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.at = (self.at + n).min(self.chunk.len());
+    }
 }
 
 /// The longest line read: no archive log comes near it, and an endless input without line
@@ -314,6 +423,7 @@ pub fn parse_swf<R: BufRead>(mut reader: R, path: &Path, options: &SwfOptions) -
 type Fields = [i64; 18];
 
 /// An integer field: an optional sign and digits, as `i64::from_str` reads it.
+#[inline]
 fn integer(token: &[u8]) -> Option<i64> {
     let (negative, digits) = match token {
         [b'-', rest @ ..] => (true, rest),
@@ -322,6 +432,18 @@ fn integer(token: &[u8]) -> Option<i64> {
     };
     if digits.is_empty() {
         return None;
+    }
+    // Up to 18 digits cannot overflow an i64: no checks per digit (the common case).
+    if digits.len() <= 18 {
+        let mut v: i64 = 0;
+        for &d in digits {
+            let digit = d.wrapping_sub(b'0');
+            if digit > 9 {
+                return None;
+            }
+            v = v * 10 + digit as i64;
+        }
+        return Some(if negative { -v } else { v });
     }
     let mut v: i64 = 0;
     for &d in digits {
@@ -349,18 +471,26 @@ const ID_FIELDS: [usize; 8] = [8, 12, 13, 14, 15, 16, 17, 18];
 /// A job line (ASCII): the 18 fields, the exact average CPU time, and the text after field
 /// 18 (empty for a plain SWF line). Every value must be within the documented bounds.
 fn job_line(line: &[u8]) -> std::result::Result<(Fields, f64, &str), String> {
-    if !line.is_ascii() {
-        let at = line
-            .iter()
-            .position(|b| !b.is_ascii())
-            .expect("a byte beyond ASCII");
-        return Err(format!(
-            "byte 0x{:02X} at column {}: job lines must be ASCII (comments may hold any text)",
-            line[at],
-            at + 1
-        ));
-    }
-    let (fields, cpu, tail) = parse_fields(line)?;
+    // Checked only when the line does not parse (a non-ASCII byte cannot make a field), so
+    // that such a line is named by its first foreign byte, as before any field.
+    let not_ascii = |line: &[u8]| {
+        line.iter().position(|b| !b.is_ascii()).map(|at| {
+            format!(
+                "byte 0x{:02X} at column {}: job lines must be ASCII (comments may hold any text)",
+                line[at],
+                at + 1
+            )
+        })
+    };
+    let parsed = match whole_number_fields(line) {
+        Some(parsed) => Ok(parsed),
+        None => parse_fields(line),
+    };
+    let (fields, cpu, tail) = match parsed {
+        Ok(parsed) if parsed.2.is_ascii() => parsed,
+        Ok(_) => return Err(not_ascii(line).expect("a byte beyond ASCII")),
+        Err(e) => return Err(not_ascii(line).unwrap_or(e)),
+    };
     let name = |field: usize| FIELD_NAMES[field - 1];
     for field in TIME_FIELDS {
         if fields[field - 1].unsigned_abs() > MAX_TIME as u64 {
@@ -392,39 +522,106 @@ fn job_line(line: &[u8]) -> std::result::Result<(Fields, f64, &str), String> {
     Ok((fields, cpu, tail))
 }
 
+/// The common line, fast: 18 whole numbers (an optional sign and at most 18 digits)
+/// separated by spaces or tabs, field 6 (average CPU time) also as `digits.digits` with at
+/// most 15 digits in all, and nothing after them. `None` for anything else, which
+/// [`parse_fields`] then reads (or names the fault of); for the lines both accept they give
+/// the same values: a decimal of at most 15 digits is its digits as an integer divided by a
+/// power of ten, both exact in binary, and the division rounds correctly as the parse does.
+#[inline]
+fn whole_number_fields(line: &[u8]) -> Option<(Fields, f64, &'static str)> {
+    const POWERS: [f64; 16] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+    ];
+    let blank = |b: u8| b == b' ' || b == b'\t';
+    let mut fields = [0i64; 18];
+    let mut cpu = 0f64;
+    let (mut i, n) = (0usize, line.len());
+    for (k, field) in fields.iter_mut().enumerate() {
+        while i < n && blank(line[i]) {
+            i += 1;
+        }
+        let negative = i < n && line[i] == b'-';
+        if i < n && (negative || line[i] == b'+') {
+            i += 1;
+        }
+        let start = i;
+        let mut v: i64 = 0;
+        let mut digits = 0usize;
+        let mut decimals: Option<usize> = None;
+        while i < n {
+            let b = line[i];
+            let digit = b.wrapping_sub(b'0');
+            if digit <= 9 {
+                v = v * 10 + digit as i64;
+                digits += 1;
+                if digits > 18 {
+                    return None;
+                }
+                decimals = decimals.map(|d| d + 1);
+            } else if b == b'.' && k + 1 == FRACTIONAL_FIELD && decimals.is_none() && digits > 0 {
+                decimals = Some(0);
+            } else {
+                break;
+            }
+            i += 1;
+        }
+        if i == start || (i < n && !blank(line[i])) {
+            return None;
+        }
+        let v = if negative { -v } else { v };
+        if k + 1 == FRACTIONAL_FIELD {
+            cpu = match decimals {
+                None => v as f64,
+                Some(d) if d > 0 && digits <= 15 => v as f64 / POWERS[d],
+                Some(_) => return None,
+            };
+            *field = cpu as i64;
+        } else {
+            *field = v;
+        }
+    }
+    if line[i..].iter().any(|&b| !blank(b)) {
+        return None;
+    }
+    Some((fields, cpu, ""))
+}
+
 /// The 18 fields, the exact average CPU time, and the text after field 18 (empty for a
-/// plain SWF line), from an ASCII line.
+/// plain SWF line), from a line: one pass over its bytes.
 fn parse_fields(line: &[u8]) -> std::result::Result<(Fields, f64, &str), String> {
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
     let mut fields = [0i64; 18];
     let mut fractional = 0f64;
-    let mut count = 0usize;
-    let mut rest = line;
-    while count < 18 {
-        rest = rest.trim_ascii_start();
-        if rest.is_empty() {
-            break;
+    let (mut i, n) = (0usize, line.len());
+    for field in 1..=18 {
+        while i < n && line[i].is_ascii_whitespace() {
+            i += 1;
         }
-        let end = rest
-            .iter()
-            .position(u8::is_ascii_whitespace)
-            .unwrap_or(rest.len());
-        let (token, after) = rest.split_at(end);
-        rest = after;
-        count += 1;
-        let field = count;
+        if i == n {
+            return Err(format!("expected 18 fields, found {}", field - 1));
+        }
+        let start = i;
+        while i < n && !line[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        let token = &line[start..i];
         if field == FRACTIONAL_FIELD {
-            let v: f64 = std::str::from_utf8(token)
-                .ok()
-                .and_then(|t| t.parse().ok())
-                .filter(|v: &f64| v.is_finite())
-                .ok_or_else(|| {
-                    format!(
-                        "field {field} ({}): expected a number, got '{}'",
-                        FIELD_NAMES[field - 1],
-                        text(token)
-                    )
-                })?;
+            // Mostly whole numbers (or -1): read as such, else as a decimal number.
+            let v: f64 = match integer(token) {
+                Some(whole) => whole as f64,
+                None => std::str::from_utf8(token)
+                    .ok()
+                    .and_then(|t| t.parse().ok())
+                    .filter(|v: &f64| v.is_finite())
+                    .ok_or_else(|| {
+                        format!(
+                            "field {field} ({}): expected a number, got '{}'",
+                            FIELD_NAMES[field - 1],
+                            text(token)
+                        )
+                    })?,
+            };
             fractional = v;
             fields[field - 1] = v as i64;
         } else {
@@ -437,10 +634,12 @@ fn parse_fields(line: &[u8]) -> std::result::Result<(Fields, f64, &str), String>
             })?;
         }
     }
-    if count != 18 {
-        return Err(format!("expected 18 fields, found {count}"));
-    }
-    let tail = std::str::from_utf8(rest.trim_ascii()).map_err(|e| e.to_string())?;
+    let tail = line[i..].trim_ascii();
+    let tail = if tail.is_empty() {
+        ""
+    } else {
+        std::str::from_utf8(tail).map_err(|e| e.to_string())?
+    };
     Ok((fields, fractional, tail))
 }
 
@@ -583,4 +782,77 @@ pub fn recorded_starts(jobs: &Jobs) -> Vec<Time> {
 /// Convenience for tests and examples: parse SWF text held in memory.
 pub fn parse_swf_str(text: &str, name: &str, options: &SwfOptions) -> Result<Workload> {
     parse_swf(text.as_bytes(), &PathBuf::from(name), options)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A field as text: whole numbers with or without a sign, long ones, and for field 6
+    /// decimals too (some past the fast path's 15 digits).
+    fn token(field: usize) -> impl Strategy<Value = String> {
+        let whole = prop_oneof![
+            (-1i64..100_000).prop_map(|v| v.to_string()),
+            (0i64..i64::MAX).prop_map(|v| format!("+{v}")),
+            Just("-1".to_string()),
+        ];
+        if field == FRACTIONAL_FIELD {
+            prop_oneof![
+                whole.boxed(),
+                (0u64..1_000_000_000_000, 1usize..12).prop_map(|(v, d)| {
+                    let s = format!("{v:0>width$}", width = d + 1);
+                    format!("{}.{}", &s[..s.len() - d], &s[s.len() - d..])
+                }),
+                "[0-9]{1,20}\\.[0-9]{1,20}",
+            ]
+            .boxed()
+        } else {
+            whole.boxed()
+        }
+    }
+
+    fn line() -> impl Strategy<Value = String> {
+        let tokens: Vec<_> = (1..=18).map(token).collect();
+        (
+            tokens,
+            prop::collection::vec(prop_oneof![Just(" "), Just("  "), Just("\t")], 18),
+        )
+            .prop_map(|(t, gaps)| {
+                t.iter()
+                    .zip(gaps)
+                    .map(|(t, g)| format!("{g}{t}"))
+                    .collect::<String>()
+            })
+    }
+
+    proptest! {
+        /// The fast path reads what the general parser reads, bit for bit, or leaves the
+        /// line to it.
+        #[test]
+        fn the_fast_path_agrees_with_the_parser(line in line()) {
+            let slow = parse_fields(line.as_bytes()).unwrap();
+            if let Some(fast) = whole_number_fields(line.as_bytes()) {
+                prop_assert_eq!(fast.0, slow.0);
+                prop_assert_eq!(fast.1.to_bits(), slow.1.to_bits(), "{}", line);
+                prop_assert_eq!(fast.2, slow.2);
+            }
+        }
+    }
+
+    #[test]
+    fn the_fast_path_leaves_odd_lines_to_the_parser() {
+        let ok = "1 0 10 100 4 1.5 -1 -1 100 -1 1 1 1 1 1 1 -1 -1";
+        assert!(whole_number_fields(ok.as_bytes()).is_some());
+        for odd in [
+            "1 0 10 100 4 1.5 -1 -1 100 -1 1 1 1 1 1 1 -1", // 17 fields
+            "1 0 10 100 4 1.5 -1 -1 100 -1 1 1 1 1 1 1 -1 -1 (3)", // a utility tuple
+            "1 0 10 100 4 1e3 -1 -1 100 -1 1 1 1 1 1 1 -1 -1", // an exponent
+            "1 0 10 100 4 5. -1 -1 100 -1 1 1 1 1 1 1 -1 -1", // no decimals
+            "1 0 1.0 100 4 1 -1 -1 100 -1 1 1 1 1 1 1 -1 -1", // a decimal elsewhere
+            "1 0 10 100 4 1 -1 -1 100 -1 1 1 1 1 1 1 -1 -", // a sign alone
+        ] {
+            assert!(whole_number_fields(odd.as_bytes()).is_none(), "{odd}");
+        }
+    }
 }
