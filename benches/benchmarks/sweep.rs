@@ -1,5 +1,9 @@
-//! Sweep throughput (replications/s) on the synthetic model with 1 and 2 threads; the
-//! ratio gives the parallel efficiency. Outputs go to a temporary folder.
+//! Sweep throughput (replications/s) on the synthetic models with 1 and 2 threads; the
+//! ratio gives the parallel efficiency. `downey-64-replications`: equal cells, a fixed
+//! count. `mixed-sequential`: cells of very different cost (FCFS, EASY and conservative
+//! backfilling, one load far from saturation and one near it) under sequential stopping,
+//! where a runner that waits for every cell's batch before deciding leaves cores idle.
+//! Outputs go to a temporary folder.
 
 use std::time::Duration;
 
@@ -19,6 +23,24 @@ load = [0.5, 0.8]
 scheduler = ["easy", "sjbf"]
 [replications]
 count = 16
+"#;
+
+const MIXED: &str = r#"
+name = "mixed"
+metrics = ["mean_bsld"]
+[run]
+model = "lublin"
+procs = 128
+jobs = 30000
+[axes]
+load = [0.3, 0.7]
+scheduler = ["fcfs", "easy", "conservative"]
+[replications]
+min = 4
+max = 24
+batch = 4
+target = 0.2
+metric = "mean_bsld"
 "#;
 
 fn sweep(c: &mut Criterion) {
@@ -43,6 +65,20 @@ fn sweep(c: &mut Criterion) {
             &options,
             |b, o| b.iter(|| run_sweep(&plan, o).unwrap().tasks_run),
         );
+    }
+    let mixed = Plan::from_str(MIXED, &dir.join("mixed.toml"), &dir, "mixed").unwrap();
+    for threads in [1usize, 2] {
+        let options = RunOptions {
+            threads: Some(threads),
+            out: dir.join(format!("m{threads}")),
+            shard: None,
+            resume: false,
+            force: false,
+            quiet: true,
+        };
+        group.bench_with_input(BenchmarkId::new("mixed-sequential", threads), &options, |b, o| {
+            b.iter(|| run_sweep(&mixed, o).unwrap().tasks_run)
+        });
     }
     group.finish();
     let _ = std::fs::remove_dir_all(&dir);

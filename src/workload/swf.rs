@@ -152,7 +152,7 @@ pub struct SwfOptions {
 }
 
 /// Reads a trace; gzip is recognised by its magic bytes, whatever the file name. A `.gz`
-/// file is inflated on a second thread, a chunk ahead of the parser ([`Inflated`]), so
+/// file is inflated on a second thread, a chunk ahead of the parser (`Inflated`), so
 /// that reading costs about the longer of the two rather than their sum.
 pub fn read_swf(path: &Path, options: &SwfOptions) -> Result<Workload> {
     let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
