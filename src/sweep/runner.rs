@@ -1,12 +1,16 @@
-//! Running a sweep: (cell, replication) tasks on a rayon pool, in rounds so that sequential
-//! stopping decides from complete prefixes of replications; a journal for resuming.
+//! Running a sweep: (cell, replication) tasks on a rayon pool, each cell in batches so that
+//! sequential stopping decides from complete prefixes of replications; a journal for
+//! resuming.
 //!
-//! Determinism: a task's result depends only on (plan, cell, rep); results are collected in
-//! task order and the final files are written in plan order. Round k of a cell runs the
-//! replications `0..T_k` that are missing, where `T_1 = min` (or the fixed count) and each
-//! later target adds `batch` up to `max`; the cell stops when its interval over `0..T_k`
-//! meets the target. A resumed sweep replays the same decisions with the recorded
-//! replications filled in, so it ends with the same bytes as an uninterrupted one.
+//! Determinism: a task's result depends only on (plan, cell, rep), and the final files are
+//! written in plan order. A cell's batch k runs the replications `0..T_k` that are missing,
+//! where `T_1 = min` (or the fixed count) and each later target adds `batch` up to `max`;
+//! when the last of them is in, the cell stops if its interval over `0..T_k` meets the
+//! target. Cells advance independently (no round waits for the slowest cell), and since
+//! each decision reads only its cell's complete prefix, the cells end as they would in
+//! lockstep, whatever the thread count or the order tasks finish in. A resumed sweep replays
+//! the same decisions with the recorded replications filled in, so it ends with the same
+//! bytes as an uninterrupted one.
 
 use std::collections::BTreeMap;
 use std::fs::{self, OpenOptions};
@@ -17,7 +21,6 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
-use rayon::prelude::*;
 
 use super::output::{self, HASH_FILE, RUNS_FILE, Results, cell_status};
 use super::spec::{Plan, Replications};
@@ -208,7 +211,7 @@ fn recorded_runs(
 /// The progress line (hidden when quiet or not on a terminal): cells closed, replications
 /// done, simulated jobs per second, and an ETA from the work done and the work projected.
 ///
-/// Work is measured in task seconds. At the start of each round every open cell gets its
+/// Work is measured in task seconds. Each time a cell decides to go on, it gets its
 /// projected replications not yet run ([`output::projected_replications`]); the work left
 /// is those replications, each costing its cell's mean task time so far (the sweep's mean
 /// for a cell without one). The ETA is the elapsed time scaled by work left over work
@@ -281,16 +284,19 @@ impl Progress {
         }
     }
 
-    /// A new round: `closed` cells are done; `left` holds each open cell and its
-    /// replications projected but not yet run.
-    fn round(&self, closed: usize, left: &[(usize, usize)]) {
+    /// A cell decided: `left` replications projected but not yet run (0 once it stopped),
+    /// `closed` cells stopped so far.
+    fn cell(&self, cell: usize, left: usize, closed: usize) {
         let mut s = self.state.lock().expect("progress lock");
         s.closed = closed;
-        for &(c, n) in left {
-            s.left[c] = n;
-        }
-        s.shown = None;
+        s.left[cell] = left;
         self.show(&mut s);
+    }
+
+    /// `tasks` replications of `cell` start: at least that many are left.
+    fn launched(&self, cell: usize, tasks: usize) {
+        let mut s = self.state.lock().expect("progress lock");
+        s.left[cell] = s.left[cell].max(tasks);
     }
 
     fn task_done(&self, cell: usize, jobs: u64, secs: f64) {
@@ -351,54 +357,89 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
     let progress = Progress::new(options.quiet, started, cells.len(), plan.cells.len());
 
     let mut target: Vec<usize> = vec![first_target(plan); plan.cells.len()];
-    let mut open: Vec<usize> = cells.clone();
     let mut report = SweepReport {
         cells: cells.len(),
         tasks_resumed: resumed,
         warnings: traces.warnings.clone(),
         ..SweepReport::default()
     };
-    while !open.is_empty() {
-        let tasks: Vec<(usize, usize)> = open
-            .iter()
-            .flat_map(|&c| (0..target[c]).map(move |r| (c, r)))
-            .filter(|&(c, r)| !recorded[c].contains_key(&r))
-            .collect();
-        let left: Vec<(usize, usize)> = open
-            .iter()
-            .map(|&c| {
-                let runs: Vec<RunRecord> = recorded[c].range(..target[c]).map(|(_, r)| r.clone()).collect();
-                let projected = output::projected_replications(plan, &runs, target[c]);
-                (c, projected - recorded[c].range(..projected).count())
-            })
-            .collect();
-        progress.round(cells.len() - open.len(), &left);
-        let results: Vec<Result<(RunRecord, u64)>> = pool.install(|| {
-            tasks
-                .par_iter()
-                .map_init(Worker::new, |worker, &(c, rep)| {
-                    let task_started = Instant::now();
-                    let (record, jobs) = run_replication(plan, &plan.cells[c], rep, &traces, worker)?;
-                    journal.append(plan, &record)?;
-                    progress.task_done(c, jobs, task_started.elapsed().as_secs_f64());
-                    Ok((record, jobs))
-                })
-                .collect()
-        });
-        for r in results {
-            let (record, jobs) = r?;
-            report.tasks_run += 1;
-            report.jobs_simulated += jobs;
-            recorded[record.cell].insert(record.rep, record);
-        }
-        open.retain(|&c| {
-            let runs: Vec<RunRecord> = recorded[c].range(..target[c]).map(|(_, r)| r.clone()).collect();
-            let (done, _) = cell_status(plan, &runs);
-            if !done {
-                target[c] = next_target(plan, target[c]);
+    // Each cell advances on its own: when the last replication of its batch is in, its
+    // interval over 0..target decides whether it stops or runs the next batch, while the
+    // other cells' tasks keep the cores busy. A decision reads only the cell's own complete
+    // prefix, so every cell ends where the rounds of the module docs end it, whatever the
+    // order in which tasks finish. Tasks report on a channel to this thread, the only one
+    // that decides.
+    let workers: Mutex<Vec<Worker>> = Mutex::new(Vec::new());
+    let (finished, reports) = crossbeam_channel::unbounded::<(usize, usize, Result<(RunRecord, u64)>)>();
+    let mut pending = vec![0usize; plan.cells.len()];
+    let mut in_flight = 0usize;
+    let mut closed = 0usize;
+    let mut errors: Vec<((usize, usize), Error)> = Vec::new();
+    let mut ready: std::collections::VecDeque<usize> = cells.iter().copied().collect();
+    pool.in_place_scope(|scope| {
+        loop {
+            while let Some(c) = ready.pop_front() {
+                if !errors.is_empty() {
+                    continue;
+                }
+                let missing: Vec<usize> = (0..target[c]).filter(|r| !recorded[c].contains_key(r)).collect();
+                if missing.is_empty() {
+                    let runs: Vec<RunRecord> =
+                        recorded[c].range(..target[c]).map(|(_, r)| r.clone()).collect();
+                    if cell_status(plan, &runs).0 {
+                        closed += 1;
+                        progress.cell(c, 0, closed);
+                    } else {
+                        let projected = output::projected_replications(plan, &runs, target[c]);
+                        target[c] = next_target(plan, target[c]);
+                        progress.cell(c, projected.saturating_sub(runs.len()), closed);
+                        ready.push_back(c);
+                    }
+                    continue;
+                }
+                pending[c] = missing.len();
+                in_flight += missing.len();
+                progress.launched(c, missing.len());
+                for rep in missing {
+                    let (finished, workers, journal, progress, traces) =
+                        (finished.clone(), &workers, &journal, &progress, &traces);
+                    scope.spawn(move |_| {
+                        let mut worker = workers.lock().expect("workers").pop().unwrap_or_else(Worker::new);
+                        let task_started = Instant::now();
+                        let result = run_replication(plan, &plan.cells[c], rep, traces, &mut worker)
+                            .and_then(|(record, jobs)| {
+                                journal.append(plan, &record)?;
+                                progress.task_done(c, jobs, task_started.elapsed().as_secs_f64());
+                                Ok((record, jobs))
+                            });
+                        workers.lock().expect("workers").push(worker);
+                        // The receiver outlives the scope.
+                        let _ = finished.send((c, rep, result));
+                    });
+                }
             }
-            !done
-        });
+            if in_flight == 0 {
+                break;
+            }
+            let (c, rep, result) = reports.recv().expect("a task reports before the scope ends");
+            in_flight -= 1;
+            pending[c] -= 1;
+            match result {
+                Ok((record, jobs)) => {
+                    report.tasks_run += 1;
+                    report.jobs_simulated += jobs;
+                    recorded[c].insert(rep, record);
+                }
+                Err(e) => errors.push(((c, rep), e)),
+            }
+            if pending[c] == 0 {
+                ready.push_back(c);
+            }
+        }
+    });
+    // Of several failures, the first task's, whatever finished first.
+    if let Some((_, e)) = errors.into_iter().min_by_key(|(task, _)| *task) {
+        return Err(e);
     }
     progress.bar.finish_and_clear();
 
