@@ -553,11 +553,12 @@ fn whole_number_fields(line: &[u8]) -> Option<(Fields, f64, &'static str)> {
             let b = line[i];
             let digit = b.wrapping_sub(b'0');
             if digit <= 9 {
-                v = v * 10 + digit as i64;
-                digits += 1;
-                if digits > 18 {
+                // Past 18 digits an i64 could overflow: the general parser decides.
+                if digits == 18 {
                     return None;
                 }
+                v = v * 10 + digit as i64;
+                digits += 1;
                 decimals = decimals.map(|d| d + 1);
             } else if b == b'.' && k + 1 == FRACTIONAL_FIELD && decimals.is_none() && digits > 0 {
                 decimals = Some(0);
