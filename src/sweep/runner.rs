@@ -337,6 +337,14 @@ impl Progress {
     }
 }
 
+/// What a finished task tells the deciding thread.
+struct Report {
+    cell: usize,
+    rep: usize,
+    secs: f64,
+    result: Result<(RunRecord, u64)>,
+}
+
 /// Runs (or resumes) the sweep and writes its outputs into `options.out`.
 pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
     let started = Instant::now();
@@ -369,9 +377,13 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
     // prefix, so every cell ends where the rounds of the module docs end it, whatever the
     // order in which tasks finish. Tasks report on a channel to this thread, the only one
     // that decides.
-    let workers: Mutex<Vec<Worker>> = Mutex::new(Vec::new());
-    let (finished, reports) = crossbeam_channel::unbounded::<(usize, usize, Result<(RunRecord, u64)>)>();
+    let (finished, reports) = crossbeam_channel::unbounded::<Report>();
+    // Replications of the cell's batch not yet reported, and not yet handed to the pool.
     let mut pending = vec![0usize; plan.cells.len()];
+    let mut waiting: Vec<std::collections::VecDeque<usize>> = vec![Default::default(); plan.cells.len()];
+    // Per cell: task seconds and tasks reported, for the order of launches.
+    let mut cost = vec![(0.0f64, 0usize); plan.cells.len()];
+    let slots = 2 * pool.current_num_threads();
     let mut in_flight = 0usize;
     let mut closed = 0usize;
     let mut errors: Vec<((usize, usize), Error)> = Vec::new();
@@ -398,32 +410,67 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
                     continue;
                 }
                 pending[c] = missing.len();
-                in_flight += missing.len();
                 progress.launched(c, missing.len());
-                for rep in missing {
-                    let (finished, workers, journal, progress, traces) =
-                        (finished.clone(), &workers, &journal, &progress, &traces);
-                    scope.spawn(move |_| {
-                        let mut worker = workers.lock().expect("workers").pop().unwrap_or_else(Worker::new);
-                        let task_started = Instant::now();
-                        let result = run_replication(plan, &plan.cells[c], rep, traces, &mut worker)
-                            .and_then(|(record, jobs)| {
-                                journal.append(plan, &record)?;
-                                progress.task_done(c, jobs, task_started.elapsed().as_secs_f64());
-                                Ok((record, jobs))
-                            });
-                        workers.lock().expect("workers").push(worker);
-                        // The receiver outlives the scope.
-                        let _ = finished.send((c, rep, result));
+                waiting[c].extend(missing);
+            }
+            // Longest first: the pool holds a few tasks per thread, and the next comes from
+            // the cell whose tasks have cost most so far (a cell not yet measured first,
+            // ties in plan order), so that long tasks do not start last and leave the other
+            // threads idle at the end.
+            while in_flight < slots && errors.is_empty() {
+                let mean = |c: usize| match cost[c] {
+                    (_, 0) => f64::INFINITY,
+                    (secs, n) => secs / n as f64,
+                };
+                let Some(c) = cells.iter().copied().filter(|&c| !waiting[c].is_empty()).fold(
+                    None,
+                    |best: Option<usize>, c| match best {
+                        Some(b) if mean(b) >= mean(c) => Some(b),
+                        _ => Some(c),
+                    },
+                ) else {
+                    break;
+                };
+                let rep = waiting[c].pop_front().expect("a waiting task");
+                in_flight += 1;
+                let (finished, journal, progress, traces) = (finished.clone(), &journal, &progress, &traces);
+                scope.spawn(move |_| {
+                    // A fresh worker per task: one reused across tasks after a saturated run
+                    // made quick.toml 7% slower on one thread (docs/performance.md).
+                    let mut worker = Worker::new();
+                    let task_started = Instant::now();
+                    let result = run_replication(plan, &plan.cells[c], rep, traces, &mut worker).and_then(
+                        |(record, jobs)| {
+                            journal.append(plan, &record)?;
+                            Ok((record, jobs))
+                        },
+                    );
+                    let secs = task_started.elapsed().as_secs_f64();
+                    if let Ok((_, jobs)) = &result {
+                        progress.task_done(c, *jobs, secs);
+                    }
+                    // The receiver outlives the scope.
+                    let _ = finished.send(Report {
+                        cell: c,
+                        rep,
+                        secs,
+                        result,
                     });
-                }
+                });
             }
             if in_flight == 0 {
                 break;
             }
-            let (c, rep, result) = reports.recv().expect("a task reports before the scope ends");
+            let Report {
+                cell: c,
+                rep,
+                secs,
+                result,
+            } = reports.recv().expect("a task reports before the scope ends");
             in_flight -= 1;
             pending[c] -= 1;
+            cost[c].0 += secs;
+            cost[c].1 += 1;
             match result {
                 Ok((record, jobs)) => {
                     report.tasks_run += 1;
