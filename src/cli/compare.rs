@@ -19,8 +19,8 @@ pub struct CompareArgs {
     /// Schedules: how many jobs that gained and lost most to list.
     #[arg(long, default_value_t = 10)]
     top: usize,
-    /// Schedules: write every matched job's waits as CSV (job_id,procs,runtime,wait_a,wait_b,
-    /// wait_change,start_change).
+    /// Schedules: write every matched job's waits as CSV, with the header
+    /// `job_id,procs,runtime,wait_a,wait_b,wait_change,start_change`.
     #[arg(long, value_name = "FILE.csv")]
     out: Option<PathBuf>,
 }
