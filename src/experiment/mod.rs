@@ -105,18 +105,22 @@ impl Experiment {
         }
     }
 
-    /// Metric `name`'s label with its unit for readers ("Mean wait (s)"), from the registry
-    /// of this kind of run; `None` for a metric it does not report.
-    pub fn metric_label(&self, name: &str) -> Option<String> {
+    /// Metric `name`'s label for readers, without and with its unit ("Mean wait", "Mean
+    /// wait (s)"), from the registry of this kind of run; `None` for a metric it does not
+    /// report.
+    pub fn metric_label(&self, name: &str) -> Option<(&'static str, String)> {
+        fn labels<O>(m: &crate::metrics::registry::Metric<O>) -> (&'static str, String) {
+            (m.label, m.label_with_unit())
+        }
         match self {
             Experiment::Rigid(_) => RIGID_METRICS
                 .get(name)
-                .map(|m| m.label_with_unit())
-                .or_else(|_| UTILITY_METRICS.get(name).map(|m| m.label_with_unit()))
+                .map(labels)
+                .or_else(|_| UTILITY_METRICS.get(name).map(labels))
                 .ok(),
-            Experiment::Malleable(_) => MALLEABLE_METRICS.get(name).ok().map(|m| m.label_with_unit()),
-            Experiment::Moldable(_) => PARTITION_METRICS.get(name).ok().map(|m| m.label_with_unit()),
-            Experiment::Cluster(_) => CLUSTER_METRICS.get(name).ok().map(|m| m.label_with_unit()),
+            Experiment::Malleable(_) => MALLEABLE_METRICS.get(name).ok().map(labels),
+            Experiment::Moldable(_) => PARTITION_METRICS.get(name).ok().map(labels),
+            Experiment::Cluster(_) => CLUSTER_METRICS.get(name).ok().map(labels),
         }
     }
 

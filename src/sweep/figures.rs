@@ -175,18 +175,20 @@ pub fn figure(plan: &Plan, p: &PlotSpec, estimates: &[CellEstimates], facet: Opt
             high,
         });
     }
-    let label = plan
+    let (name, label) = plan
         .cells
         .first()
         .and_then(|c| c.experiment.metric_label(&p.metric))
-        .unwrap_or_else(|| p.metric.clone());
+        .map_or_else(
+            || (p.metric.clone(), p.metric.clone()),
+            |(name, label)| (name.to_string(), label),
+        );
     let x_label = axis_label(&p.x);
     let (y_label, mut title) = match plan.compare.as_ref().filter(|_| p.difference) {
         Some(c) => {
             // The baseline's own series would be a line at 0: leave it out.
             let value = value_label(&c.baseline.to_string());
             series.retain(|s| s.label.as_ref() != Some(&value));
-            let name = strip_unit(&label);
             (
                 format!("{name}: difference against {value} (%)"),
                 format!(
@@ -195,10 +197,7 @@ pub fn figure(plan: &Plan, p: &PlotSpec, estimates: &[CellEstimates], facet: Opt
                 ),
             )
         }
-        None => (
-            label.clone(),
-            format!("{} vs {}", strip_unit(&label), x_label.to_lowercase()),
-        ),
+        None => (label.clone(), format!("{name} vs {}", x_label.to_lowercase())),
     };
     if let Some(shown) = &p.series_values {
         series.retain(|s| {
@@ -239,14 +238,6 @@ fn value_label(value: &str) -> String {
     match name.strip_suffix(".swf.gz").or_else(|| name.strip_suffix(".swf")) {
         Some(stem) if value.contains(".swf") => stem.to_string(),
         _ => value.to_string(),
-    }
-}
-
-/// A label without its trailing unit: "Mean wait (s)" is "Mean wait".
-fn strip_unit(label: &str) -> &str {
-    match label.rfind(" (") {
-        Some(i) if label.ends_with(')') => &label[..i],
-        _ => label,
     }
 }
 

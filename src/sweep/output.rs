@@ -209,18 +209,23 @@ pub fn cell_status(plan: &Plan, runs: &[RunRecord]) -> (bool, Option<bool>) {
             metric,
             ..
         } => {
-            let k = plan.metrics.iter().position(|m| m == metric).expect("validated");
-            let samples: Vec<f64> = runs.iter().map(|r| r.metrics[k]).collect();
-            let met = estimate(&samples, plan.confidence).meets(*target);
+            let met = stopping_estimate(plan, metric, runs).meets(*target);
             (saturated && n > 0 || (n >= *min && met) || n >= *max, Some(met))
         }
     }
 }
 
+/// The interval of the stopping rule's `metric` over `runs`.
+fn stopping_estimate(plan: &Plan, metric: &str, runs: &[RunRecord]) -> Estimate {
+    let k = plan.metrics.iter().position(|m| m == metric).expect("validated");
+    let samples: Vec<f64> = runs.iter().map(|r| r.metrics[k]).collect();
+    estimate(&samples, plan.confidence)
+}
+
 /// How many replications an open cell will probably have run when it stops, for the
 /// progress's ETA: the fixed count; under sequential stopping, the usual sample-size
 /// projection n (h / target)^2 from its relative half-width h over its `runs` so far,
-/// rounded up to the next batch, between `next` (the round under way) and `max`. A
+/// rounded up to the next batch, between `next` (the batch under way) and `max`. A
 /// projection, not a promise: the interval itself decides.
 pub fn projected_replications(plan: &Plan, runs: &[RunRecord], next: usize) -> usize {
     match &plan.replications {
@@ -232,9 +237,7 @@ pub fn projected_replications(plan: &Plan, runs: &[RunRecord], next: usize) -> u
             metric,
             ..
         } => {
-            let k = plan.metrics.iter().position(|m| m == metric).expect("validated");
-            let samples: Vec<f64> = runs.iter().map(|r| r.metrics[k]).collect();
-            let e = estimate(&samples, plan.confidence);
+            let e = stopping_estimate(plan, metric, runs);
             let relative = e.half_width / e.mean.abs();
             if !relative.is_finite() || runs.len() < 2 {
                 return next;

@@ -299,6 +299,20 @@ impl Progress {
         s.left[cell] = s.left[cell].max(tasks);
     }
 
+    /// Of `cells`, the one whose tasks cost most so far, a cell not yet measured first, ties
+    /// to the first: the runner's next task comes from it.
+    fn costliest(&self, cells: impl Iterator<Item = usize>) -> Option<usize> {
+        let s = self.state.lock().expect("progress lock");
+        let mean = |c: usize| match s.cost[c] {
+            (_, 0) => f64::INFINITY,
+            (secs, n) => secs / n as f64,
+        };
+        cells.fold(None, |best: Option<usize>, c| match best {
+            Some(b) if mean(b) >= mean(c) => Some(b),
+            _ => Some(c),
+        })
+    }
+
     fn task_done(&self, cell: usize, jobs: u64, secs: f64) {
         let mut s = self.state.lock().expect("progress lock");
         s.jobs += jobs;
@@ -341,7 +355,6 @@ impl Progress {
 struct Report {
     cell: usize,
     rep: usize,
-    secs: f64,
     result: Result<(RunRecord, u64)>,
 }
 
@@ -381,8 +394,6 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
     // Replications of the cell's batch not yet reported, and not yet handed to the pool.
     let mut pending = vec![0usize; plan.cells.len()];
     let mut waiting: Vec<std::collections::VecDeque<usize>> = vec![Default::default(); plan.cells.len()];
-    // Per cell: task seconds and tasks reported, for the order of launches.
-    let mut cost = vec![(0.0f64, 0usize); plan.cells.len()];
     let slots = 2 * pool.current_num_threads();
     let mut in_flight = 0usize;
     let mut closed = 0usize;
@@ -418,17 +429,8 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
             // ties in plan order), so that long tasks do not start last and leave the other
             // threads idle at the end.
             while in_flight < slots && errors.is_empty() {
-                let mean = |c: usize| match cost[c] {
-                    (_, 0) => f64::INFINITY,
-                    (secs, n) => secs / n as f64,
-                };
-                let Some(c) = cells.iter().copied().filter(|&c| !waiting[c].is_empty()).fold(
-                    None,
-                    |best: Option<usize>, c| match best {
-                        Some(b) if mean(b) >= mean(c) => Some(b),
-                        _ => Some(c),
-                    },
-                ) else {
+                let Some(c) = progress.costliest(cells.iter().copied().filter(|&c| !waiting[c].is_empty()))
+                else {
                     break;
                 };
                 let rep = waiting[c].pop_front().expect("a waiting task");
@@ -450,27 +452,16 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
                         progress.task_done(c, *jobs, secs);
                     }
                     // The receiver outlives the scope.
-                    let _ = finished.send(Report {
-                        cell: c,
-                        rep,
-                        secs,
-                        result,
-                    });
+                    let _ = finished.send(Report { cell: c, rep, result });
                 });
             }
             if in_flight == 0 {
                 break;
             }
-            let Report {
-                cell: c,
-                rep,
-                secs,
-                result,
-            } = reports.recv().expect("a task reports before the scope ends");
+            let Report { cell: c, rep, result } =
+                reports.recv().expect("a task reports before the scope ends");
             in_flight -= 1;
             pending[c] -= 1;
-            cost[c].0 += secs;
-            cost[c].1 += 1;
             match result {
                 Ok((record, jobs)) => {
                     report.tasks_run += 1;
