@@ -304,19 +304,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     let predictor = rigid.predictor.map_or("estimate".to_string(), |p| p.to_string());
     let mut out = io::stdout().lock();
     if args.json {
-        let mut object = serde_json::json!({
-            "workload": workload.name,
-            "scheduler": rigid.scheduler.name(),
-            "predictor": predictor,
-            "seed": args.seed,
-            "not_selected": workload.not_selected,
-        });
-        // The summary's keys (jobs, mean_wait, ...) at the top level.
-        if let (Some(o), serde_json::Value::Object(s)) =
-            (object.as_object_mut(), serde_json::to_value(&summary)?)
-        {
-            o.extend(s);
-        }
+        let object = rigid.summary_json(&workload, args.seed, &summary);
         serde_json::to_writer(&mut out, &object)?;
         writeln!(out)?;
     } else {

@@ -513,6 +513,26 @@ impl Rigid {
         scheduler.simulate(engine, &workload.jobs, workload.procs, self.predictor, window)
     }
 
+    /// The run as one JSON object, as `schedlab run --json` prints it and the Python
+    /// package returns it: workload, scheduler, predictor, seed and the jobs outside the
+    /// selection, then the summary's keys (jobs, mean_wait, ...) at the top level.
+    pub fn summary_json(&self, workload: &Workload, seed: u64, summary: &Summary) -> serde_json::Value {
+        let predictor = self.predictor.map_or("estimate".to_string(), |p| p.to_string());
+        let mut object = serde_json::json!({
+            "workload": workload.name,
+            "scheduler": self.scheduler.name(),
+            "predictor": predictor,
+            "seed": seed,
+            "not_selected": workload.not_selected,
+        });
+        if let (Some(o), Ok(serde_json::Value::Object(s))) =
+            (object.as_object_mut(), serde_json::to_value(summary))
+        {
+            o.extend(s);
+        }
+        object
+    }
+
     /// Simulates `workload` (replication `seed`) with a worker's engine and scheduler, and
     /// summarises the measured jobs.
     pub fn run(

@@ -1,0 +1,313 @@
+//! The `schedlab._native` extension module: the library's typed experiments, sweeps and
+//! trace reader for the Python package in `python/schedlab`, which wraps these functions in
+//! its documented API. Every simulation runs with the GIL released; errors become Python
+//! exceptions carrying the library's messages.
+
+use std::path::{Path, PathBuf};
+
+use numpy::IntoPyArray;
+use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString};
+
+use schedlab::experiment::rigid::{self, Source};
+use schedlab::experiment::{Params, Value, check_size};
+use schedlab::metrics::{Summary, bsld};
+use schedlab::sim::Engine;
+use schedlab::sweep::{Plan, RunOptions, run_sweep};
+use schedlab::workload::info::TraceInfo;
+use schedlab::workload::selection::JobRange;
+use schedlab::workload::swf::{SwfOptions, read_swf};
+use schedlab::workload::{Jobs, Selection};
+
+/// The library's error as the Python exception a caller expects: a missing file is
+/// `FileNotFoundError`, other I/O `OSError`, bad input `ValueError`.
+fn py_error(e: schedlab::Error) -> PyErr {
+    match &e {
+        schedlab::Error::Io { error, .. } if error.kind() == std::io::ErrorKind::NotFound => {
+            PyFileNotFoundError::new_err(e.to_string())
+        }
+        schedlab::Error::Io { .. } | schedlab::Error::Output { .. } => PyOSError::new_err(e.to_string()),
+        _ => PyValueError::new_err(e.to_string()),
+    }
+}
+
+fn value_error(message: impl ToString) -> PyErr {
+    PyValueError::new_err(message.to_string())
+}
+
+/// Keyword arguments as run parameters, with the types a sweep spec's TOML gives them.
+fn params_of(dict: &Bound<'_, PyDict>) -> PyResult<Params> {
+    let mut params = Params::default();
+    for (key, value) in dict.iter() {
+        let key: String = key.extract()?;
+        if value.is_none() {
+            continue;
+        }
+        // bool before int: Python's True is an int too.
+        let v = if value.is_instance_of::<PyBool>() {
+            Value::Bool(value.extract()?)
+        } else if value.is_instance_of::<PyInt>() {
+            Value::Int(
+                value
+                    .extract()
+                    .map_err(|_| value_error(format!("{key} = {value}: too large for a 64-bit integer")))?,
+            )
+        } else if value.is_instance_of::<PyFloat>() {
+            Value::Float(value.extract()?)
+        } else if value.is_instance_of::<PyString>() {
+            Value::Str(value.extract()?)
+        } else {
+            let type_name = value.get_type().name()?;
+            return Err(value_error(format!(
+                "{key}: a {type_name} is not a parameter value; give a number, a string or a bool"
+            )));
+        };
+        params.insert(key, v);
+    }
+    Ok(params)
+}
+
+/// One column per job, moved into numpy without a copy.
+struct Columns(Vec<(&'static str, Column)>);
+
+enum Column {
+    I64(Vec<i64>),
+    U64(Vec<u64>),
+    U32(Vec<u32>),
+    I32(Vec<i32>),
+    I8(Vec<i8>),
+    F64(Vec<f64>),
+    F32(Vec<f32>),
+}
+
+impl Columns {
+    fn into_dict<'py>(self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(py);
+        for (name, column) in self.0 {
+            match column {
+                Column::I64(v) => dict.set_item(name, v.into_pyarray(py))?,
+                Column::U64(v) => dict.set_item(name, v.into_pyarray(py))?,
+                Column::U32(v) => dict.set_item(name, v.into_pyarray(py))?,
+                Column::I32(v) => dict.set_item(name, v.into_pyarray(py))?,
+                Column::I8(v) => dict.set_item(name, v.into_pyarray(py))?,
+                Column::F64(v) => dict.set_item(name, v.into_pyarray(py))?,
+                Column::F32(v) => dict.set_item(name, v.into_pyarray(py))?,
+            }
+        }
+        Ok(dict)
+    }
+}
+
+/// A trace's fields, in SWF order, under the names of `Jobs`.
+fn trace_columns(jobs: Jobs) -> Columns {
+    use Column::*;
+    Columns(vec![
+        ("job_id", U64(jobs.swf_id)),
+        ("submit", I64(jobs.submit)),
+        ("recorded_wait", I64(jobs.recorded_wait)),
+        ("runtime", I64(jobs.runtime)),
+        ("procs", U32(jobs.procs)),
+        ("avg_cpu", F32(jobs.avg_cpu)),
+        ("used_memory", I64(jobs.used_memory)),
+        ("requested_procs", I32(jobs.requested_procs)),
+        ("requested_time", I64(jobs.requested_time)),
+        ("requested_memory", I64(jobs.requested_memory)),
+        ("status", I8(jobs.status)),
+        ("user", I32(jobs.user)),
+        ("group", I32(jobs.group)),
+        ("executable", I32(jobs.executable)),
+        ("queue", I32(jobs.queue)),
+        ("partition", I32(jobs.partition)),
+        ("preceding_job", I32(jobs.preceding_job)),
+        ("think_time", I32(jobs.think_time)),
+        ("estimate", I64(jobs.estimate)),
+    ])
+}
+
+/// What `run` hands back to Python.
+struct RunResult {
+    summary: String,
+    jobs: Option<Columns>,
+    warnings: Vec<String>,
+}
+
+/// One rigid run of the experiment `params` describe, as `schedlab run` does it.
+fn run_rigid(params: &Params, seed: u64, with_jobs: bool, yes: bool) -> Result<RunResult, schedlab::Error> {
+    let rigid = rigid::from_params(params, Path::new(""), None)?;
+    if let Source::Model(m) = &rigid.source {
+        check_size(Some(m.expected_jobs()), yes).map_err(schedlab::Error::Invalid)?;
+    }
+    let trace = match &rigid.source {
+        Source::Trace(t) => Some(read_swf(&t.path, &t.options)?),
+        Source::Model(_) => None,
+    };
+    let info = trace.as_ref().map(TraceInfo::of);
+    let modelled = matches!(&rigid.source, Source::Trace(t) if t.estimates.is_some());
+    let warnings = info.iter().flat_map(|i| i.warnings(modelled)).collect();
+    let offered = info.as_ref().map(|i| i.offered_load);
+    let workload = rigid.workload(seed, trace.as_ref().zip(offered))?;
+    let mut engine = Engine::new().with_validation(false);
+    let mut scheduler = rigid.scheduler.build();
+    // On a rayon worker, so that the GA's parallel fitness evaluations fork there.
+    let (outcome, ()) = rayon::join(
+        || rigid.simulate(&mut engine, &mut scheduler, &workload, seed, None),
+        || (),
+    );
+    let jobs = &workload.jobs;
+    let summary = Summary::of_outcome(jobs, workload.procs, &outcome, 0..jobs.len(), &workload.skipped);
+    let summary = rigid.summary_json(&workload, seed, &summary).to_string();
+    let jobs_columns = with_jobs.then(|| {
+        use Column::*;
+        let n = jobs.len();
+        let per_job = |f: &dyn Fn(usize) -> i64| (0..n).map(f).collect::<Vec<i64>>();
+        let (inaccuracy, accuracy): (Vec<f64>, Vec<f64>) = (0..n).map(|j| outcome.accuracy(jobs, j)).unzip();
+        Columns(vec![
+            ("job_id", U64(jobs.swf_id.clone())),
+            ("submit", I64(jobs.submit.clone())),
+            ("start", I64(outcome.start.to_vec())),
+            ("end", I64(outcome.end.to_vec())),
+            ("wait", I64(per_job(&|j| outcome.start[j] - jobs.submit[j]))),
+            ("response", I64(per_job(&|j| outcome.end[j] - jobs.submit[j]))),
+            (
+                "bsld",
+                F64((0..n)
+                    .map(|j| bsld(outcome.end[j] - jobs.submit[j], jobs.runtime[j]))
+                    .collect()),
+            ),
+            ("procs", U32(jobs.procs.clone())),
+            ("runtime", I64(jobs.runtime.clone())),
+            ("estimate", I64(jobs.estimate.clone())),
+            ("prediction", I64(outcome.prediction.to_vec())),
+            ("deadline_misses", U32(outcome.misses.to_vec())),
+            ("absolute_inaccuracy", F64(inaccuracy)),
+            ("relative_accuracy", F64(accuracy)),
+            ("user", I32(jobs.user.clone())),
+        ])
+    });
+    Ok(RunResult {
+        summary,
+        jobs: jobs_columns,
+        warnings,
+    })
+}
+
+/// One rigid run: `(summary as JSON, per-job columns or None, warnings)`.
+#[pyfunction]
+#[pyo3(signature = (params, seed, jobs = true, yes = false))]
+fn run<'py>(
+    py: Python<'py>,
+    params: &Bound<'py, PyDict>,
+    seed: u64,
+    jobs: bool,
+    yes: bool,
+) -> PyResult<(String, Option<Bound<'py, PyDict>>, Vec<String>)> {
+    let params = params_of(params)?;
+    let result = py
+        .detach(|| run_rigid(&params, seed, jobs, yes))
+        .map_err(py_error)?;
+    let columns = result.jobs.map(|c| c.into_dict(py)).transpose()?;
+    Ok((result.summary, columns, result.warnings))
+}
+
+/// A trace's columns, its `TraceInfo` as JSON, and what to know about it.
+#[pyfunction]
+#[pyo3(signature = (path, procs = None, jobs = None, first = None, lenient = false))]
+fn read_trace<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    procs: Option<u32>,
+    jobs: Option<String>,
+    first: Option<usize>,
+    lenient: bool,
+) -> PyResult<(Bound<'py, PyDict>, String, Vec<String>)> {
+    let range = jobs
+        .map(|r| {
+            r.parse::<JobRange>()
+                .map_err(|e| value_error(format!("jobs: {e}")))
+        })
+        .transpose()?;
+    let options = SwfOptions {
+        procs,
+        selection: Selection { range, first },
+        lenient,
+    };
+    let (columns, info, warnings) = py
+        .detach(|| -> Result<_, schedlab::Error> {
+            let workload = read_swf(&path, &options)?;
+            let info = TraceInfo::of(&workload);
+            let info_json =
+                serde_json::to_string(&info).map_err(|e| schedlab::Error::Invalid(e.to_string()))?;
+            Ok((trace_columns(workload.jobs), info_json, info.warnings(false)))
+        })
+        .map_err(py_error)?;
+    Ok((columns.into_dict(py)?, info, warnings))
+}
+
+/// A sweep spec given as JSON (from a Python dict) in TOML, the spec language.
+#[pyfunction]
+fn spec_toml(json: &str) -> PyResult<String> {
+    let table: toml::Table =
+        serde_json::from_str(json).map_err(|e| value_error(format!("sweep spec: {e}")))?;
+    toml::to_string(&table).map_err(|e| value_error(format!("sweep spec: {e}")))
+}
+
+/// Runs a sweep spec (TOML `text`, named `path` in errors, traces relative to `base_dir`)
+/// into `out`: `(cells, replications run, replications resumed, jobs simulated, seconds,
+/// warnings)`.
+#[pyfunction]
+#[pyo3(signature = (text, path, base_dir, out, threads = None, resume = false, force = false, progress = false, yes = false))]
+#[allow(clippy::too_many_arguments)]
+fn sweep(
+    py: Python<'_>,
+    text: &str,
+    path: PathBuf,
+    base_dir: PathBuf,
+    out: PathBuf,
+    threads: Option<usize>,
+    resume: bool,
+    force: bool,
+    progress: bool,
+    yes: bool,
+) -> PyResult<(usize, usize, usize, u64, f64, Vec<String>)> {
+    if threads == Some(0) {
+        return Err(value_error(
+            "threads = 0: give at least 1, or None for every core",
+        ));
+    }
+    let report = py
+        .detach(|| -> Result<_, schedlab::Error> {
+            let plan = Plan::from_str(text, &path, &base_dir, "sweep")?;
+            plan.check_size(yes)?;
+            let options = RunOptions {
+                threads,
+                out,
+                shard: None,
+                resume,
+                force,
+                quiet: !progress,
+            };
+            let mut report = run_sweep(&plan, &options)?;
+            report.warnings.splice(0..0, plan.warnings.iter().cloned());
+            Ok(report)
+        })
+        .map_err(py_error)?;
+    Ok((
+        report.cells,
+        report.tasks_run,
+        report.tasks_resumed,
+        report.jobs_simulated,
+        report.elapsed.as_secs_f64(),
+        report.warnings,
+    ))
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(read_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(spec_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
