@@ -9,6 +9,7 @@
 // would hide that they move together.
 #![allow(clippy::needless_range_loop)]
 
+pub mod agent;
 pub mod atomic;
 pub mod call;
 pub mod error;

@@ -5,16 +5,19 @@
 
 use std::path::{Path, PathBuf};
 
-use numpy::IntoPyArray;
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods};
 use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PySlice, PyString};
 
+use schedlab::agent::{self, EpisodeOptions, FEATURES};
 use schedlab::experiment::rigid::{self, Source};
 use schedlab::experiment::{Params, Value, check_size};
 use schedlab::metrics::{Summary, bsld};
-use schedlab::sim::Engine;
+use schedlab::sched::{Backfill, Ranked, Ranking};
+use schedlab::sim::{Engine, SchedCtx, UserEstimates};
 use schedlab::sweep::{Plan, RunOptions, run_sweep};
+use schedlab::workload::JobId;
 use schedlab::workload::info::TraceInfo;
 use schedlab::workload::selection::JobRange;
 use schedlab::workload::swf::{SwfOptions, read_swf};
@@ -125,6 +128,90 @@ fn trace_columns(jobs: Jobs) -> Columns {
     ])
 }
 
+/// The columns of the waiting jobs a priority function receives.
+const PRIORITY_COLUMNS: [&str; 7] = ["job", "submit", "wait", "estimate", "procs", "user", "free"];
+
+/// A Python function as the queue's ranking: called at each pass where a job could start,
+/// with a (waiting jobs x 7) float64 view of a buffer the scheduler keeps (valid during the
+/// call only), it returns one score per job, lower first. After an exception the run goes
+/// on in arrival order, and the exception is raised when it ends.
+struct PyRanking {
+    function: Py<PyAny>,
+    buffer: Option<Py<PyArray2<f64>>>,
+    capacity: usize,
+    error: Option<PyErr>,
+}
+
+impl PyRanking {
+    fn call(
+        &mut self,
+        py: Python<'_>,
+        ctx: &SchedCtx,
+        waiting: &[JobId],
+        scores: &mut Vec<f64>,
+    ) -> PyResult<()> {
+        let n = waiting.len();
+        if self.capacity < n {
+            self.capacity = n.next_power_of_two().max(64);
+            self.buffer =
+                Some(PyArray2::<f64>::zeros(py, [self.capacity, PRIORITY_COLUMNS.len()], false).unbind());
+        }
+        let buffer = self.buffer.as_ref().expect("sized above").bind(py);
+        {
+            // SAFETY: the scheduler owns the buffer; Python sees it only through the view
+            // below, during the call, on this thread, under the GIL.
+            let values =
+                unsafe { buffer.as_slice_mut() }.map_err(|e| PyValueError::new_err(e.to_string()))?;
+            let jobs = ctx.jobs();
+            let (now, free) = (ctx.now(), ctx.free() as f64);
+            for (row, &job) in values.chunks_exact_mut(PRIORITY_COLUMNS.len()).zip(waiting) {
+                let j = job.index();
+                row.copy_from_slice(&[
+                    j as f64,
+                    jobs.submit[j] as f64,
+                    (now - jobs.submit[j]) as f64,
+                    ctx.prediction(job) as f64,
+                    jobs.procs[j] as f64,
+                    jobs.user[j] as f64,
+                    free,
+                ]);
+            }
+        }
+        let view = buffer.get_item(PySlice::new(py, 0, n as isize, 1))?;
+        let result = self.function.bind(py).call1((view,))?;
+        match result.cast::<PyArray1<f64>>() {
+            Ok(array) => scores.extend(array.readonly().as_array().iter().copied()),
+            Err(_) => scores.extend(result.extract::<Vec<f64>>().map_err(|_| {
+                PyValueError::new_err(
+                    "the priority function must return one number per waiting job (a float64 array or a sequence)",
+                )
+            })?),
+        }
+        if scores.len() != n {
+            return Err(PyValueError::new_err(format!(
+                "the priority function returned {} scores for {n} waiting jobs",
+                scores.len()
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl Ranking for PyRanking {
+    fn rank(&mut self, ctx: &SchedCtx, waiting: &[JobId], scores: &mut Vec<f64>) {
+        if self.error.is_none() {
+            let result = Python::attach(|py| self.call(py, ctx, waiting, scores));
+            if let Err(e) = result {
+                self.error = Some(e);
+                scores.clear();
+            }
+        }
+        if self.error.is_some() {
+            scores.extend(waiting.iter().map(|j| j.0 as f64));
+        }
+    }
+}
+
 /// What `run` hands back to Python.
 struct RunResult {
     summary: String,
@@ -132,8 +219,46 @@ struct RunResult {
     warnings: Vec<String>,
 }
 
-/// One rigid run of the experiment `params` describe, as `schedlab run` does it.
-fn run_rigid(params: &Params, seed: u64, with_jobs: bool, yes: bool) -> Result<RunResult, schedlab::Error> {
+/// One rigid run of the experiment `params` describe, as `schedlab run` does it; with a
+/// `priority` (a Python function and a backfilling mode) in place of the scheduler.
+fn run_rigid(
+    params: &Params,
+    seed: u64,
+    with_jobs: bool,
+    yes: bool,
+    priority: Option<(Py<PyAny>, Backfill)>,
+) -> PyResult<RunResult> {
+    run_rigid_inner(params, seed, with_jobs, yes, priority).map_err(|e| match e {
+        Failure::Library(e) => py_error(e),
+        Failure::Python(e) => e,
+    })
+}
+
+/// A run's failure: the library's, or the priority function's exception.
+enum Failure {
+    Library(schedlab::Error),
+    Python(PyErr),
+}
+
+impl From<schedlab::Error> for Failure {
+    fn from(e: schedlab::Error) -> Self {
+        Failure::Library(e)
+    }
+}
+
+impl From<schedlab::experiment::ParamError> for Failure {
+    fn from(e: schedlab::experiment::ParamError) -> Self {
+        Failure::Library(e.into())
+    }
+}
+
+fn run_rigid_inner(
+    params: &Params,
+    seed: u64,
+    with_jobs: bool,
+    yes: bool,
+    priority: Option<(Py<PyAny>, Backfill)>,
+) -> Result<RunResult, Failure> {
     let rigid = rigid::from_params(params, Path::new(""), None)?;
     if let Source::Model(m) = &rigid.source {
         check_size(Some(m.expected_jobs()), yes).map_err(schedlab::Error::Invalid)?;
@@ -149,14 +274,40 @@ fn run_rigid(params: &Params, seed: u64, with_jobs: bool, yes: bool) -> Result<R
     let workload = rigid.workload(seed, trace.as_ref().zip(offered))?;
     let mut engine = Engine::new().with_validation(false);
     let mut scheduler = rigid.scheduler.build();
-    // On a rayon worker, so that the GA's parallel fitness evaluations fork there.
-    let (outcome, ()) = rayon::join(
-        || rigid.simulate(&mut engine, &mut scheduler, &workload, seed, None),
-        || (),
-    );
+    let mut ranked = priority.map(|(function, backfill)| {
+        let ranking = PyRanking {
+            function,
+            buffer: None,
+            capacity: 0,
+            error: None,
+        };
+        (Ranked::new(ranking, backfill), backfill)
+    });
+    let outcome = match &mut ranked {
+        Some((ranked, _)) => {
+            engine.run_window(&workload.jobs, workload.procs, ranked, &mut UserEstimates, None)
+        }
+        // On a rayon worker, so that the GA's parallel fitness evaluations fork there.
+        None => {
+            rayon::join(
+                || rigid.simulate(&mut engine, &mut scheduler, &workload, seed, None),
+                || (),
+            )
+            .0
+        }
+    };
     let jobs = &workload.jobs;
     let summary = Summary::of_outcome(jobs, workload.procs, &outcome, 0..jobs.len(), &workload.skipped);
-    let summary = rigid.summary_json(&workload, seed, &summary).to_string();
+    let mut summary = rigid.summary_json(&workload, seed, &summary);
+    if let Some((ranked, backfill)) = &mut ranked {
+        if let Some(e) = ranked.ranking.error.take() {
+            return Err(Failure::Python(e));
+        }
+        let mode = format!("{backfill:?}").to_lowercase();
+        summary["scheduler"] = serde_json::json!(format!("priority(backfill={mode})"));
+        summary["priority_calls"] = serde_json::json!(ranked.rankings);
+    }
+    let summary = summary.to_string();
     let jobs_columns = with_jobs.then(|| {
         use Column::*;
         let n = jobs.len();
@@ -192,20 +343,25 @@ fn run_rigid(params: &Params, seed: u64, with_jobs: bool, yes: bool) -> Result<R
     })
 }
 
-/// One rigid run: `(summary as JSON, per-job columns or None, warnings)`.
+/// One rigid run: `(summary as JSON, per-job columns or None, warnings)`; with `priority`
+/// (a Python function) ordering the queue in place of the scheduler, backfilling by
+/// `backfill` (easy, conservative or none).
 #[pyfunction]
-#[pyo3(signature = (params, seed, jobs = true, yes = false))]
+#[pyo3(signature = (params, seed, jobs = true, yes = false, priority = None, backfill = "easy"))]
+#[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
     params: &Bound<'py, PyDict>,
     seed: u64,
     jobs: bool,
     yes: bool,
+    priority: Option<Py<PyAny>>,
+    backfill: &str,
 ) -> PyResult<(String, Option<Bound<'py, PyDict>>, Vec<String>)> {
     let params = params_of(params)?;
-    let result = py
-        .detach(|| run_rigid(&params, seed, jobs, yes))
-        .map_err(py_error)?;
+    let backfill: Backfill = backfill.parse().map_err(value_error)?;
+    let priority = priority.map(|f| (f, backfill));
+    let result = py.detach(|| run_rigid(&params, seed, jobs, yes, priority))?;
     let columns = result.jobs.map(|c| c.into_dict(py)).transpose()?;
     Ok((result.summary, columns, result.warnings))
 }
@@ -302,12 +458,113 @@ fn sweep(
     ))
 }
 
+/// A Gymnasium environment's engine: episodes in which the agent chooses which waiting job
+/// starts next (`schedlab::agent`). `schedlab.gym.JobSchedulingEnv` wraps it.
+#[pyclass(module = "schedlab._native")]
+struct Environment {
+    inner: agent::Environment,
+    window: usize,
+}
+
+impl Environment {
+    fn observation<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray2<f32>> {
+        let array = PyArray2::<f32>::zeros(py, [self.window, FEATURES], false);
+        // SAFETY: the array was just created here, is contiguous, and nothing else holds it.
+        let values = unsafe { array.as_slice_mut() }.expect("a new array is contiguous");
+        self.inner.observe(values);
+        array
+    }
+}
+
+/// `(observation, reward, terminated, invalid action, valid actions)`.
+type StepResult<'py> = (Bound<'py, PyArray2<f32>>, f64, bool, bool, usize);
+
+#[pymethods]
+impl Environment {
+    #[new]
+    #[pyo3(signature = (params, window, jobs, backfill, reward))]
+    fn new(
+        params: &Bound<'_, PyDict>,
+        window: usize,
+        jobs: usize,
+        backfill: bool,
+        reward: &str,
+    ) -> PyResult<Self> {
+        let params = params_of(params)?;
+        let reward = reward.parse().map_err(value_error)?;
+        let options = EpisodeOptions {
+            window,
+            jobs,
+            backfill,
+            reward,
+        };
+        let inner = agent::Environment::new(&params, Path::new(""), options).map_err(py_error)?;
+        Ok(Environment { inner, window })
+    }
+
+    /// Starts the episode of `seed`: `(observation, valid actions)`.
+    fn reset<'py>(&mut self, py: Python<'py>, seed: u64) -> PyResult<(Bound<'py, PyArray2<f32>>, usize)> {
+        self.inner.reset(seed).map_err(py_error)?;
+        Ok((self.observation(py), self.inner.valid_actions()))
+    }
+
+    /// Chooses slot `action`: `(observation, reward, terminated, invalid action, valid
+    /// actions)`.
+    fn step<'py>(&mut self, py: Python<'py>, action: usize) -> PyResult<StepResult<'py>> {
+        if self.inner.done() || self.inner.episode().0.is_empty() {
+            return Err(PyValueError::new_err(
+                "step outside an episode: call reset() first",
+            ));
+        }
+        let step = self.inner.step(action);
+        Ok((
+            self.observation(py),
+            step.reward,
+            step.terminated,
+            step.invalid,
+            self.inner.valid_actions(),
+        ))
+    }
+
+    /// Choices made in this episode.
+    #[getter]
+    fn steps(&self) -> u64 {
+        self.inner.steps
+    }
+
+    /// The machine's processors in this episode.
+    #[getter]
+    fn procs(&self) -> u32 {
+        self.inner.episode().1
+    }
+
+    /// The episode's jobs and their schedule so far, as columns (start and end are the
+    /// smallest int64 until known).
+    fn schedule<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let (start, end) = self.inner.schedule();
+        let (jobs, _) = self.inner.episode();
+        let dict = PyDict::new(py);
+        dict.set_item("job_id", PyArray1::from_slice(py, &jobs.swf_id))?;
+        dict.set_item("submit", PyArray1::from_slice(py, &jobs.submit))?;
+        dict.set_item("runtime", PyArray1::from_slice(py, &jobs.runtime))?;
+        dict.set_item("estimate", PyArray1::from_slice(py, &jobs.estimate))?;
+        dict.set_item("procs", PyArray1::from_slice(py, &jobs.procs))?;
+        dict.set_item("user", PyArray1::from_slice(py, &jobs.user))?;
+        dict.set_item("start", start.into_pyarray(py))?;
+        dict.set_item("end", end.into_pyarray(py))?;
+        Ok(dict)
+    }
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(read_trace, m)?)?;
     m.add_function(wrap_pyfunction!(spec_toml, m)?)?;
     m.add_function(wrap_pyfunction!(sweep, m)?)?;
+    m.add_class::<Environment>()?;
+    m.add("FEATURE_NAMES", agent::FEATURE_NAMES.to_vec())?;
+    m.add("PRIORITY_COLUMNS", PRIORITY_COLUMNS.to_vec())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -8,6 +8,7 @@ mod easy;
 mod fcfs;
 pub mod ga;
 mod priority;
+pub mod ranked;
 mod waitlist;
 
 pub use conservative::Conservative;
@@ -15,6 +16,7 @@ pub use easy::{BackfillOrder, Easy};
 pub use fcfs::Fcfs;
 pub use ga::{Ga, GaParams};
 pub use priority::PriorityFifo;
+pub use ranked::{Backfill, Ranked, Ranking};
 
 use std::fmt;
 use std::str::FromStr;

@@ -78,6 +78,19 @@ impl Outcome<'_> {
     }
 }
 
+/// Where a run driven an instant at a time stands ([`Engine::begin`]).
+#[derive(Debug)]
+pub struct Run {
+    /// Jobs arrived so far (the arrival cursor: job ids are arrival indices).
+    pub arrived: usize,
+    measured: std::ops::Range<usize>,
+    unfinished: usize,
+    saturation_at: Option<usize>,
+    windowed: bool,
+    /// The backlog passed the window's saturation bound.
+    pub saturated: bool,
+}
+
 /// Which jobs a run measures, and when it counts as saturated.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Window {
@@ -172,6 +185,23 @@ impl Engine {
         predictor: &mut P,
         window: Option<&Window>,
     ) -> Outcome<'_> {
+        let mut run = self.begin(jobs, procs, scheduler, predictor, window);
+        while self.advance(&mut run, jobs, scheduler, predictor) {}
+        self.finish(&run, jobs, scheduler)
+    }
+
+    /// Starts a run that the caller drives an instant at a time with [`Engine::advance`]
+    /// (and, between instants, further passes with [`Engine::pass`]), then closes with
+    /// [`Engine::finish`]; [`Engine::run_window`] is the three in a loop. A learning agent
+    /// (`crate::agent`) drives it this way to make its choices between passes.
+    pub fn begin<S: Scheduler, P: RuntimePredictor>(
+        &mut self,
+        jobs: &Jobs,
+        procs: u32,
+        scheduler: &mut S,
+        predictor: &mut P,
+        window: Option<&Window>,
+    ) -> Run {
         assert!(
             jobs.procs.iter().all(|&p| p >= 1 && p <= procs),
             "every job must need between 1 and {procs} processors"
@@ -193,105 +223,148 @@ impl Engine {
         self.updates.clear();
         self.events = 0;
         let n = jobs.len();
-        let mut cursor = 0usize;
         let measured = window.map_or(0..n, |w| w.measured.start.min(n)..w.measured.end.min(n));
-        let saturation_at = window
-            .and_then(|w| w.saturation)
-            .map(|s| measured.end.saturating_add(s));
-        let mut unfinished = measured.len();
-        let mut saturated = false;
-        loop {
-            let next_arrival = jobs.submit.get(cursor).copied();
-            let next_completion = self.state.next_completion();
-            let next_completion = match (next_completion, self.state.next_deadline()) {
-                (Some(c), Some(d)) => Some(c.min(d)),
-                (c, None) => c,
-                (None, d) => d,
-            };
-            // Three lanes: presorted arrivals (cursor), completions (calendar), one wake-up.
-            let earliest = |a: Option<Time>, b: Option<Time>| match (a, b) {
-                (Some(x), Some(y)) => Some(x.min(y)),
-                (x, None) => x,
-                (None, y) => y,
-            };
-            let Some(now) = earliest(earliest(next_arrival, next_completion), self.state.wake) else {
-                break;
-            };
-            self.state.now = now;
-            self.state.completions.advance(now);
-            if S::USES_RUNNING_SET {
-                self.state.running.advance(now);
-            }
-            while let Some(job) = self.state.pop_completion_at(jobs, now) {
-                self.events += 1;
-                let ctx = SchedCtx {
-                    jobs,
-                    state: &mut self.state,
-                };
-                scheduler.on_termination(job, &ctx);
-                predictor.on_termination(job, &self.state.predictor_view(jobs), &mut self.updates);
-                for i in 0..self.updates.len() {
-                    let (other, prediction) = self.updates[i];
-                    self.apply_update(jobs, scheduler, cursor, other, prediction);
-                }
-                self.updates.clear();
-                unfinished -= usize::from(measured.contains(&job.index()));
-            }
-            // Jobs still running at their predicted end get a larger prediction.
-            while let Some(job) = self.state.pop_deadline_at(now) {
-                let j = job.index();
-                let misses = self.state.misses[j];
-                let answer = predictor.on_deadline_missed(job, misses, &self.state.predictor_view(jobs));
-                self.state.misses[j] += 1;
-                let old = self.state.prediction[j];
-                let runtime_so_far = now - self.state.start[j];
-                self.state
-                    .repredict_running(jobs, job, answer.max(runtime_so_far + 1));
-                let ctx = SchedCtx {
-                    jobs,
-                    state: &mut self.state,
-                };
-                scheduler.on_prediction_changed(job, old, &ctx);
-            }
-            while cursor < n && jobs.submit[cursor] == now {
-                self.events += 1;
-                let prediction = predictor.on_arrival(JobId(cursor as u32), &self.state.predictor_view(jobs));
-                self.state.predict_on_arrival(cursor, prediction);
-                let ctx = SchedCtx {
-                    jobs,
-                    state: &mut self.state,
-                };
-                scheduler.on_arrival(JobId(cursor as u32), &ctx);
-                cursor += 1;
-            }
-            self.state.wake = None;
-            let mut ctx = SchedCtx {
+        Run {
+            arrived: 0,
+            unfinished: measured.len(),
+            saturation_at: window
+                .and_then(|w| w.saturation)
+                .map(|s| measured.end.saturating_add(s)),
+            windowed: window.is_some(),
+            saturated: false,
+            measured,
+        }
+    }
+
+    /// Simulates the next instant with an event: its terminations, deadline misses and
+    /// arrivals, then one scheduling pass. False, with nothing simulated, once the run is
+    /// over: no event is left, or the window's last measured job has ended, or the run
+    /// saturated.
+    #[inline(always)]
+    pub fn advance<S: Scheduler, P: RuntimePredictor>(
+        &mut self,
+        run: &mut Run,
+        jobs: &Jobs,
+        scheduler: &mut S,
+        predictor: &mut P,
+    ) -> bool {
+        if run.windowed && (run.unfinished == 0 || run.saturated) {
+            return false;
+        }
+        let n = jobs.len();
+        let next_arrival = jobs.submit.get(run.arrived).copied();
+        let next_completion = self.state.next_completion();
+        let next_completion = match (next_completion, self.state.next_deadline()) {
+            (Some(c), Some(d)) => Some(c.min(d)),
+            (c, None) => c,
+            (None, d) => d,
+        };
+        // Three lanes: presorted arrivals (cursor), completions (calendar), one wake-up.
+        let earliest = |a: Option<Time>, b: Option<Time>| match (a, b) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, None) => x,
+            (None, y) => y,
+        };
+        let Some(now) = earliest(earliest(next_arrival, next_completion), self.state.wake) else {
+            return false;
+        };
+        self.state.now = now;
+        self.state.completions.advance(now);
+        if S::USES_RUNNING_SET {
+            self.state.running.advance(now);
+        }
+        while let Some(job) = self.state.pop_completion_at(jobs, now) {
+            self.events += 1;
+            let ctx = SchedCtx {
                 jobs,
                 state: &mut self.state,
             };
-            scheduler.schedule(&mut ctx);
-            self.passes += 1;
-            for i in 0..self.state.started_now.len() {
-                // Empty unless the predictor has a start hook.
-                let job = self.state.started_now[i];
-                predictor.on_start(job, &self.state.predictor_view(jobs));
+            scheduler.on_termination(job, &ctx);
+            predictor.on_termination(job, &self.state.predictor_view(jobs), &mut self.updates);
+            for i in 0..self.updates.len() {
+                let (other, prediction) = self.updates[i];
+                self.apply_update(jobs, scheduler, run.arrived, other, prediction);
             }
-            self.state.started_now.clear();
-            if self.validate {
-                validator::check_pass(jobs, &self.state);
-            }
-            if window.is_some() {
-                if unfinished == 0 {
-                    break;
-                }
-                if saturation_at.is_some_and(|s| cursor >= s) {
-                    saturated = true;
-                    break;
-                }
-            }
+            self.updates.clear();
+            run.unfinished -= usize::from(run.measured.contains(&job.index()));
         }
-        let finished = unfinished == 0 && cursor == n && scheduler.waiting() == 0;
-        if window.is_none() {
+        // Jobs still running at their predicted end get a larger prediction.
+        while let Some(job) = self.state.pop_deadline_at(now) {
+            let j = job.index();
+            let misses = self.state.misses[j];
+            let answer = predictor.on_deadline_missed(job, misses, &self.state.predictor_view(jobs));
+            self.state.misses[j] += 1;
+            let old = self.state.prediction[j];
+            let runtime_so_far = now - self.state.start[j];
+            self.state
+                .repredict_running(jobs, job, answer.max(runtime_so_far + 1));
+            let ctx = SchedCtx {
+                jobs,
+                state: &mut self.state,
+            };
+            scheduler.on_prediction_changed(job, old, &ctx);
+        }
+        while run.arrived < n && jobs.submit[run.arrived] == now {
+            self.events += 1;
+            let job = JobId(run.arrived as u32);
+            let prediction = predictor.on_arrival(job, &self.state.predictor_view(jobs));
+            self.state.predict_on_arrival(run.arrived, prediction);
+            let ctx = SchedCtx {
+                jobs,
+                state: &mut self.state,
+            };
+            scheduler.on_arrival(job, &ctx);
+            run.arrived += 1;
+        }
+        self.pass(jobs, scheduler, predictor);
+        if run.saturation_at.is_some_and(|s| run.arrived >= s) && run.unfinished > 0 {
+            run.saturated = true;
+        }
+        true
+    }
+
+    /// One scheduling pass at the current instant, with no new event: after the instant's
+    /// own pass, when something outside the engine (an agent's choice) changed what the
+    /// scheduler will do.
+    #[inline(always)]
+    pub fn pass<S: Scheduler, P: RuntimePredictor>(
+        &mut self,
+        jobs: &Jobs,
+        scheduler: &mut S,
+        predictor: &mut P,
+    ) {
+        self.state.wake = None;
+        let mut ctx = SchedCtx {
+            jobs,
+            state: &mut self.state,
+        };
+        scheduler.schedule(&mut ctx);
+        self.passes += 1;
+        for i in 0..self.state.started_now.len() {
+            // Empty unless the predictor has a start hook.
+            let job = self.state.started_now[i];
+            predictor.on_start(job, &self.state.predictor_view(jobs));
+        }
+        self.state.started_now.clear();
+        if self.validate {
+            validator::check_pass(jobs, &self.state);
+        }
+    }
+
+    /// The machine as the scheduler sees it between instants (for an agent's observations).
+    pub fn view<'a>(&'a mut self, jobs: &'a Jobs) -> SchedCtx<'a> {
+        SchedCtx {
+            jobs,
+            state: &mut self.state,
+        }
+    }
+
+    /// Closes a run [`Engine::begin`] started: checks the whole schedule (when validating)
+    /// and returns it.
+    pub fn finish<S: Scheduler>(&mut self, run: &Run, jobs: &Jobs, scheduler: &S) -> Outcome<'_> {
+        let n = jobs.len();
+        let finished = run.unfinished == 0 && run.arrived == n && scheduler.waiting() == 0;
+        if !run.windowed {
             assert_eq!(
                 scheduler.waiting(),
                 0,
@@ -306,7 +379,7 @@ impl Engine {
             end: &self.state.end,
             passes: self.passes,
             events: self.events,
-            saturated,
+            saturated: run.saturated,
             stopped_at: self.state.now,
             prediction: &self.state.prediction,
             since: &self.state.since,

@@ -17,7 +17,7 @@ mod scheduler;
 pub(crate) mod state;
 mod validator;
 
-pub use engine::{Engine, Outcome, Window};
+pub use engine::{Engine, Outcome, Run, Window};
 pub use predictor::{PredictorView, RuntimePredictor, UserEstimates};
 pub use running::RunningJob;
 pub use scheduler::Scheduler;

@@ -442,7 +442,7 @@ impl LublinParams {
     pub fn natural_load(&self) -> f64 {
         self.classes()
             .iter()
-            .map(|(_, c)| ClassModel::new(c, self.procs).natural_load)
+            .map(|(_, c)| ClassModel::prepared(c, self.procs).natural_load)
             .sum()
     }
 
@@ -461,7 +461,7 @@ impl LublinParams {
         let models: Vec<ClassModel> = self
             .classes()
             .iter()
-            .map(|(_, c)| ClassModel::new(c, self.procs))
+            .map(|(_, c)| ClassModel::prepared(c, self.procs))
             .collect();
         // One factor on every gap reaches the target load; queue numbers are the
         // generator's type field (0 interactive, 1 batch; 0 for one class).
@@ -526,7 +526,33 @@ struct ClassModel {
     natural_load: f64,
 }
 
+/// Class models this thread prepared, newest last: preparing one integrates the runtime
+/// and gap densities (about 0.4 ms), which a replication of a few hundred jobs (an episode
+/// of the learning environment) would otherwise spend more on than on its jobs.
+const PREPARED_KEPT: usize = 8;
+
+thread_local! {
+    static PREPARED: std::cell::RefCell<Vec<(ClassParams, u32, ClassModel)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
 impl ClassModel {
+    /// [`ClassModel::new`], remembered for the last few (class, machine size) pairs: a pure
+    /// function of its arguments, so the memo changes no result.
+    fn prepared(c: &ClassParams, procs: u32) -> Self {
+        PREPARED.with_borrow_mut(|kept| {
+            if let Some((_, _, model)) = kept.iter().find(|(k, p, _)| k == c && *p == procs) {
+                return model.clone();
+            }
+            let model = ClassModel::new(c, procs);
+            if kept.len() == PREPARED_KEPT {
+                kept.remove(0);
+            }
+            kept.push((c.clone(), procs, model.clone()));
+            model
+        })
+    }
+
     fn new(c: &ClassParams, procs: u32) -> Self {
         let gamma = |shape: f64, scale: f64| Gamma::new(shape, scale).expect("validated positive");
         let mut weights = [0.0; BUCKETS];

@@ -1,0 +1,566 @@
+//! A learning agent at the scheduler's seat: episodes of the engine in which an outside
+//! agent (the Python package's Gymnasium environment) chooses which waiting job starts
+//! next.
+//!
+//! An episode is `jobs` consecutive jobs of a workload (a trace, a resampled trace or a
+//! model, drawn with the episode's seed), their submit times shifted so that the first
+//! arrives at 0 on an empty machine. Whenever jobs wait and none is chosen, the engine
+//! stops and the agent picks one of the first `window` waiting jobs, in arrival order (the
+//! valid actions are always a prefix `0..valid`). A chosen job that fits starts at once; one
+//! that does not is reserved and starts as soon as enough processors are free, time moving
+//! on meanwhile; with `backfill`, other waiting jobs start ahead of it by EASY's rule (they
+//! fit now, and end by its shadow time by their estimates or use only processors it leaves
+//! free). The episode ends when every job has ended; its reward is then known.
+//!
+//! Observation: a `window` x [`FEATURES`] matrix, one row per slot, in the order of
+//! [`FEATURE_NAMES`]: whether the slot holds a job; the job's wait so far and its
+//! estimate, in hours; its processors, as a fraction of the machine; whether it fits in
+//! the free processors now; the share of the window's jobs that belong to its user; and,
+//! the same on every row holding a job, the free processors as a fraction of the machine and
+//! the waiting jobs divided by `window`. Empty slots are all zero.
+
+use std::path::Path;
+
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rand_xoshiro::rand_core::{Rng, SeedableRng};
+
+use crate::Time;
+use crate::experiment::rigid::{self, Rigid, Source};
+use crate::experiment::{Params, Value};
+use crate::metrics::bsld;
+use crate::seed::mix64;
+use crate::sim::{Engine, Run, SchedCtx, Scheduler, UserEstimates};
+use crate::workload::swf::read_swf;
+use crate::workload::{JobId, Jobs, Workload};
+
+/// Features per waiting job in an observation.
+pub const FEATURES: usize = 8;
+
+/// The observation's columns (see the module docs).
+pub const FEATURE_NAMES: [&str; FEATURES] = [
+    "present",
+    "wait_hours",
+    "estimate_hours",
+    "procs_share",
+    "fits_now",
+    "user_share",
+    "free_share",
+    "queue_per_window",
+];
+
+/// What an episode's reward measures; it is paid once, at the end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reward {
+    /// Minus the mean bounded slowdown (10 s bound).
+    Bsld,
+    /// Minus the mean wait, in hours.
+    Wait,
+    /// The utilisation from the first arrival to the last end, in [0, 1].
+    Utilization,
+}
+
+impl std::str::FromStr for Reward {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "bsld" => Ok(Reward::Bsld),
+            "wait" => Ok(Reward::Wait),
+            "utilization" => Ok(Reward::Utilization),
+            other => Err(format!("reward = '{other}': expected bsld, wait or utilization")),
+        }
+    }
+}
+
+/// The shape of an environment's episodes.
+#[derive(Clone, Copy, Debug)]
+pub struct EpisodeOptions {
+    /// Waiting jobs the agent chooses among (the action space).
+    pub window: usize,
+    /// Jobs per episode.
+    pub jobs: usize,
+    /// EASY backfilling while a chosen job waits for processors.
+    pub backfill: bool,
+    pub reward: Reward,
+}
+
+/// The waiting queue in arrival order, and the job the agent chose.
+#[derive(Debug, Default)]
+pub struct AgentQueue {
+    waiting: Vec<JobId>,
+    chosen: Option<JobId>,
+    backfill: bool,
+    backfilled: u64,
+}
+
+impl AgentQueue {
+    /// Whether the engine must stop for the agent: jobs wait and none is chosen.
+    pub fn needs_choice(&self) -> bool {
+        self.chosen.is_none() && !self.waiting.is_empty()
+    }
+
+    /// Waiting jobs in arrival order (the chosen one among them until it starts).
+    pub fn waiting_jobs(&self) -> &[JobId] {
+        &self.waiting
+    }
+
+    fn start(&mut self, ctx: &mut SchedCtx, i: usize) {
+        ctx.start(self.waiting.remove(i));
+    }
+}
+
+impl Scheduler for AgentQueue {
+    fn reset(&mut self, _jobs: &Jobs, _procs: u32) {
+        self.waiting.clear();
+        self.chosen = None;
+        self.backfilled = 0;
+    }
+
+    fn on_arrival(&mut self, job: JobId, _ctx: &SchedCtx) {
+        self.waiting.push(job);
+    }
+
+    fn schedule(&mut self, ctx: &mut SchedCtx) {
+        let Some(chosen) = self.chosen else { return };
+        let need = ctx.procs(chosen);
+        let at = self
+            .waiting
+            .iter()
+            .position(|&j| j == chosen)
+            .expect("the chosen job waits");
+        if need <= ctx.free() {
+            self.start(ctx, at);
+            self.chosen = None;
+            return;
+        }
+        if !self.backfill {
+            return;
+        }
+        let (shadow, mut extra) = ctx.shadow(need);
+        let now = ctx.now();
+        let mut i = 0;
+        while i < self.waiting.len() && ctx.free() > 0 {
+            let job = self.waiting[i];
+            let procs = ctx.procs(job);
+            let ends_in_time = now + ctx.prediction(job) <= shadow;
+            if job != chosen && procs <= ctx.free() && (ends_in_time || procs <= extra) {
+                if !ends_in_time {
+                    extra -= procs;
+                }
+                self.start(ctx, i);
+                self.backfilled += 1;
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    fn backfilled(&self) -> u64 {
+        self.backfilled
+    }
+
+    fn waiting(&self) -> usize {
+        self.waiting.len()
+    }
+}
+
+/// The result of one step.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Step {
+    /// The episode is over (every job has ended).
+    pub terminated: bool,
+    /// The reward: 0 until the episode ends.
+    pub reward: f64,
+    /// The action named an empty slot, so the first waiting job was chosen instead.
+    pub invalid: bool,
+}
+
+/// An environment: a workload source and the episode under way.
+pub struct Environment {
+    rigid: Rigid,
+    /// A trace, read once, with its offered load.
+    trace: Option<(Workload, f64)>,
+    options: EpisodeOptions,
+    engine: Engine,
+    queue: AgentQueue,
+    /// The episode's jobs and machine size.
+    jobs: Jobs,
+    procs: u32,
+    run: Option<Run>,
+    /// The reward, once the episode is over.
+    outcome: Option<f64>,
+    /// Choices made in this episode.
+    pub steps: u64,
+}
+
+impl Environment {
+    /// An environment over the workload `params` describe (the keys of a sweep's rigid
+    /// run, without `scheduler` and `predictor`); relative trace paths start at `base_dir`.
+    pub fn new(params: &Params, base_dir: &Path, options: EpisodeOptions) -> crate::Result<Environment> {
+        let invalid = |m: String| crate::Error::Invalid(m);
+        if options.window == 0 || options.window > 4096 {
+            return Err(invalid(format!(
+                "window = {}: expected 1 to 4096 waiting jobs",
+                options.window
+            )));
+        }
+        if options.jobs == 0 || options.jobs > 10_000_000 {
+            return Err(invalid(format!(
+                "episode_jobs = {}: expected 1 to 10000000",
+                options.jobs
+            )));
+        }
+        for key in ["scheduler", "predictor"] {
+            if params.has(key) {
+                return Err(invalid(format!(
+                    "{key}: the agent schedules; an environment takes no {key}"
+                )));
+            }
+        }
+        let mut params = params.clone();
+        params.insert("scheduler", Value::Str("fcfs".into()));
+        if params.has("model") && !params.has("jobs") {
+            params.insert("jobs", Value::Int(options.jobs as i64));
+        }
+        let rigid = rigid::from_params(&params, base_dir, None)?;
+        let trace = match &rigid.source {
+            Source::Trace(t) => {
+                let w = read_swf(&t.path, &t.options)?;
+                if w.jobs.len() < options.jobs {
+                    return Err(invalid(format!(
+                        "{}: {} jobs, fewer than an episode's {}; lower episode_jobs",
+                        t.path.display(),
+                        w.jobs.len(),
+                        options.jobs
+                    )));
+                }
+                let load = crate::workload::info::TraceInfo::of(&w).offered_load;
+                Some((w, load))
+            }
+            Source::Model(m) => {
+                if (m.expected_jobs() as usize) < options.jobs {
+                    return Err(invalid(format!(
+                        "the model generates about {} jobs, fewer than an episode's {}",
+                        m.expected_jobs(),
+                        options.jobs
+                    )));
+                }
+                None
+            }
+        };
+        Ok(Environment {
+            rigid,
+            trace,
+            options,
+            engine: Engine::new().with_validation(cfg!(debug_assertions)),
+            queue: AgentQueue {
+                backfill: options.backfill,
+                ..AgentQueue::default()
+            },
+            jobs: Jobs::default(),
+            procs: 1,
+            run: None,
+            outcome: None,
+            steps: 0,
+        })
+    }
+
+    /// Starts the episode of `seed`: its workload and the window of jobs within it, then
+    /// the engine up to the first choice.
+    pub fn reset(&mut self, seed: u64) -> crate::Result<()> {
+        let workload = self
+            .rigid
+            .workload(mix64(seed), self.trace.as_ref().map(|(w, load)| (w, *load)))?;
+        let n = workload.jobs.len();
+        let want = self.options.jobs;
+        if n < want {
+            return Err(crate::Error::Invalid(format!(
+                "{}: {n} jobs generated, fewer than an episode's {want}",
+                workload.name
+            )));
+        }
+        let first = (Xoshiro256PlusPlus::seed_from_u64(seed).next_u64() % (n - want + 1) as u64) as usize;
+        let order: Vec<u32> = (first as u32..(first + want) as u32).collect();
+        self.jobs = workload.jobs.gather(&order);
+        let origin = self.jobs.submit[0];
+        for s in &mut self.jobs.submit {
+            *s -= origin;
+        }
+        self.procs = workload.procs;
+        let run = self
+            .engine
+            .begin(&self.jobs, self.procs, &mut self.queue, &mut UserEstimates, None);
+        self.run = Some(run);
+        self.outcome = None;
+        self.steps = 0;
+        self.run_to_choice();
+        Ok(())
+    }
+
+    /// Advances the engine until the agent must choose, or to the episode's end.
+    fn run_to_choice(&mut self) {
+        let run = self.run.as_mut().expect("an episode under way");
+        while !self.queue.needs_choice() {
+            if !self
+                .engine
+                .advance(run, &self.jobs, &mut self.queue, &mut UserEstimates)
+            {
+                let outcome = self.engine.finish(run, &self.jobs, &self.queue);
+                self.outcome = Some(reward(
+                    &self.jobs,
+                    self.procs,
+                    outcome.start,
+                    outcome.end,
+                    self.options.reward,
+                ));
+                return;
+            }
+        }
+    }
+
+    /// Valid actions: slots `0..valid_actions()` hold waiting jobs.
+    pub fn valid_actions(&self) -> usize {
+        self.queue.waiting.len().min(self.options.window)
+    }
+
+    /// Whether the episode is over.
+    pub fn done(&self) -> bool {
+        self.outcome.is_some()
+    }
+
+    /// Chooses the job in slot `action` (the first waiting job if that slot is empty) and
+    /// runs the engine to the next choice.
+    ///
+    /// # Panics
+    /// Before [`Environment::reset`] or after the episode's end.
+    pub fn step(&mut self, action: usize) -> Step {
+        assert!(
+            self.run.is_some() && !self.done(),
+            "step outside an episode: call reset"
+        );
+        let invalid = action >= self.valid_actions();
+        let slot = if invalid { 0 } else { action };
+        self.queue.chosen = Some(self.queue.waiting[slot]);
+        self.engine.pass(&self.jobs, &mut self.queue, &mut UserEstimates);
+        self.steps += 1;
+        self.run_to_choice();
+        Step {
+            terminated: self.done(),
+            reward: self.outcome.unwrap_or(0.0),
+            invalid,
+        }
+    }
+
+    /// Writes the observation, `window` rows of [`FEATURES`], into `out`.
+    pub fn observe(&mut self, out: &mut [f32]) {
+        let k = self.options.window;
+        assert_eq!(
+            out.len(),
+            k * FEATURES,
+            "an observation has window x FEATURES values"
+        );
+        out.fill(0.0);
+        if self.done() {
+            return;
+        }
+        let ctx = self.engine.view(&self.jobs);
+        let (now, free, total) = (ctx.now(), ctx.free(), ctx.total() as f32);
+        let waiting = &self.queue.waiting;
+        let shown = &waiting[..waiting.len().min(k)];
+        let hours = |t: Time| t as f32 / 3600.0;
+        for (slot, &job) in shown.iter().enumerate() {
+            let j = job.index();
+            let user = self.jobs.user[j];
+            let same_user = shown.iter().filter(|o| self.jobs.user[o.index()] == user).count();
+            let procs = self.jobs.procs[j];
+            out[slot * FEATURES..(slot + 1) * FEATURES].copy_from_slice(&[
+                1.0,
+                hours(now - self.jobs.submit[j]),
+                hours(ctx.prediction(job)),
+                procs as f32 / total,
+                f32::from(u8::from(procs <= free)),
+                same_user as f32 / shown.len() as f32,
+                free as f32 / total,
+                waiting.len() as f32 / k as f32,
+            ]);
+        }
+    }
+
+    /// The episode's jobs (submit times from 0) and machine size.
+    pub fn episode(&self) -> (&Jobs, u32) {
+        (&self.jobs, self.procs)
+    }
+
+    /// Start and end of each of the episode's jobs (unset, `Time::MIN`, until known).
+    pub fn schedule(&mut self) -> (Vec<Time>, Vec<Time>) {
+        let n = self.jobs.len();
+        let ctx = self.engine.view(&self.jobs);
+        let start: Vec<Time> = (0..n)
+            .map(|j| ctx.start_time(JobId(j as u32)).unwrap_or(Time::MIN))
+            .collect();
+        let end = (0..n)
+            .map(|j| {
+                if start[j] == Time::MIN {
+                    Time::MIN
+                } else {
+                    start[j] + self.jobs.runtime[j]
+                }
+            })
+            .collect();
+        (start, end)
+    }
+}
+
+/// The reward of a finished episode.
+fn reward(jobs: &Jobs, procs: u32, start: &[Time], end: &[Time], what: Reward) -> f64 {
+    let n = jobs.len() as f64;
+    match what {
+        Reward::Bsld => {
+            -(0..jobs.len())
+                .map(|j| bsld(end[j] - jobs.submit[j], jobs.runtime[j]))
+                .sum::<f64>()
+                / n
+        }
+        Reward::Wait => {
+            -(0..jobs.len())
+                .map(|j| (start[j] - jobs.submit[j]) as f64)
+                .sum::<f64>()
+                / n
+                / 3600.0
+        }
+        Reward::Utilization => {
+            let work: f64 = (0..jobs.len())
+                .map(|j| jobs.runtime[j] as f64 * jobs.procs[j] as f64)
+                .sum();
+            let span = end.iter().copied().max().unwrap_or(0) - jobs.submit[0];
+            if span <= 0 {
+                1.0
+            } else {
+                work / (procs as f64 * span as f64)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sched::SchedulerKind;
+
+    fn lublin(jobs: usize, window: usize, backfill: bool) -> Environment {
+        let mut params = Params::default();
+        params.insert("model", Value::Str("lublin".into()));
+        params.insert("procs", Value::Int(64));
+        params.insert("jobs", Value::Int(3000));
+        let options = EpisodeOptions {
+            window,
+            jobs,
+            backfill,
+            reward: Reward::Bsld,
+        };
+        Environment::new(&params, Path::new(""), options).unwrap()
+    }
+
+    /// Plays an episode choosing `pick(valid)` at each step; returns the start times.
+    fn play(env: &mut Environment, seed: u64, mut pick: impl FnMut(usize) -> usize) -> Vec<Time> {
+        env.reset(seed).unwrap();
+        let mut steps = 0;
+        while !env.done() {
+            let valid = env.valid_actions();
+            assert!(valid >= 1, "a choice with no job waiting");
+            let step = env.step(pick(valid));
+            assert!(!step.invalid);
+            assert_eq!(step.reward != 0.0, step.terminated);
+            steps += 1;
+        }
+        assert_eq!(env.steps, steps);
+        env.schedule().0
+    }
+
+    /// Always choosing the first waiting job is FCFS; with backfilling, EASY: the engine's
+    /// own schedulers on the episode's jobs give the same start times, job by job.
+    #[test]
+    fn choosing_the_head_is_fcfs_and_with_backfilling_easy() {
+        for (backfill, kind) in [(false, SchedulerKind::Fcfs), (true, SchedulerKind::Easy)] {
+            let mut env = lublin(400, 16, backfill);
+            for seed in 0..4 {
+                let start = play(&mut env, seed, |_| 0);
+                let (jobs, procs) = env.episode();
+                let mut engine = Engine::new();
+                let expected = kind.build().run(&mut engine, jobs, procs).start.to_vec();
+                assert!(start == expected, "{kind} seed {seed}");
+            }
+        }
+    }
+
+    /// Random choices: every job starts once, at or after its submit, the reward is the
+    /// episode's mean bounded slowdown, and the same seed replays the same episode.
+    #[test]
+    fn random_choices_give_a_valid_schedule() {
+        let mut env = lublin(300, 8, true);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+        let a = play(&mut env, 11, |valid| (rng.next_u64() % valid as u64) as usize);
+        let jobs = env.episode().0.clone();
+        assert!((0..jobs.len()).all(|j| a[j] >= jobs.submit[j]));
+        let (start, end) = env.schedule();
+        let mean_bsld = (0..jobs.len())
+            .map(|j| bsld(end[j] - jobs.submit[j], jobs.runtime[j]))
+            .sum::<f64>()
+            / jobs.len() as f64;
+        assert_eq!(env.outcome, Some(-mean_bsld));
+        assert!(start.iter().zip(&end).all(|(s, e)| s <= e));
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+        let b = play(&mut env, 11, |valid| (rng.next_u64() % valid as u64) as usize);
+        assert_eq!(a, b);
+    }
+
+    /// An empty slot counts as the first waiting job, and says so.
+    #[test]
+    fn an_invalid_action_chooses_the_head() {
+        let mut env = lublin(50, 4, false);
+        env.reset(3).unwrap();
+        let step = env.step(99);
+        assert!(step.invalid);
+        let mut other = lublin(50, 4, false);
+        other.reset(3).unwrap();
+        other.step(0);
+        assert_eq!(env.schedule(), other.schedule());
+    }
+
+    /// The first observation of an episode: one job waiting on an empty machine.
+    #[test]
+    fn the_first_observation_by_hand() {
+        let mut env = lublin(50, 4, false);
+        env.reset(5).unwrap();
+        let mut obs = vec![0.0f32; 4 * FEATURES];
+        env.observe(&mut obs);
+        let (jobs, procs) = env.episode();
+        assert_eq!(env.valid_actions(), 1);
+        let row = &obs[..FEATURES];
+        assert_eq!(row[0], 1.0);
+        assert_eq!(row[1], 0.0, "the first job has just arrived");
+        assert_eq!(row[2], jobs.estimate[0].max(1) as f32 / 3600.0);
+        assert_eq!(row[3], jobs.procs[0] as f32 / procs as f32);
+        assert_eq!((row[4], row[5], row[6]), (1.0, 1.0, 1.0));
+        assert_eq!(row[7], 0.25);
+        assert!(obs[FEATURES..].iter().all(|&v| v == 0.0));
+    }
+
+    #[test]
+    fn bad_options_are_refused() {
+        let mut params = Params::default();
+        params.insert("model", Value::Str("lublin".into()));
+        let options = EpisodeOptions {
+            window: 0,
+            jobs: 10,
+            backfill: false,
+            reward: Reward::Bsld,
+        };
+        let e = Environment::new(&params, Path::new(""), options).err().unwrap();
+        assert!(e.to_string().contains("window = 0"), "{e}");
+        params.insert("scheduler", Value::Str("easy".into()));
+        let options = EpisodeOptions { window: 4, ..options };
+        let e = Environment::new(&params, Path::new(""), options).err().unwrap();
+        assert!(e.to_string().contains("takes no scheduler"), "{e}");
+        assert!("slowdown".parse::<Reward>().is_err());
+    }
+}
