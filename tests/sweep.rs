@@ -1269,3 +1269,115 @@ fn overloaded_model_cells_are_warned_about() {
     assert!(plan_from(SMALL, &dir).warnings.is_empty());
     fs::remove_dir_all(&dir).unwrap();
 }
+
+const DIFFERENCE_STOPPING: &str = r#"
+name = "difference-stopping"
+seed = 5
+metrics = ["mean_wait", "mean_bsld"]
+
+[run]
+model = "downey"
+procs = 64
+days = 3
+
+[axes]
+load = [0.4, 0.6, 0.8]
+scheduler = ["easy", "fcfs", "sjbf", "conservative"]
+
+[compare]
+scheduler = "easy"
+
+[replications]
+min = 3
+max = 30
+batch = 3
+target = 0.1
+metric = "mean_bsld"
+on = "difference"
+"#;
+
+/// Sequential stopping on the paired differences: the cells of one load (EASY and the
+/// three compared with it) run the same replications and stop together, at the first
+/// batch where every relative difference in mean_bsld has an interval within ±10% of the
+/// larger of the baseline and the difference (or at max), as a recomputation from runs.csv
+/// finds; the bytes do not depend on threads
+/// or shards, whose cells are whole groups.
+#[test]
+fn stopping_on_differences_decides_per_group() {
+    let dir = temp("difference-stopping");
+    let plan = plan_from(DIFFERENCE_STOPPING, &dir);
+    let one = dir.join("one");
+    run_sweep(&plan, &options(&one, 1)).unwrap();
+    run_sweep(&plan, &options(&dir.join("two"), 2)).unwrap();
+    assert_same_outputs(&one, &dir.join("two"));
+    let shards: Vec<PathBuf> = (0..2).map(|k| dir.join(format!("shard{k}"))).collect();
+    for (k, out) in shards.iter().enumerate() {
+        let mut o = options(out, 1);
+        o.shard = Some(Shard { index: k, count: 2 });
+        run_sweep(&plan, &o).unwrap();
+    }
+    merge(&shards, &dir.join("merged")).unwrap();
+    assert_same_outputs(&one, &dir.join("merged"));
+
+    // mean_bsld by (load, scheduler) in replication order.
+    let mut bsld: std::collections::BTreeMap<(String, String), Vec<f64>> = Default::default();
+    let text = fs::read_to_string(one.join("runs.csv")).unwrap();
+    for line in text.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        bsld.entry((f[0].to_string(), f[1].to_string()))
+            .or_default()
+            .push(f[6].parse().unwrap());
+    }
+    let precise_at = |load: &str, n: usize| {
+        ["fcfs", "sjbf", "conservative"].iter().all(|s| {
+            let x = &bsld[&(load.to_string(), s.to_string())];
+            let b = &bsld[&(load.to_string(), "easy".to_string())];
+            let relative: Vec<f64> = (0..n).map(|r| (x[r] - b[r]) / b[r]).collect();
+            let e = estimate(&relative, 0.95);
+            e.half_width <= 0.1 * e.mean.abs().max(1.0)
+        })
+    };
+    let mut stopped_at = Vec::new();
+    for load in ["0.4", "0.6", "0.8"] {
+        let n = bsld[&(load.to_string(), "easy".to_string())].len();
+        for s in ["fcfs", "sjbf", "conservative"] {
+            assert_eq!(
+                bsld[&(load.to_string(), s.to_string())].len(),
+                n,
+                "load {load}: {s}"
+            );
+        }
+        assert!(n.is_multiple_of(3) && (3..=30).contains(&n), "load {load}: {n}");
+        assert!(
+            precise_at(load, n) || n == 30,
+            "load {load} stopped at {n} without the target"
+        );
+        for earlier in (3..n).step_by(3) {
+            assert!(
+                !precise_at(load, earlier),
+                "load {load} should have stopped at {earlier}"
+            );
+        }
+        stopped_at.push(n);
+    }
+    // The loads need different numbers of replications: the groups decided apart.
+    assert!(stopped_at.iter().any(|&n| n != stopped_at[0]), "{stopped_at:?}");
+    let summary = fs::read_to_string(one.join("summary.json")).unwrap();
+    assert!(summary.contains(r#""on": "difference""#), "{summary}");
+
+    for (change, needle) in [
+        ("[compare]\nscheduler = \"easy\"\n", "needs a [compare] section"),
+        ("on = \"difference\"", "replications.on = 'median'"),
+    ] {
+        let spec = if needle.contains("median") {
+            DIFFERENCE_STOPPING.replace(change, "on = \"median\"")
+        } else {
+            DIFFERENCE_STOPPING.replace(change, "")
+        };
+        let path = dir.join("bad.toml");
+        fs::write(&path, spec).unwrap();
+        let e = Plan::from_file(&path).unwrap_err().to_string();
+        assert!(e.contains(needle), "{e}");
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}

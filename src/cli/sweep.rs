@@ -19,7 +19,8 @@ pub struct SweepArgs {
     /// Output folder (default: results/<name>/, or results/<name>/shard-K-of-N/ with --shard).
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Run only the cells whose index is K modulo N (for job arrays).
+    /// Run only the cells whose index is K modulo N (for job arrays); under difference
+    /// stopping, whole groups of compared cells.
     #[arg(long, value_name = "K/N")]
     shard: Option<Shard>,
     /// Keep the replications already recorded in the output folder and run the rest.

@@ -10,6 +10,7 @@ use std::path::Path;
 use super::output::{Results, runs_line};
 use super::spec::{Compare, Plan};
 use super::stats::{Estimate, estimate};
+use super::task::RunRecord;
 use crate::atomic::write_atomically;
 use crate::error::Result;
 use crate::report::markdown::{self, Table};
@@ -22,9 +23,25 @@ pub struct Difference {
     pub relative: Estimate,
 }
 
+/// Paired differences of metric `m` between `runs` and their baseline's `base`, over the
+/// replications both have: absolute, and relative to the baseline's value (skipping pairs
+/// whose baseline value is 0 or not finite).
+pub fn paired(runs: &[RunRecord], base: &[RunRecord], m: usize) -> (Vec<f64>, Vec<f64>) {
+    let (mut absolute, mut relative) = (Vec::new(), Vec::new());
+    for run in runs {
+        let Some(b) = base.iter().find(|r| r.rep == run.rep) else {
+            continue;
+        };
+        let (x, y) = (run.metrics[m], b.metrics[m]);
+        absolute.push(x - y);
+        if y != 0.0 && y.is_finite() {
+            relative.push((x - y) / y);
+        }
+    }
+    (absolute, relative)
+}
+
 /// The paired differences of `cells` that have their baseline partner among the results.
-/// A replication counts when both cells have it; relative differences skip pairs whose
-/// baseline value is 0 or not finite.
 pub fn differences(plan: &Plan, compare: &Compare, results: &Results, cells: &[usize]) -> Vec<Difference> {
     let mut out = Vec::new();
     for &c in cells {
@@ -32,24 +49,8 @@ pub fn differences(plan: &Plan, compare: &Compare, results: &Results, cells: &[u
         if results[b].is_empty() || !cells.contains(&b) {
             continue;
         }
-        let pairs: Vec<_> = results[c]
-            .iter()
-            .filter_map(|run| {
-                results[b]
-                    .iter()
-                    .find(|r| r.rep == run.rep)
-                    .map(|base| (run, base))
-            })
-            .collect();
         for m in 0..plan.metrics.len() {
-            let (mut absolute, mut relative) = (Vec::new(), Vec::new());
-            for (run, base) in &pairs {
-                let (x, y) = (run.metrics[m], base.metrics[m]);
-                absolute.push(x - y);
-                if y != 0.0 && y.is_finite() {
-                    relative.push((x - y) / y);
-                }
-            }
+            let (absolute, relative) = paired(&results[c], &results[b], m);
             out.push(Difference {
                 cell: c,
                 metric: m,

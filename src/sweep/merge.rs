@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::output::{self, HASH_FILE, RUNS_FILE, Results, SPEC_FILE, cell_status};
+use super::output::{self, HASH_FILE, RUNS_FILE, Results, SPEC_FILE};
 use super::spec::Plan;
 use super::task::RunRecord;
 use crate::error::{Error, Result};
@@ -62,12 +62,17 @@ pub fn merge(shards: &[PathBuf], out: &Path) -> Result<Plan> {
             seen[r.cell].insert(r.rep, (dir.clone(), r));
         }
     }
-    let mut results: Results = vec![Vec::new(); plan.cells.len()];
+    let results: Results = seen
+        .iter()
+        .map(|runs| runs.values().map(|(_, r)| r.clone()).collect())
+        .collect();
+    let all: Vec<usize> = (0..plan.cells.len()).collect();
+    let status = output::statuses(&plan, &results, &all);
     let mut missing = Vec::new();
     for c in 0..plan.cells.len() {
-        let runs: Vec<_> = seen[c].values().map(|(_, r)| r.clone()).collect();
+        let runs = &results[c];
         let contiguous = runs.iter().enumerate().all(|(i, r)| r.rep == i);
-        if runs.is_empty() || !contiguous || !cell_status(&plan, &runs).0 {
+        if runs.is_empty() || !contiguous || !status[&c].0 {
             let reps: Vec<usize> = runs.iter().map(|r| r.rep).collect();
             missing.push(format!(
                 "cell {} ({}): replications {reps:?}",
@@ -75,7 +80,6 @@ pub fn merge(shards: &[PathBuf], out: &Path) -> Result<Plan> {
                 plan.cell_label(c)
             ));
         }
-        results[c] = runs;
     }
     if !missing.is_empty() {
         return Err(Error::Merge(format!(
@@ -83,7 +87,6 @@ pub fn merge(shards: &[PathBuf], out: &Path) -> Result<Plan> {
             missing.join("\n  ")
         )));
     }
-    let all: Vec<usize> = (0..plan.cells.len()).collect();
     output::write_outputs(out, &plan, &results, &all)?;
     Ok(plan)
 }

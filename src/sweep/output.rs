@@ -10,7 +10,7 @@ use std::path::Path;
 
 use serde_json::json;
 
-use super::spec::{Plan, Replications};
+use super::spec::{Plan, Replications, StopOn};
 use super::stats::{Estimate, estimate};
 use super::task::RunRecord;
 use crate::atomic::write_atomically;
@@ -215,6 +215,113 @@ pub fn cell_status(plan: &Plan, runs: &[RunRecord]) -> (bool, Option<bool>) {
     }
 }
 
+/// The cells that decide together, as each cell's group: the index of the group's
+/// baseline. Under difference stopping a `[compare]` baseline and the cells compared with
+/// it form a group; otherwise every cell is its own.
+pub fn decision_group(plan: &Plan, c: usize) -> usize {
+    match (&plan.replications, &plan.compare) {
+        (
+            Replications::Sequential {
+                on: StopOn::Difference,
+                ..
+            },
+            Some(compare),
+        ) => compare.partner[c].unwrap_or(c),
+        _ => c,
+    }
+}
+
+/// [`cell_status`] for each member of one decision group ([`decision_group`]), given as
+/// (cell, its replications), the baseline among them. Under difference stopping the
+/// group stops at `max`, or from `min` on once every compared cell's paired relative
+/// difference in the stopping metric has an interval within ±target times the larger of 1
+/// (the baseline's value) and the difference itself (a cell ten times worse than its
+/// baseline need not be known to a tenth of the baseline); a saturated cell
+/// stops alone, a saturated baseline stops the group, and a group left with no cell to
+/// compare (or a cell in no comparison) stops as a lone cell does, on its mean. A member
+/// is complete only with as many replications as its baseline (or when saturated).
+pub fn group_status(plan: &Plan, group: &[(usize, &[RunRecord])]) -> Vec<(bool, Option<bool>)> {
+    let Replications::Sequential {
+        min,
+        max,
+        target,
+        metric,
+        on: StopOn::Difference,
+        ..
+    } = &plan.replications
+    else {
+        return group.iter().map(|(_, runs)| cell_status(plan, runs)).collect();
+    };
+    if group.len() == 1 {
+        return vec![cell_status(plan, group[0].1)];
+    }
+    let root = decision_group(plan, group[0].0);
+    let base = group
+        .iter()
+        .find(|(c, _)| *c == root)
+        .expect("a decision group holds its baseline")
+        .1;
+    let saturated = |runs: &[RunRecord]| !runs.is_empty() && runs.iter().any(|r| r.saturated);
+    let k = plan.metrics.iter().position(|m| m == metric).expect("validated");
+    // Per compared cell that still runs: whether its difference is precise enough.
+    let met: Vec<Option<bool>> = group
+        .iter()
+        .map(|&(c, runs)| {
+            (c != root && !saturated(runs)).then(|| {
+                let e = estimate(&super::compare::paired(runs, base, k).1, plan.confidence);
+                e.half_width <= *target * e.mean.abs().max(1.0)
+            })
+        })
+        .collect();
+    if met.iter().all(Option::is_none) {
+        // Nothing left to compare: the baseline decides on its own mean.
+        let alone = cell_status(plan, base);
+        return group
+            .iter()
+            .map(|&(c, runs)| {
+                if c == root {
+                    alone
+                } else {
+                    (saturated(runs), Some(false))
+                }
+            })
+            .collect();
+    }
+    let n = base.len();
+    let all_met = met.iter().flatten().all(|&m| m);
+    let stops = saturated(base) || n >= *max || (n >= *min && all_met);
+    group
+        .iter()
+        .zip(&met)
+        .map(|(&(c, runs), m)| match m {
+            _ if c == root => (stops, Some(all_met)),
+            None => (true, Some(false)),
+            Some(m) => (
+                stops && runs.len() == n || saturated(base) && !runs.is_empty(),
+                Some(*m),
+            ),
+        })
+        .collect()
+}
+
+/// Every cell's [`group_status`], for the cells in `cells` (their groups lie among them).
+pub fn statuses(plan: &Plan, results: &Results, cells: &[usize]) -> HashMap<usize, (bool, Option<bool>)> {
+    let mut groups: std::collections::BTreeMap<usize, Vec<(usize, &[RunRecord])>> = Default::default();
+    for &c in cells {
+        groups
+            .entry(decision_group(plan, c))
+            .or_default()
+            .push((c, &results[c]));
+    }
+    let mut out = HashMap::new();
+    for members in groups.values() {
+        for (&(c, _), status) in members.iter().zip(group_status(plan, members)) {
+            out.insert(c, status);
+        }
+    }
+    out
+}
+
 /// The interval of the stopping rule's `metric` over `runs`.
 fn stopping_estimate(plan: &Plan, metric: &str, runs: &[RunRecord]) -> Estimate {
     let k = plan.metrics.iter().position(|m| m == metric).expect("validated");
@@ -225,11 +332,16 @@ fn stopping_estimate(plan: &Plan, metric: &str, runs: &[RunRecord]) -> Estimate 
 /// How many replications an open cell will probably have run when it stops, for the
 /// progress's ETA: the fixed count; under sequential stopping, the usual sample-size
 /// projection n (h / target)^2 from its relative half-width h over its `runs` so far,
-/// rounded up to the next batch, between `next` (the batch under way) and `max`. A
-/// projection, not a promise: the interval itself decides.
+/// rounded up to the next batch, between `next` (the batch under way) and `max`; under
+/// difference stopping, which a group decides, `next`. A projection, not a promise: the
+/// interval itself decides.
 pub fn projected_replications(plan: &Plan, runs: &[RunRecord], next: usize) -> usize {
     match &plan.replications {
         Replications::Fixed(count) => *count,
+        Replications::Sequential {
+            on: StopOn::Difference,
+            ..
+        } => next,
         Replications::Sequential {
             max,
             batch,
@@ -281,15 +393,10 @@ pub fn write_outputs(dir: &Path, plan: &Plan, results: &Results, cells: &[usize]
         }
         Ok(())
     })?;
+    let status = statuses(plan, results, cells);
     let estimates: Vec<CellEstimates> = cells
         .iter()
-        .map(|&c| {
-            (
-                c,
-                cell_estimates(plan, &results[c]),
-                cell_status(plan, &results[c]).1,
-            )
-        })
+        .map(|&c| (c, cell_estimates(plan, &results[c]), status[&c].1))
         .collect();
     write_summary_csv(dir, plan, &estimates)?;
     write_summary_json(dir, plan, results, &estimates)?;
@@ -302,9 +409,23 @@ pub fn write_outputs(dir: &Path, plan: &Plan, results: &Results, cells: &[usize]
 pub type CellEstimates = (usize, Vec<Estimate>, Option<bool>);
 
 fn write_summary_csv(dir: &Path, plan: &Plan, estimates: &[CellEstimates]) -> Result<()> {
+    // Whether each metric's interval meets the target; under difference stopping, the
+    // cell's stopping verdict on its difference, in the stopping metric's rows only.
     let target = match &plan.replications {
-        Replications::Sequential { target, .. } => Some(*target),
-        Replications::Fixed(_) => None,
+        Replications::Sequential {
+            target,
+            on: StopOn::Mean,
+            ..
+        } => Some(*target),
+        _ => None,
+    };
+    let difference_metric = match &plan.replications {
+        Replications::Sequential {
+            metric,
+            on: StopOn::Difference,
+            ..
+        } => Some(metric),
+        _ => None,
     };
     write_atomically(&dir.join("summary.csv"), |w| {
         let mut header: Vec<String> = plan.axes.iter().map(|a| a.name.clone()).collect();
@@ -323,7 +444,7 @@ fn write_summary_csv(dir: &Path, plan: &Plan, estimates: &[CellEstimates]) -> Re
             .map(String::from),
         );
         w.write_all(&runs_line(&header))?;
-        for (c, per_metric, _) in estimates {
+        for (c, per_metric, met) in estimates {
             for (m, e) in plan.metrics.iter().zip(per_metric) {
                 let mut row: Vec<String> = plan.cells[*c].values.iter().map(|v| v.to_string()).collect();
                 row.push(m.clone());
@@ -331,7 +452,12 @@ fn write_summary_csv(dir: &Path, plan: &Plan, estimates: &[CellEstimates]) -> Re
                 for x in [e.mean, e.sd, e.ci_low, e.ci_high, e.half_width, e.level] {
                     row.push(number(x));
                 }
-                row.push(target.map_or(String::new(), |t| e.meets(t).to_string()));
+                let verdict = match (target, difference_metric, met) {
+                    (Some(t), _, _) => e.meets(t).to_string(),
+                    (None, Some(stopping), Some(met)) if stopping == m => met.to_string(),
+                    _ => String::new(),
+                };
+                row.push(verdict);
                 w.write_all(&runs_line(&row))?;
             }
         }
@@ -374,7 +500,18 @@ fn write_summary_json(dir: &Path, plan: &Plan, results: &Results, estimates: &[C
             batch,
             target,
             metric,
+            on: StopOn::Mean,
         } => json!({ "min": min, "max": max, "batch": batch, "target": target, "metric": metric }),
+        Replications::Sequential {
+            min,
+            max,
+            batch,
+            target,
+            metric,
+            on: StopOn::Difference,
+        } => {
+            json!({ "min": min, "max": max, "batch": batch, "target": target, "metric": metric, "on": "difference" })
+        }
     };
     let doc = json!({
         "name": plan.name,

@@ -8,7 +8,9 @@
 //! when the last of them is in, the cell stops if its interval over `0..T_k` meets the
 //! target. Cells advance independently (no round waits for the slowest cell), and since
 //! each decision reads only its cell's complete prefix, the cells end as they would in
-//! lockstep, whatever the thread count or the order tasks finish in. A resumed sweep replays
+//! lockstep, whatever the thread count or the order tasks finish in. Under difference
+//! stopping a decision reads a whole group's prefixes (a baseline and the cells compared
+//! with it, `output::decision_group`), once every open member has its batch in. A resumed sweep replays
 //! the same decisions with the recorded replications filled in, so it ends with the same
 //! bytes as an uninterrupted one.
 
@@ -22,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::output::{self, HASH_FILE, RUNS_FILE, Results, cell_status};
+use super::output::{self, HASH_FILE, RUNS_FILE, Results};
 use super::spec::{Plan, Replications};
 use super::task::{RunRecord, Traces, run_replication};
 use crate::error::{Error, Result};
@@ -76,12 +78,29 @@ pub struct SweepReport {
     pub warnings: Vec<String>,
 }
 
-/// The cells this process runs.
+/// The cells this process runs: those whose index is `shard.index` mod `shard.count`;
+/// under difference stopping, whole decision groups instead (the groups numbered in the
+/// order of their baselines), since a group's cells decide together.
 pub fn shard_cells(plan: &Plan, shard: Option<Shard>) -> Vec<usize> {
+    let roots: Vec<usize> = plan
+        .cells
+        .iter()
+        .map(|c| output::decision_group(plan, c.index))
+        .collect();
+    let mut distinct = roots.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
     plan.cells
         .iter()
         .map(|c| c.index)
-        .filter(|&i| shard.is_none_or(|s| i % s.count == s.index))
+        .filter(|&i| {
+            let unit = if roots.iter().enumerate().all(|(c, &r)| r == c) {
+                i
+            } else {
+                distinct.binary_search(&roots[i]).expect("a root of some cell")
+            };
+            shard.is_none_or(|s| unit % s.count == s.index)
+        })
         .collect()
 }
 
@@ -399,24 +418,60 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
     let mut closed = 0usize;
     let mut errors: Vec<((usize, usize), Error)> = Vec::new();
     let mut ready: std::collections::VecDeque<usize> = cells.iter().copied().collect();
+    // Whether a cell is in `ready`, so that a group's decision does not queue it twice.
+    let mut queued = vec![false; plan.cells.len()];
+    let mut is_closed = vec![false; plan.cells.len()];
+    for &c in &cells {
+        queued[c] = true;
+    }
+    // The members of each decision group (one cell each but under difference stopping),
+    // all in this shard (`shard_cells`).
+    let mut groups: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for &c in &cells {
+        groups.entry(output::decision_group(plan, c)).or_default().push(c);
+    }
     pool.in_place_scope(|scope| {
         loop {
             while let Some(c) = ready.pop_front() {
-                if !errors.is_empty() {
+                queued[c] = false;
+                if !errors.is_empty() || is_closed[c] {
                     continue;
                 }
                 let missing: Vec<usize> = (0..target[c]).filter(|r| !recorded[c].contains_key(r)).collect();
                 if missing.is_empty() {
-                    let runs: Vec<RunRecord> =
-                        recorded[c].range(..target[c]).map(|(_, r)| r.clone()).collect();
-                    if cell_status(plan, &runs).0 {
-                        closed += 1;
-                        progress.cell(c, 0, closed);
-                    } else {
-                        let projected = output::projected_replications(plan, &runs, target[c]);
-                        target[c] = next_target(plan, target[c]);
-                        progress.cell(c, projected.saturating_sub(runs.len()), closed);
-                        ready.push_back(c);
+                    // A group decides once each of its open members has its batch in.
+                    let members = &groups[&output::decision_group(plan, c)];
+                    let batch_in = |m: usize| {
+                        is_closed[m]
+                            || (target[m] == target[c]
+                                && (0..target[m]).all(|r| recorded[m].contains_key(&r)))
+                    };
+                    if !members.iter().all(|&m| batch_in(m)) {
+                        continue;
+                    }
+                    let open: Vec<usize> = members.iter().copied().filter(|&m| !is_closed[m]).collect();
+                    let runs: Vec<Vec<RunRecord>> = open
+                        .iter()
+                        .map(|&m| recorded[m].range(..target[m]).map(|(_, r)| r.clone()).collect())
+                        .collect();
+                    let group: Vec<(usize, &[RunRecord])> =
+                        open.iter().zip(&runs).map(|(&m, r)| (m, r.as_slice())).collect();
+                    for ((&m, runs), (stops, _)) in
+                        open.iter().zip(&runs).zip(output::group_status(plan, &group))
+                    {
+                        if stops {
+                            is_closed[m] = true;
+                            closed += 1;
+                            progress.cell(m, 0, closed);
+                        } else {
+                            let projected = output::projected_replications(plan, runs, target[m]);
+                            target[m] = next_target(plan, target[m]);
+                            progress.cell(m, projected.saturating_sub(runs.len()), closed);
+                            if !queued[m] {
+                                queued[m] = true;
+                                ready.push_back(m);
+                            }
+                        }
                     }
                     continue;
                 }
@@ -470,7 +525,8 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
                 }
                 Err(e) => errors.push(((c, rep), e)),
             }
-            if pending[c] == 0 {
+            if pending[c] == 0 && !queued[c] {
+                queued[c] = true;
                 ready.push_back(c);
             }
         }

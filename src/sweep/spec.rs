@@ -27,6 +27,7 @@
 //! target = 0.05                  # relative half-width of the CI
 //! confidence = 0.95
 //! metric = "mean_wait"
+//! on = "mean"                    # or "difference": the paired differences of [compare]
 //!
 //! [measure]                      # optional: warm-up, measured window, saturation bound
 //! warmup = 500
@@ -112,6 +113,7 @@ struct RawReplications {
     target: Option<f64>,
     confidence: Option<f64>,
     metric: Option<String>,
+    on: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -150,14 +152,30 @@ struct RawPlot {
 pub enum Replications {
     Fixed(usize),
     /// Add `batch` replications until the Student-t interval of `metric` has a relative
-    /// half-width of at most `target`, between `min` and `max` replications.
+    /// half-width of at most `target`, between `min` and `max` replications; with
+    /// [`StopOn::Difference`], until the paired differences against `[compare]`'s baseline
+    /// are that precise.
     Sequential {
         min: usize,
         max: usize,
         batch: usize,
         target: f64,
         metric: String,
+        on: StopOn,
     },
+}
+
+/// What sequential stopping measures the precision of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopOn {
+    /// Each cell's mean: it stops when its interval is within ±target of the mean.
+    Mean,
+    /// The paired relative difference of each cell against its `[compare]` baseline: the
+    /// baseline and the cells compared with it run the same replications and stop together
+    /// once every difference's interval is within ±target of the baseline's value, or of
+    /// the difference itself where that is larger. A cell in no comparison stops on its
+    /// mean.
+    Difference,
 }
 
 impl Replications {
@@ -170,9 +188,23 @@ impl Replications {
                 max,
                 target,
                 metric,
+                on: StopOn::Mean,
                 ..
             } => format!(
                 "replications until the interval of {metric} is within ±{}% of the mean ({min} to {max})",
+                target * 100.0
+            ),
+            Replications::Sequential {
+                min,
+                max,
+                target,
+                metric,
+                on: StopOn::Difference,
+                ..
+            } => format!(
+                "replications until the interval of each paired difference in {metric} against the baseline is \
+                 within ±{}% of the baseline's value, or of the difference where that is larger ({min} to {max}; a \
+                 baseline and the cells compared with it stop together)",
                 target * 100.0
             ),
         }
@@ -340,6 +372,19 @@ impl Plan {
             Some(t) => Some(parse_compare(t, &axes, &cells).map_err(err)?),
             None => None,
         };
+        if compare.is_none()
+            && matches!(
+                replications,
+                Replications::Sequential {
+                    on: StopOn::Difference,
+                    ..
+                }
+            )
+        {
+            return Err(err(
+                "replications.on = \"difference\": needs a [compare] section naming the baseline".into(),
+            ));
+        }
         Ok(Plan {
             warnings,
             compare,
@@ -582,7 +627,9 @@ fn parse_replications(
     }
     let rule = match (r.count, r.min, r.max) {
         (Some(0), None, None) => return Err("replications.count = 0: must be at least 1".into()),
-        (Some(n), None, None) if r.batch.is_none() && r.target.is_none() && r.metric.is_none() => {
+        (Some(n), None, None)
+            if r.batch.is_none() && r.target.is_none() && r.metric.is_none() && r.on.is_none() =>
+        {
             Replications::Fixed(n)
         }
         (None, Some(min), Some(max)) => {
@@ -606,12 +653,22 @@ fn parse_replications(
                     metrics.join(", ")
                 ));
             }
+            let on = match r.on.as_deref() {
+                None | Some("mean") => StopOn::Mean,
+                Some("difference") => StopOn::Difference,
+                Some(other) => {
+                    return Err(format!(
+                        "replications.on = '{other}': expected mean or difference"
+                    ));
+                }
+            };
             Replications::Sequential {
                 min,
                 max,
                 batch,
                 target,
                 metric,
+                on,
             }
         }
         _ => {
