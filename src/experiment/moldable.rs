@@ -1,8 +1,11 @@
 //! Moldable jobs on a partitioned machine (Anastasiadis & Sevcik, `model = "sevcik"`): the
 //! parameters and the run; the model and the policies are in [`crate::partition`].
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
 use crate::params::{Key, ParamError, Params, policy, workload};
-use crate::partition::{Measure, PartitionOutcome, Policy, Workload, generate, simulate};
+use crate::partition::{Measure, PartitionOutcome, PartitionRun, Policy, Workload, generate, simulate};
 use crate::sim::Window;
 
 pub const KEYS: [Key; 5] = [
@@ -74,9 +77,82 @@ impl Moldable {
 
     /// One replication; with `normalize`, DYN-EQUI on the same jobs as the reference.
     pub fn run(&self, seed: u64, normalize: bool) -> PartitionOutcome {
+        self.run_with(seed, normalize.then_some(&References::default()))
+    }
+
+    /// [`Moldable::run`], taking DYN-EQUI's run from `references` when another cell on the
+    /// same workload has simulated it (and leaving it there for the others).
+    pub fn run_with(&self, seed: u64, references: Option<&References>) -> PartitionOutcome {
         let jobs = generate(self.workload, self.procs, self.load, self.jobs(), seed);
-        let run = simulate(&jobs, self.procs, self.policy, &self.measure);
-        let reference = normalize.then(|| simulate(&jobs, self.procs, Policy::DynEqui, &self.measure));
+        let dyn_equi = || simulate(&jobs, self.procs, Policy::DynEqui, &self.measure);
+        let reference = references.map(|r| r.get_or_run(self, seed, dyn_equi));
+        let run = match (self.policy, reference) {
+            (Policy::DynEqui, Some(r)) => r,
+            _ => simulate(&jobs, self.procs, self.policy, &self.measure),
+        };
         PartitionOutcome { run, reference }
+    }
+}
+
+/// DYN-EQUI's runs by workload and seed, shared by the cells of a sweep: every policy's
+/// normalised response divides by DYN-EQUI's on the same jobs, so without this each of a
+/// grid's 14 policies simulated DYN-EQUI again, most of the grid's time. A run is a pure
+/// function of its key, so whichever cell simulates it first, the bytes are the same.
+#[derive(Debug, Default)]
+pub struct References {
+    runs: Mutex<HashMap<ReferenceKey, Arc<OnceLock<PartitionRun>>>>,
+}
+
+/// What DYN-EQUI's run depends on: the workload, machine, load, window and seed.
+type ReferenceKey = (Workload, u32, u64, Measure, u64);
+
+impl References {
+    fn get_or_run(&self, m: &Moldable, seed: u64, run: impl FnOnce() -> PartitionRun) -> PartitionRun {
+        let key = (m.workload, m.procs, m.load.to_bits(), m.measure, seed);
+        let slot = self
+            .runs
+            .lock()
+            .expect("no panic while holding the lock")
+            .entry(key)
+            .or_default()
+            .clone();
+        // Outside the lock: another cell asking for the same run waits for this one.
+        *slot.get_or_init(run)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Cells sharing DYN-EQUI's run through [`References`] report what each would alone,
+    /// and the run is simulated once per workload and seed.
+    #[test]
+    fn shared_references_change_no_outcome() {
+        let references = References::default();
+        for policy in ["dyn-equi", "asp", "sdf", "aep(2)"] {
+            let m = Moldable {
+                policy: policy.parse().unwrap(),
+                workload: Workload::Wk2,
+                procs: 16,
+                load: 0.6,
+                measure: Measure {
+                    warmup: 50,
+                    window: 2000,
+                    saturation: Some(1000),
+                },
+            };
+            for seed in [3, 4] {
+                let alone = m.run(seed, true);
+                let shared = m.run_with(seed, Some(&references));
+                // As text: a saturated run's NaN fields are equal there.
+                assert_eq!(format!("{alone:?}"), format!("{shared:?}"), "{policy}");
+            }
+        }
+        assert_eq!(
+            references.runs.lock().unwrap().len(),
+            2,
+            "one DYN-EQUI run per seed"
+        );
     }
 }

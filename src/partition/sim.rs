@@ -28,7 +28,7 @@ use super::workload::MoldableJob;
 use crate::metrics::registry::{Registry, row};
 
 /// Which jobs count, and when the run is saturated (the paper: 500, 19,500, 10,000).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Measure {
     pub warmup: usize,
     pub window: usize,
@@ -297,6 +297,8 @@ fn dyn_equi(
     let mut system: Vec<usize> = Vec::new();
     let mut remaining = vec![1.0f64; n];
     let mut share = vec![0u32; n];
+    // T(share) of each job in the system, computed when its share changes.
+    let mut span = vec![f64::INFINITY; n];
     let (mut shares, mut caps) = (Vec::new(), Vec::new());
     let (mut cursor, mut unfinished, mut last, mut drift) = (0usize, measured.len(), 0.0f64, 0.0f64);
     loop {
@@ -304,7 +306,7 @@ fn dyn_equi(
         let departure = system
             .iter()
             .filter(|&&j| share[j] > 0)
-            .map(|&j| last + remaining[j] * jobs[j].time(share[j]))
+            .map(|&j| last + remaining[j] * span[j])
             .fold(f64::INFINITY, f64::min);
         let arrival = jobs.get(cursor).map_or(f64::INFINITY, |j| j.arrival);
         let now = departure.min(arrival);
@@ -315,7 +317,7 @@ fn dyn_equi(
         let dt = now - last;
         for &j in &system {
             if share[j] > 0 {
-                remaining[j] -= dt / jobs[j].time(share[j]);
+                remaining[j] -= dt / span[j];
                 record.area[j] += dt * share[j] as f64;
                 record.busy[j] += dt;
             }
@@ -324,7 +326,7 @@ fn dyn_equi(
         // Departures: the job(s) whose end is now (their remainder is rounding noise).
         system.retain(|&j| {
             // Done when the time it has left is rounding noise.
-            let done = share[j] > 0 && remaining[j] * jobs[j].time(share[j]) <= 1e-9 * now.max(1.0);
+            let done = share[j] > 0 && remaining[j] * span[j] <= 1e-9 * now.max(1.0);
             if done {
                 drift = drift.max(remaining[j].abs());
                 record.end[j] = now;
@@ -349,7 +351,10 @@ fn dyn_equi(
             if s > 0 && record.start[j].is_nan() {
                 record.start[j] = now;
             }
-            share[j] = s;
+            if share[j] != s {
+                share[j] = s;
+                span[j] = if s > 0 { jobs[j].time(s) } else { f64::INFINITY };
+            }
         }
     }
     (false, drift)

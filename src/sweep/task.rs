@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use super::spec::{Cell, Plan};
 use crate::error::{Error, Result};
+use crate::experiment::moldable::References;
 use crate::experiment::rigid::{Rigid, Source, TraceSource, Worker};
 use crate::experiment::{Experiment, Outcome, cluster};
 use crate::malleable::VERSUS_AVG_METRICS;
@@ -42,13 +43,15 @@ fn trace_key(t: &TraceSource) -> TraceKey {
     (t.path.clone(), t.options.clone())
 }
 
-/// Traces read once per sweep and shared by every task that replays them, with their
-/// offered loads.
+/// What a sweep's tasks share: traces read once, with their offered loads, and the
+/// reference runs of moldable cells.
 #[derive(Default)]
 pub struct Traces {
     loaded: HashMap<TraceKey, (Arc<Workload>, f64)>,
     /// What to know about the traces read (no estimates, offered load at least 1).
     pub warnings: Vec<String>,
+    /// DYN-EQUI's runs, which every moldable cell on the same workload divides by.
+    references: References,
 }
 
 impl Traces {
@@ -123,7 +126,7 @@ pub fn run_replication(
             (Outcome::Malleable(report), jobs)
         }
         Experiment::Moldable(m) => (
-            Outcome::Moldable(m.run(seed, asks(&["normalized_response"]))),
+            Outcome::Moldable(m.run_with(seed, asks(&["normalized_response"]).then_some(&traces.references))),
             m.jobs() as u64,
         ),
         Experiment::Cluster(c) => {
