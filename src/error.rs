@@ -39,6 +39,9 @@ pub enum Error {
     Params(#[from] crate::params::ParamError),
     #[error("{0}")]
     Invalid(String),
+    /// A sweep stopped on request before its end; its journal keeps what finished.
+    #[error("interrupted: {0}")]
+    Interrupted(String),
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -53,6 +56,6 @@ impl Error {
 
     /// True when the user's input (a file, a parameter, a spec) is at fault: exit code 2.
     pub fn is_bad_input(&self) -> bool {
-        !matches!(self, Error::Output { .. })
+        !matches!(self, Error::Output { .. } | Error::Interrupted(_))
     }
 }

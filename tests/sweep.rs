@@ -62,6 +62,7 @@ fn options(out: &Path, threads: usize) -> RunOptions {
         resume: false,
         force: false,
         quiet: true,
+        cancel: None,
     }
 }
 

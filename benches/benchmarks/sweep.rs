@@ -59,6 +59,7 @@ fn sweep(c: &mut Criterion) {
             resume: false,
             force: false,
             quiet: true,
+            cancel: None,
         };
         group.bench_with_input(
             BenchmarkId::new("downey-64-replications", threads),
@@ -75,6 +76,7 @@ fn sweep(c: &mut Criterion) {
             resume: false,
             force: false,
             quiet: true,
+            cancel: None,
         };
         group.bench_with_input(BenchmarkId::new("mixed-sequential", threads), &options, |b, o| {
             b.iter(|| run_sweep(&mixed, o).unwrap().tasks_run)

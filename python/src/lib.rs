@@ -4,6 +4,8 @@
 //! exceptions carrying the library's messages.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods};
 use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyValueError};
@@ -431,23 +433,49 @@ fn sweep(
             "threads = 0: give at least 1, or None for every core",
         ));
     }
-    let report = py
+    let plan = py
         .detach(|| -> Result<_, schedlab::Error> {
             let plan = Plan::from_str(text, &path, &base_dir, "sweep")?;
             plan.check_size(yes)?;
-            let options = RunOptions {
-                threads,
-                out,
-                shard: None,
-                resume,
-                force,
-                quiet: !progress,
-            };
-            let mut report = run_sweep(&plan, &options)?;
-            report.warnings.splice(0..0, plan.warnings.iter().cloned());
-            Ok(report)
+            Ok(plan)
         })
         .map_err(py_error)?;
+    let cancel = Arc::new(AtomicBool::new(false));
+    let options = RunOptions {
+        threads,
+        out,
+        shard: None,
+        resume,
+        force,
+        quiet: !progress,
+        cancel: Some(cancel.clone()),
+    };
+    // The sweep runs on its own thread while this one, between waits without the GIL,
+    // looks for Ctrl-C: on KeyboardInterrupt the sweep stops starting tasks, finishes
+    // those under way into its journal (so `resume=True` goes on from there), and the
+    // interrupt is raised.
+    let (done, finished) = crossbeam_channel::bounded(1);
+    let warnings = plan.warnings.clone();
+    std::thread::spawn(move || {
+        let _ = done.send(run_sweep(&plan, &options));
+    });
+    let outcome = loop {
+        match py.detach(|| finished.recv_timeout(std::time::Duration::from_millis(50))) {
+            Ok(outcome) => break outcome,
+            Err(crossbeam_channel::RecvTimeoutError::Timeout) => {
+                if let Err(interrupt) = py.check_signals() {
+                    cancel.store(true, Ordering::Relaxed);
+                    let _ = py.detach(|| finished.recv());
+                    return Err(interrupt);
+                }
+            }
+            Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
+                return Err(PyOSError::new_err("the sweep's thread ended without a result"));
+            }
+        }
+    };
+    let mut report = outcome.map_err(py_error)?;
+    report.warnings.splice(0..0, warnings);
     Ok((
         report.cells,
         report.tasks_run,

@@ -199,3 +199,24 @@ def test_simulations_in_two_threads_run_at_the_same_time():
     (a0, a1), (b0, b1) = spans["a"], spans["b"]
     overlap = min(a1, b1) - max(a0, b0)
     assert overlap > 0.5 * min(a1 - a0, b1 - b0), spans
+
+
+def test_ctrl_c_stops_a_sweep_and_resume_finishes_it(tmp_path):
+    import _thread
+
+    spec = dict(SPEC, run={"model": "lublin", "procs": 64, "jobs": 30000}, replications={"count": 30})
+    started = time.perf_counter()
+    schedlab.sweep(spec, out=tmp_path / "whole", threads=1)
+    whole = time.perf_counter() - started
+    # Ctrl-C a quarter of the way through: the tasks under way finish into the journal.
+    timer = threading.Timer(whole / 4, _thread.interrupt_main)
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        schedlab.sweep(spec, out=tmp_path / "cut", threads=1)
+    timer.join()
+    rows = (tmp_path / "cut" / "runs.csv").read_text().count("\n") - 1
+    assert 0 < rows < 60, rows
+    again = schedlab.sweep(spec, out=tmp_path / "cut", threads=1, resume=True)
+    assert again.report["resumed"] == rows and again.report["replications"] == 60 - rows
+    for name in ("runs.csv", "summary.csv", "summary.md"):
+        assert (tmp_path / "whole" / name).read_bytes() == (tmp_path / "cut" / name).read_bytes(), name

@@ -153,6 +153,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
         shard: args.shard,
         resume: args.resume,
         quiet: args.quiet,
+        cancel: None,
     };
     for warning in &plan.warnings {
         eprintln!("schedlab: warning: {warning}");

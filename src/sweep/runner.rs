@@ -19,7 +19,8 @@ use std::fs::{self, OpenOptions};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -64,6 +65,10 @@ pub struct RunOptions {
     /// Overwrite an output folder recorded for another spec.
     pub force: bool,
     pub quiet: bool,
+    /// Set from elsewhere (the Python package's Ctrl-C) to stop the sweep: no task starts
+    /// after it is set, those under way finish into the journal, and the sweep returns
+    /// [`Error::Interrupted`]; `resume` later runs the rest.
+    pub cancel: Option<Arc<AtomicBool>>,
 }
 
 /// What a sweep did.
@@ -430,11 +435,12 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
     for &c in &cells {
         groups.entry(output::decision_group(plan, c)).or_default().push(c);
     }
+    let cancelled = || options.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
     pool.in_place_scope(|scope| {
         loop {
             while let Some(c) = ready.pop_front() {
                 queued[c] = false;
-                if !errors.is_empty() || is_closed[c] {
+                if !errors.is_empty() || is_closed[c] || cancelled() {
                     continue;
                 }
                 let missing: Vec<usize> = (0..target[c]).filter(|r| !recorded[c].contains_key(r)).collect();
@@ -483,7 +489,7 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
             // the cell whose tasks have cost most so far (a cell not yet measured first,
             // ties in plan order), so that long tasks do not start last and leave the other
             // threads idle at the end.
-            while in_flight < slots && errors.is_empty() {
+            while in_flight < slots && errors.is_empty() && !cancelled() {
                 let Some(c) = progress.costliest(cells.iter().copied().filter(|&c| !waiting[c].is_empty()))
                 else {
                     break;
@@ -536,6 +542,14 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
         return Err(e);
     }
     progress.bar.finish_and_clear();
+    if closed < cells.len() && cancelled() {
+        return Err(Error::Interrupted(format!(
+            "{} replications are recorded in {} ({} run now); resume to finish",
+            recorded.iter().map(BTreeMap::len).sum::<usize>(),
+            out.join(RUNS_FILE).display(),
+            report.tasks_run
+        )));
+    }
 
     let mut results: Results = vec![Vec::new(); plan.cells.len()];
     for &c in &cells {
