@@ -203,9 +203,11 @@ impl Environment {
                 options.window
             )));
         }
-        if options.jobs == 0 || options.jobs > 10_000_000 {
+        // An episode is a window of a workload, not a whole log: a million jobs bounds the
+        // memory an episode takes (about 200 MB) and the time a reset takes.
+        if options.jobs == 0 || options.jobs > 1_000_000 {
             return Err(invalid(format!(
-                "episode_jobs = {}: expected 1 to 10000000",
+                "episode_jobs = {}: expected 1 to 1000000",
                 options.jobs
             )));
         }

@@ -58,6 +58,13 @@ def _read_csv(path: Path):
     return out
 
 
+def _seed(seed) -> int:
+    """The seed as the library takes it: a whole number from 0 to 2**64 - 1."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 2**64:
+        raise ValueError(f"seed = {seed!r}: expected a whole number from 0 to 2**64 - 1")
+    return int(seed)
+
+
 def _warn(messages) -> None:
     for m in messages:
         warnings.warn(f"schedlab: {m}", stacklevel=3)
@@ -150,7 +157,7 @@ def run(
     params.update(model=model, scheduler=scheduler, predictor=predictor, procs=procs)
     summary, columns, messages = _native.run(
         params,
-        int(seed),
+        _seed(seed),
         jobs=job_table,
         yes=yes,
         priority=None if priority is None else priority.function,

@@ -90,7 +90,11 @@ class JobSchedulingEnv(gym.Env):
         return observation, {"action_mask": self.action_masks()}
 
     def step(self, action) -> Tuple[np.ndarray, float, bool, bool, Dict[str, Any]]:
-        observation, reward, terminated, invalid, self._valid = self._env.step(int(action))
+        action = int(action)
+        # Outside the action space: an invalid action like an empty slot.
+        if not 0 <= action < self.window:
+            action = self.window
+        observation, reward, terminated, invalid, self._valid = self._env.step(action)
         info = {"action_mask": self.action_masks(), "invalid_action": invalid}
         return observation, float(reward), terminated, False, info
 

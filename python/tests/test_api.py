@@ -220,3 +220,14 @@ def test_ctrl_c_stops_a_sweep_and_resume_finishes_it(tmp_path):
     assert again.report["resumed"] == rows and again.report["replications"] == 60 - rows
     for name in ("runs.csv", "summary.csv", "summary.md"):
         assert (tmp_path / "whole" / name).read_bytes() == (tmp_path / "cut" / name).read_bytes(), name
+
+
+@pytest.mark.parametrize("seed", [-1, 2**64, 1.5, "1", True])
+def test_a_seed_outside_64_bits_is_a_value_error(seed):
+    with pytest.raises(ValueError, match="seed = "):
+        schedlab.run(model="lublin", jobs=100, seed=seed)
+
+
+def test_first_zero_is_refused(small_swf):
+    with pytest.raises(ValueError, match="first=0: keep at least 1 job"):
+        schedlab.read_trace(small_swf, first=0)

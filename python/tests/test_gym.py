@@ -71,6 +71,18 @@ def test_masks_are_a_prefix_and_invalid_actions_are_flagged():
             break
 
 
+def test_actions_outside_the_space_are_invalid_actions():
+    env = JobSchedulingEnv(episode_jobs=20, window=4)
+    env.reset(seed=0)
+    for action in (-1, 2**70, 4):
+        _, _, done, _, info = env.step(action)
+        assert info["invalid_action"]
+        if done:
+            break
+    with pytest.raises(ValueError, match="episode_jobs = 2000000"):
+        JobSchedulingEnv(episode_jobs=2_000_000)
+
+
 def test_sync_vector_env():
     envs = gym.vector.SyncVectorEnv([lambda: JobSchedulingEnv(episode_jobs=40, window=8) for _ in range(3)])
     obs, info = envs.reset(seed=[1, 2, 3])

@@ -155,6 +155,13 @@ pub struct SwfOptions {
 /// file is inflated on a second thread, a chunk ahead of the parser (`Inflated`), so
 /// that reading costs about the longer of the two rather than their sum.
 pub fn read_swf(path: &Path, options: &SwfOptions) -> Result<Workload> {
+    if options.selection.first == Some(0) {
+        return Err(Error::Param {
+            key: "first".into(),
+            value: "0".into(),
+            message: "keep at least 1 job".into(),
+        });
+    }
     let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
     let mut magic = [0u8; 2];
     let n = file.read(&mut magic).map_err(|e| Error::io(path, e))?;
