@@ -218,6 +218,9 @@ impl Environment {
                 )));
             }
         }
+        if params.has("feedback") {
+            return Err(invalid("feedback: not available in the environment yet".into()));
+        }
         let mut params = params.clone();
         params.insert("scheduler", Value::Str("fcfs".into()));
         if params.has("model") && !params.has("jobs") {

@@ -298,7 +298,8 @@ fn run_rigid_inner(
             .0
         }
     };
-    let jobs = &workload.jobs;
+    // Under feedback, the submit times are when the jobs arrived.
+    let jobs = &*outcome.jobs_as_run(&workload.jobs);
     let summary = Summary::of_outcome(jobs, workload.procs, &outcome, 0..jobs.len(), &workload.skipped);
     let mut summary = rigid.summary_json(&workload, seed, &summary);
     if let Some((ranked, backfill)) = &mut ranked {

@@ -273,6 +273,18 @@ pub fn run(args: RunArgs) -> Result<()> {
         || (),
     );
     let simulated = t1.elapsed();
+    // Under feedback jobs arrive when their predecessors let them: report those times.
+    let as_run;
+    let workload: &schedlab::workload::Workload = match outcome.arrivals {
+        Some(_) => {
+            as_run = schedlab::workload::Workload {
+                jobs: outcome.jobs_as_run(&workload.jobs).into_owned(),
+                ..(*workload).clone()
+            };
+            &as_run
+        }
+        None => &workload,
+    };
     let all = 0..workload.jobs.len();
     let summary = Summary::of_outcome(&workload.jobs, workload.procs, &outcome, all, &workload.skipped);
     if let Some(path) = &args.jobs_out {
@@ -280,11 +292,11 @@ pub fn run(args: RunArgs) -> Result<()> {
     }
     if let Some(path) = &args.swf_out {
         let note = format!("scheduler {}", rigid.scheduler);
-        write_atomically(path, |w| write_swf(w, &workload, outcome.start, &note))?;
+        write_atomically(path, |w| write_swf(w, workload, outcome.start, &note))?;
     }
     let what = format!("{}, {}", workload.name, rigid.scheduler);
     if let Some(path) = &args.timeline_out {
-        write_timeline(path, &what, &workload, &outcome)?;
+        write_timeline(path, &what, workload, &outcome)?;
     }
     if let (Some(path), Some(window)) = (&args.gantt_out, args.window) {
         let boxes = gantt::boxes(&workload.jobs, workload.procs, outcome.start, outcome.end, window)
@@ -304,7 +316,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     let predictor = rigid.predictor.map_or("estimate".to_string(), |p| p.to_string());
     let mut out = io::stdout().lock();
     if args.json {
-        let object = rigid.summary_json(&workload, args.seed, &summary);
+        let object = rigid.summary_json(workload, args.seed, &summary);
         serde_json::to_writer(&mut out, &object)?;
         writeln!(out)?;
     } else {

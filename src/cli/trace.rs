@@ -36,6 +36,12 @@ pub struct ResampleArgs {
     /// load by users) [default: 1].
     #[arg(long, requires = "method")]
     pub users_scale: Option<f64>,
+    /// Traces: users wait for their jobs. Sessions are read from the log (a job follows
+    /// its user's job that ended, by the log's times, less than 20 minutes before it was
+    /// submitted; SWF fields 17 and 18), and in the simulation each such job arrives its
+    /// think time after its predecessor ends.
+    #[arg(long)]
+    pub feedback: bool,
 }
 
 impl ResampleArgs {
@@ -48,6 +54,7 @@ impl ResampleArgs {
             ("resample_weeks", whole(self.resample_weeks)),
             ("long_term_weeks", whole(self.long_term_weeks)),
             ("users_scale", self.users_scale.map(Value::Float)),
+            ("feedback", self.feedback.then_some(Value::Bool(true))),
         ]
     }
 }

@@ -42,8 +42,10 @@ pub const DOWNEY_MODEL_KEYS: [Key; 13] = [
     workload("sigma_max"),
 ];
 
-/// A trace and how to read, scale and augment it; all shape the workload.
-pub const TRACE_KEYS: [Key; 23] = [
+/// A trace and how to read, scale and augment it; all shape the workload but `feedback`,
+/// which changes when jobs arrive, not which jobs are drawn (so cells with and without it
+/// replay the same workloads and can be compared in pairs).
+pub const TRACE_KEYS: [Key; 24] = [
     workload("trace"),
     workload("procs"),
     workload("load"),
@@ -67,6 +69,7 @@ pub const TRACE_KEYS: [Key; 23] = [
     workload("estimates"),
     workload("max_estimate"),
     workload("lenient"),
+    policy("feedback"),
 ];
 
 /// The utility generator's parameters (with `priorities` on a trace).
@@ -115,6 +118,9 @@ pub struct Rigid {
     pub augmentation: Option<Augmentation>,
     /// Requested times set to the runtimes, after the utility functions (traces).
     pub exact_estimates: bool,
+    /// Users' sessions inferred from the log, and each session's next job released by its
+    /// predecessor's end in the simulation (traces; `crate::sim::feedback`).
+    pub feedback: bool,
 }
 
 /// `model` and the keys of the model named `name` (docs/semantics.md).
@@ -405,6 +411,7 @@ pub fn from_params(params: &Params, base_dir: &Path, window: Option<&Window>) ->
         predictor,
         augmentation,
         exact_estimates: params.flag("exact_estimates", false)?,
+        feedback: params.flag("feedback", false)?,
     })
 }
 
@@ -481,7 +488,7 @@ impl Rigid {
                 }
             }
         };
-        if self.augmentation.is_none() && !self.exact_estimates {
+        if self.augmentation.is_none() && !self.exact_estimates && !self.feedback {
             return Ok(base);
         }
         let mut owned = base.into_owned();
@@ -494,6 +501,12 @@ impl Rigid {
         }
         if self.exact_estimates {
             crate::utility::exact_estimates(&mut owned.jobs);
+        }
+        if self.feedback {
+            crate::workload::sessions::infer_sessions(
+                &mut owned.jobs,
+                crate::workload::sessions::SESSION_GAP,
+            );
         }
         Ok(Cow::Owned(owned))
     }
@@ -510,6 +523,10 @@ impl Rigid {
         window: Option<&Window>,
     ) -> crate::sim::Outcome<'e> {
         scheduler.set_seed(mix64(seed ^ 0x6761_5f73_6565_6473));
+        engine.set_feedback(
+            self.feedback
+                .then(|| crate::sim::Dependencies::from_jobs(&workload.jobs).0),
+        );
         scheduler.simulate(engine, &workload.jobs, workload.procs, self.predictor, window)
     }
 
@@ -550,9 +567,10 @@ impl Rigid {
         let n = workload.jobs.len();
         let measured = window.map_or(0..n, |w| w.measured.start.min(n)..w.measured.end.min(n));
         let simulated = outcome.events / 2;
+        let jobs = outcome.jobs_as_run(&workload.jobs);
         let summary = (!outcome.saturated).then(|| {
             Summary::of_outcome(
-                &workload.jobs,
+                &jobs,
                 workload.procs,
                 &outcome,
                 measured.clone(),

@@ -2,6 +2,7 @@
 //! scheduling pass per instant.
 
 use super::Scheduler;
+use super::feedback::{Dependencies, Lane};
 use super::predictor::{RuntimePredictor, UserEstimates};
 use super::state::{PredictionChange, SchedCtx, SimState};
 use super::validator;
@@ -18,6 +19,12 @@ pub struct Engine {
     events: u64,
     /// Predictions a predictor propagated from a termination hook, applied at once.
     updates: Vec<(JobId, Time)>,
+    /// Dependencies for the next run ([`Engine::set_feedback`]) and the arrival lane that
+    /// honours them.
+    feedback: Option<Dependencies>,
+    lane: Lane,
+    /// The run under way reads arrivals from `lane`.
+    lane_active: bool,
 }
 
 impl Default for Engine {
@@ -51,9 +58,25 @@ pub struct Outcome<'a> {
     /// Every prediction of every job in time order, if the engine was asked to keep them
     /// ([`Engine::with_prediction_history`]); empty otherwise.
     pub history: &'a [PredictionChange],
+    /// With dependencies ([`Engine::set_feedback`]), when each job really arrived (unset for
+    /// jobs that never did); `None` when every job arrived at its submit time.
+    pub arrivals: Option<&'a [Time]>,
 }
 
 impl Outcome<'_> {
+    /// The jobs as this run saw them: `jobs` itself, or under feedback a copy with each
+    /// job's submit time set to when it arrived (for waits, responses and metrics).
+    pub fn jobs_as_run<'j>(&self, jobs: &'j Jobs) -> std::borrow::Cow<'j, Jobs> {
+        match self.arrivals {
+            None => std::borrow::Cow::Borrowed(jobs),
+            Some(arrivals) => {
+                let mut copy = jobs.clone();
+                copy.submit.copy_from_slice(arrivals);
+                std::borrow::Cow::Owned(copy)
+            }
+        }
+    }
+
     /// Whether job `j` ended before the run stopped.
     pub fn finished(&self, j: usize) -> bool {
         self.end[j] != crate::sim::state::UNSET
@@ -87,6 +110,8 @@ pub struct Run {
     unfinished: usize,
     saturation_at: Option<usize>,
     windowed: bool,
+    /// Arrivals come from the dependency lane.
+    feedback: bool,
     /// The backlog passed the window's saturation bound.
     pub saturated: bool,
 }
@@ -111,13 +136,13 @@ impl Engine {
         &mut self,
         jobs: &Jobs,
         scheduler: &mut S,
-        arrived: usize,
+        arrived: bool,
         job: JobId,
         p: Time,
     ) {
         let j = job.index();
         let state = &mut self.state;
-        if j >= arrived || state.end[j] != crate::sim::state::UNSET {
+        if !arrived || state.end[j] != crate::sim::state::UNSET {
             return;
         }
         let old = state.prediction[j];
@@ -143,6 +168,9 @@ impl Engine {
             passes: 0,
             events: 0,
             updates: Vec::new(),
+            feedback: None,
+            lane: Lane::default(),
+            lane_active: false,
         }
     }
 
@@ -159,6 +187,13 @@ impl Engine {
     pub fn with_prediction_history(mut self, on: bool) -> Self {
         self.state.record_history = on;
         self
+    }
+
+    /// Dependencies for the runs that follow (`None`: every job arrives at its submit
+    /// time): a dependent job arrives its think time after its predecessor ends, whenever
+    /// that is ([`crate::sim::feedback`]). The caller sets them before each run.
+    pub fn set_feedback(&mut self, dependencies: Option<Dependencies>) {
+        self.feedback = dependencies;
     }
 
     /// Simulates `jobs` (sorted by submit) on `procs` processors under `scheduler`.
@@ -223,8 +258,17 @@ impl Engine {
         self.updates.clear();
         self.events = 0;
         let n = jobs.len();
+        let feedback = match self.feedback.clone() {
+            Some(deps) => {
+                self.lane.reset(deps, jobs);
+                true
+            }
+            None => false,
+        };
+        self.lane_active = feedback;
         let measured = window.map_or(0..n, |w| w.measured.start.min(n)..w.measured.end.min(n));
         Run {
+            feedback,
             arrived: 0,
             unfinished: measured.len(),
             saturation_at: window
@@ -252,7 +296,11 @@ impl Engine {
             return false;
         }
         let n = jobs.len();
-        let next_arrival = jobs.submit.get(run.arrived).copied();
+        let next_arrival = if run.feedback {
+            self.lane.next(jobs)
+        } else {
+            jobs.submit.get(run.arrived).copied()
+        };
         let next_completion = self.state.next_completion();
         let next_completion = match (next_completion, self.state.next_deadline()) {
             (Some(c), Some(d)) => Some(c.min(d)),
@@ -280,10 +328,18 @@ impl Engine {
                 state: &mut self.state,
             };
             scheduler.on_termination(job, &ctx);
+            if run.feedback {
+                self.lane.release(job.index(), now);
+            }
             predictor.on_termination(job, &self.state.predictor_view(jobs), &mut self.updates);
             for i in 0..self.updates.len() {
                 let (other, prediction) = self.updates[i];
-                self.apply_update(jobs, scheduler, run.arrived, other, prediction);
+                let arrived = if run.feedback {
+                    self.lane.arrived[other.index()] != crate::sim::state::UNSET
+                } else {
+                    other.index() < run.arrived
+                };
+                self.apply_update(jobs, scheduler, arrived, other, prediction);
             }
             self.updates.clear();
             run.unfinished -= usize::from(run.measured.contains(&job.index()));
@@ -304,11 +360,21 @@ impl Engine {
             };
             scheduler.on_prediction_changed(job, old, &ctx);
         }
-        while run.arrived < n && jobs.submit[run.arrived] == now {
+        loop {
+            let j = if run.feedback {
+                match self.lane.pop_at(now, jobs) {
+                    Some(j) => j,
+                    None => break,
+                }
+            } else if run.arrived < n && jobs.submit[run.arrived] == now {
+                run.arrived
+            } else {
+                break;
+            };
             self.events += 1;
-            let job = JobId(run.arrived as u32);
+            let job = JobId(j as u32);
             let prediction = predictor.on_arrival(job, &self.state.predictor_view(jobs));
-            self.state.predict_on_arrival(run.arrived, prediction);
+            self.state.predict_on_arrival(j, prediction);
             let ctx = SchedCtx {
                 jobs,
                 state: &mut self.state,
@@ -347,7 +413,12 @@ impl Engine {
         }
         self.state.started_now.clear();
         if self.validate {
-            validator::check_pass(jobs, &self.state);
+            let arrivals = if self.lane_active {
+                &self.lane.arrived
+            } else {
+                &jobs.submit
+            };
+            validator::check_pass(jobs, arrivals, &self.state);
         }
     }
 
@@ -372,7 +443,12 @@ impl Engine {
             );
         }
         if self.validate && finished && self.state.completions.is_empty() {
-            validator::check_schedule(jobs, &self.state);
+            let arrivals = if run.feedback {
+                &self.lane.arrived
+            } else {
+                &jobs.submit
+            };
+            validator::check_schedule(jobs, arrivals, &self.state);
         }
         Outcome {
             start: &self.state.start,
@@ -388,6 +464,7 @@ impl Engine {
             misses: &self.state.misses,
             backfilled: scheduler.backfilled(),
             history: &self.state.history,
+            arrivals: run.feedback.then_some(self.lane.arrived.as_slice()),
         }
     }
 }

@@ -10,6 +10,7 @@
 mod calendar;
 mod completions;
 mod engine;
+pub mod feedback;
 mod predictor;
 pub mod profile;
 mod running;
@@ -18,6 +19,7 @@ pub(crate) mod state;
 mod validator;
 
 pub use engine::{Engine, Outcome, Run, Window};
+pub use feedback::Dependencies;
 pub use predictor::{PredictorView, RuntimePredictor, UserEstimates};
 pub use running::RunningJob;
 pub use scheduler::Scheduler;

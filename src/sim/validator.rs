@@ -6,8 +6,9 @@ use crate::Time;
 use crate::workload::Jobs;
 
 /// After every pass: the free count matches the running set, every running job started no
-/// earlier than it arrived, and its predicted end is still ahead. O(running).
-pub(crate) fn check_pass(jobs: &Jobs, state: &SimState) {
+/// earlier than it arrived (`arrivals`: the submit times, or the arrivals under feedback),
+/// and its predicted end is still ahead. O(running).
+pub(crate) fn check_pass(jobs: &Jobs, arrivals: &[Time], state: &SimState) {
     assert!(
         state.free <= state.total,
         "t={}: more processors free than exist",
@@ -34,24 +35,24 @@ pub(crate) fn check_pass(jobs: &Jobs, state: &SimState) {
             r.predicted_end
         );
         assert!(
-            state.start[j] >= jobs.submit[j],
+            arrivals[j] != UNSET && state.start[j] >= arrivals[j],
             "job {} started at {} before it arrived at {}",
             jobs.swf_id[j],
             state.start[j],
-            jobs.submit[j]
+            arrivals[j]
         );
     }
 }
 
 /// At the end of a run: every job started after it arrived and ran exactly its runtime, and
 /// at no instant were more processors busy than the machine has. O(n log n).
-pub(crate) fn check_schedule(jobs: &Jobs, state: &SimState) {
+pub(crate) fn check_schedule(jobs: &Jobs, arrivals: &[Time], state: &SimState) {
     let mut changes: Vec<(Time, i64)> = Vec::with_capacity(2 * jobs.len());
     for j in 0..jobs.len() {
         let (s, e) = (state.start[j], state.end[j]);
         assert!(s != UNSET && e != UNSET, "job {} never ran", jobs.swf_id[j]);
         assert!(
-            s >= jobs.submit[j],
+            s >= arrivals[j],
             "job {} started before it arrived",
             jobs.swf_id[j]
         );

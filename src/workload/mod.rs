@@ -6,6 +6,7 @@ pub mod info;
 mod jobs;
 pub mod resample;
 pub mod selection;
+pub mod sessions;
 mod source;
 pub mod swf;
 pub mod synth;

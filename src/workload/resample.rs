@@ -33,8 +33,9 @@
 //! trace's), and `preceding_job`/`think_time` become unknown. What the papers do not fix
 //! and schedlab chose: the long-term threshold (12 weeks by default), long-term users in
 //! place, and drawing weekly arrivals from the trace's own weeks (which keeps
-//! their variability). Feedback (submits that wait for the user's previous job) is not
-//! modelled: the submit times are static, as in the trace.
+//! their variability). The submit times are static, as in the trace; feedback (submits
+//! that wait for the user's previous job) is added on top, from the resampled workload's
+//! own sessions (`crate::workload::sessions`, `crate::sim::feedback`).
 
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 
