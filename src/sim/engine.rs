@@ -292,11 +292,28 @@ impl Engine {
         scheduler: &mut S,
         predictor: &mut P,
     ) -> bool {
+        // One branch per instant; the loop below is compiled with and without the lane.
+        if run.feedback {
+            self.instant::<S, P, true>(run, jobs, scheduler, predictor)
+        } else {
+            self.instant::<S, P, false>(run, jobs, scheduler, predictor)
+        }
+    }
+
+    /// [`Engine::advance`], for runs with (`FEEDBACK`) or without dependencies.
+    #[inline(always)]
+    fn instant<S: Scheduler, P: RuntimePredictor, const FEEDBACK: bool>(
+        &mut self,
+        run: &mut Run,
+        jobs: &Jobs,
+        scheduler: &mut S,
+        predictor: &mut P,
+    ) -> bool {
         if run.windowed && (run.unfinished == 0 || run.saturated) {
             return false;
         }
         let n = jobs.len();
-        let next_arrival = if run.feedback {
+        let next_arrival = if FEEDBACK {
             self.lane.next(jobs)
         } else {
             jobs.submit.get(run.arrived).copied()
@@ -328,13 +345,13 @@ impl Engine {
                 state: &mut self.state,
             };
             scheduler.on_termination(job, &ctx);
-            if run.feedback {
+            if FEEDBACK {
                 self.lane.release(job.index(), now);
             }
             predictor.on_termination(job, &self.state.predictor_view(jobs), &mut self.updates);
             for i in 0..self.updates.len() {
                 let (other, prediction) = self.updates[i];
-                let arrived = if run.feedback {
+                let arrived = if FEEDBACK {
                     self.lane.arrived[other.index()] != crate::sim::state::UNSET
                 } else {
                     other.index() < run.arrived
@@ -361,7 +378,7 @@ impl Engine {
             scheduler.on_prediction_changed(job, old, &ctx);
         }
         loop {
-            let j = if run.feedback {
+            let j = if FEEDBACK {
                 match self.lane.pop_at(now, jobs) {
                     Some(j) => j,
                     None => break,
