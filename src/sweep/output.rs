@@ -500,17 +500,15 @@ fn write_summary_json(dir: &Path, plan: &Plan, results: &Results, estimates: &[C
             batch,
             target,
             metric,
-            on: StopOn::Mean,
-        } => json!({ "min": min, "max": max, "batch": batch, "target": target, "metric": metric }),
-        Replications::Sequential {
-            min,
-            max,
-            batch,
-            target,
-            metric,
-            on: StopOn::Difference,
+            on,
         } => {
-            json!({ "min": min, "max": max, "batch": batch, "target": target, "metric": metric, "on": "difference" })
+            let mut rule =
+                json!({ "min": min, "max": max, "batch": batch, "target": target, "metric": metric });
+            // Only when it differs from the default, so that earlier summaries keep their bytes.
+            if *on == StopOn::Difference {
+                rule["on"] = json!("difference");
+            }
+            rule
         }
     };
     let doc = json!({
