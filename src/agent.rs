@@ -28,6 +28,7 @@ use crate::Time;
 use crate::experiment::rigid::{self, Rigid, Source};
 use crate::experiment::{Params, Value};
 use crate::metrics::bsld;
+use crate::sched::easy_backfills;
 use crate::seed::mix64;
 use crate::sim::{Engine, Run, SchedCtx, Scheduler, UserEstimates};
 use crate::workload::swf::read_swf;
@@ -136,16 +137,10 @@ impl Scheduler for AgentQueue {
             return;
         }
         let (shadow, mut extra) = ctx.shadow(need);
-        let now = ctx.now();
         let mut i = 0;
         while i < self.waiting.len() && ctx.free() > 0 {
             let job = self.waiting[i];
-            let procs = ctx.procs(job);
-            let ends_in_time = now + ctx.prediction(job) <= shadow;
-            if job != chosen && procs <= ctx.free() && (ends_in_time || procs <= extra) {
-                if !ends_in_time {
-                    extra -= procs;
-                }
+            if job != chosen && easy_backfills(ctx, job, shadow, &mut extra) {
                 self.start(ctx, i);
                 self.backfilled += 1;
             } else {

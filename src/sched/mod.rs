@@ -21,9 +21,29 @@ pub use ranked::{Backfill, Ranked, Ranking};
 use std::fmt;
 use std::str::FromStr;
 
+use crate::Time;
 use crate::call::{Call, CallError};
-use crate::sim::{Engine, Outcome, RuntimePredictor, UserEstimates, Window};
-use crate::workload::Jobs;
+use crate::sim::{Engine, Outcome, RuntimePredictor, SchedCtx, UserEstimates, Window};
+use crate::workload::{JobId, Jobs};
+
+/// EASY's test for starting `job` ahead of a reserved one, one job at a time: it fits in
+/// the free processors now and either ends by the reservation's `shadow` time (by its
+/// prediction) or uses only processors the reservation leaves free (`extra`, reduced by
+/// it then). `Easy` applies the same rule to many jobs at once (`waitlist`).
+pub fn easy_backfills(ctx: &SchedCtx, job: JobId, shadow: Time, extra: &mut u32) -> bool {
+    let procs = ctx.procs(job);
+    if procs > ctx.free() {
+        return false;
+    }
+    if ctx.now() + ctx.prediction(job) <= shadow {
+        return true;
+    }
+    if procs <= *extra {
+        *extra -= procs;
+        return true;
+    }
+    false
+}
 
 /// The schedulers `--scheduler` accepts. `easy` is the classic baseline and always uses
 /// the user estimates; `sjbf` and `easy-pred` (EASY's arrival order with predictions for

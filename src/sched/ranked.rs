@@ -93,7 +93,6 @@ impl<R: Ranking> Ranked<R> {
     }
 
     fn easy(&mut self, ctx: &mut SchedCtx) {
-        let now = ctx.now();
         let mut reservation: Option<(Time, u32)> = None;
         for r in 0..self.order.len() {
             let i = self.order[r];
@@ -103,11 +102,7 @@ impl<R: Ranking> Ranked<R> {
                 None if procs <= ctx.free() => self.start(ctx, i, false),
                 None => reservation = Some(ctx.shadow(procs)),
                 Some((shadow, extra)) => {
-                    let ends_in_time = now + ctx.prediction(job) <= *shadow;
-                    if procs <= ctx.free() && (ends_in_time || procs <= *extra) {
-                        if !ends_in_time {
-                            *extra -= procs;
-                        }
+                    if super::easy_backfills(ctx, job, *shadow, extra) {
                         self.start(ctx, i, true);
                     }
                 }

@@ -19,12 +19,9 @@ pub struct Engine {
     events: u64,
     /// Predictions a predictor propagated from a termination hook, applied at once.
     updates: Vec<(JobId, Time)>,
-    /// Dependencies for the next run ([`Engine::set_feedback`]) and the arrival lane that
-    /// honours them.
-    feedback: Option<Dependencies>,
+    /// The dependencies set for the runs to come ([`Engine::set_feedback`]) and the
+    /// arrival lane that honours them.
     lane: Lane,
-    /// The run under way reads arrivals from `lane`.
-    lane_active: bool,
 }
 
 impl Default for Engine {
@@ -110,8 +107,6 @@ pub struct Run {
     unfinished: usize,
     saturation_at: Option<usize>,
     windowed: bool,
-    /// Arrivals come from the dependency lane.
-    feedback: bool,
     /// The backlog passed the window's saturation bound.
     pub saturated: bool,
 }
@@ -168,9 +163,7 @@ impl Engine {
             passes: 0,
             events: 0,
             updates: Vec::new(),
-            feedback: None,
             lane: Lane::default(),
-            lane_active: false,
         }
     }
 
@@ -193,7 +186,7 @@ impl Engine {
     /// time): a dependent job arrives its think time after its predecessor ends, whenever
     /// that is ([`crate::sim::feedback`]). The caller sets them before each run.
     pub fn set_feedback(&mut self, dependencies: Option<Dependencies>) {
-        self.feedback = dependencies;
+        self.lane.set(dependencies);
     }
 
     /// Simulates `jobs` (sorted by submit) on `procs` processors under `scheduler`.
@@ -258,17 +251,9 @@ impl Engine {
         self.updates.clear();
         self.events = 0;
         let n = jobs.len();
-        let feedback = match self.feedback.clone() {
-            Some(deps) => {
-                self.lane.reset(deps, jobs);
-                true
-            }
-            None => false,
-        };
-        self.lane_active = feedback;
+        self.lane.start(jobs);
         let measured = window.map_or(0..n, |w| w.measured.start.min(n)..w.measured.end.min(n));
         Run {
-            feedback,
             arrived: 0,
             unfinished: measured.len(),
             saturation_at: window
@@ -293,7 +278,7 @@ impl Engine {
         predictor: &mut P,
     ) -> bool {
         // One branch per instant; the loop below is compiled with and without the lane.
-        if run.feedback {
+        if self.lane.active {
             self.instant::<S, P, true>(run, jobs, scheduler, predictor)
         } else {
             self.instant::<S, P, false>(run, jobs, scheduler, predictor)
@@ -430,7 +415,7 @@ impl Engine {
         }
         self.state.started_now.clear();
         if self.validate {
-            let arrivals = if self.lane_active {
+            let arrivals = if self.lane.active {
                 &self.lane.arrived
             } else {
                 &jobs.submit
@@ -460,7 +445,7 @@ impl Engine {
             );
         }
         if self.validate && finished && self.state.completions.is_empty() {
-            let arrivals = if run.feedback {
+            let arrivals = if self.lane.active {
                 &self.lane.arrived
             } else {
                 &jobs.submit
@@ -481,7 +466,7 @@ impl Engine {
             misses: &self.state.misses,
             backfilled: scheduler.backfilled(),
             history: &self.state.history,
-            arrivals: run.feedback.then_some(self.lane.arrived.as_slice()),
+            arrivals: self.lane.active.then_some(self.lane.arrived.as_slice()),
         }
     }
 }

@@ -65,7 +65,10 @@ impl Dependencies {
 /// submit times), dependent ones when their predecessors end; at one instant, in table order.
 #[derive(Debug, Default)]
 pub(crate) struct Lane {
-    deps: Dependencies,
+    /// The dependencies of the runs to come; `None`: arrivals by the table.
+    deps: Option<Dependencies>,
+    /// The run under way takes its arrivals from this lane.
+    pub(crate) active: bool,
     /// The jobs waiting for job `i` are `dependents[first[i]..first[i + 1]]`.
     first: Vec<u32>,
     dependents: Vec<u32>,
@@ -77,7 +80,14 @@ pub(crate) struct Lane {
 }
 
 impl Lane {
-    pub(crate) fn reset(&mut self, deps: Dependencies, jobs: &Jobs) {
+    pub(crate) fn set(&mut self, deps: Option<Dependencies>) {
+        self.deps = deps;
+    }
+
+    /// Prepares a run over `jobs`; whether it takes its arrivals from the lane.
+    pub(crate) fn start(&mut self, jobs: &Jobs) -> bool {
+        self.active = self.deps.is_some();
+        let Some(deps) = &self.deps else { return false };
         let n = jobs.len();
         assert_eq!(deps.after.len(), n, "dependencies for every job of the table");
         self.first.clear();
@@ -99,18 +109,25 @@ impl Lane {
                 fill[a as usize] += 1;
             }
         }
-        self.deps = deps;
         self.cursor = 0;
         self.released.clear();
         self.arrived.clear();
         self.arrived.resize(n, UNSET);
         self.skip_dependents();
+        true
+    }
+
+    fn deps(&self) -> &Dependencies {
+        self.deps.as_ref().expect("a run with dependencies")
     }
 
     fn skip_dependents(&mut self) {
-        while self.cursor < self.deps.after.len() && self.deps.after[self.cursor] != NONE {
-            self.cursor += 1;
+        let after = &self.deps().after;
+        let mut cursor = self.cursor;
+        while cursor < after.len() && after[cursor] != NONE {
+            cursor += 1;
         }
+        self.cursor = cursor;
     }
 
     /// When the next job arrives, if any is known yet.
@@ -154,8 +171,8 @@ impl Lane {
     pub(crate) fn release(&mut self, job: usize, now: Time) {
         for k in self.first[job]..self.first[job + 1] {
             let d = self.dependents[k as usize];
-            self.released
-                .push(Reverse((now + self.deps.think[d as usize], d)));
+            let think = self.deps().think[d as usize];
+            self.released.push(Reverse((now + think, d)));
         }
     }
 }

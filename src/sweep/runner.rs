@@ -95,17 +95,12 @@ pub fn shard_cells(plan: &Plan, shard: Option<Shard>) -> Vec<usize> {
     let mut distinct = roots.clone();
     distinct.sort_unstable();
     distinct.dedup();
+    // Group numbers are cell indices when every cell decides alone.
+    let unit = |i: usize| distinct.binary_search(&roots[i]).expect("a root of some cell");
     plan.cells
         .iter()
         .map(|c| c.index)
-        .filter(|&i| {
-            let unit = if roots.iter().enumerate().all(|(c, &r)| r == c) {
-                i
-            } else {
-                distinct.binary_search(&roots[i]).expect("a root of some cell")
-            };
-            shard.is_none_or(|s| unit % s.count == s.index)
-        })
+        .filter(|&i| shard.is_none_or(|s| unit(i) % s.count == s.index))
         .collect()
 }
 
