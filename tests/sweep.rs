@@ -362,6 +362,43 @@ metric = "jobs"
 }
 
 #[test]
+fn running_ahead_changes_no_result() {
+    // One cell that needs about 113 replications in batches of 10: with threads to spare,
+    // the runner starts batches past the current one, up to the count the interval
+    // projects. Whatever it runs ahead, the outputs are those of one thread, which never
+    // runs ahead, and what it ran but did not need is counted, not written.
+    let dir = temp("ahead");
+    let spec = r#"
+metrics = ["jobs"]
+[run]
+model = "downey"
+procs = 64
+rho = 0.5
+days = 1
+scheduler = "fcfs"
+[replications]
+min = 10
+max = 1000
+batch = 10
+target = 0.02
+metric = "jobs"
+"#;
+    let plan = plan_from(spec, &dir);
+    let one = run_sweep(&plan, &options(&dir.join("t1"), 1)).unwrap();
+    assert_eq!(one.tasks_unused, 0);
+    let mut ahead = 0;
+    for round in 0..3 {
+        let out = dir.join(format!("t16-{round}"));
+        let many = run_sweep(&plan, &options(&out, 16)).unwrap();
+        assert_same_outputs(&dir.join("t1"), &out);
+        assert_eq!(many.tasks_run, one.tasks_run + many.tasks_unused);
+        ahead += many.tasks_unused;
+    }
+    eprintln!("replications run ahead and not needed, over 3 sweeps: {ahead}");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn a_deterministic_cell_stops_at_min() {
     let dir = temp("deterministic");
     let trace = format!("{}/tests/golden/easy_extra.swf", env!("CARGO_MANIFEST_DIR"));

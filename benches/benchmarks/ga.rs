@@ -31,7 +31,7 @@ fn snapshot(q: usize) -> (Jobs, Vec<(Time, u32)>) {
                 8 << below(6),
                 request,
             );
-            r.recorded_wait = below(7200) as i64;
+            r.recorded_wait = below(7200) as i32;
             r
         })
         .collect();

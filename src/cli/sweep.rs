@@ -164,9 +164,13 @@ pub fn run(args: SweepArgs) -> Result<()> {
         eprintln!("schedlab: warning: {warning}");
     }
     let secs = report.elapsed.as_secs_f64();
+    let unused = match report.tasks_unused {
+        0 => String::new(),
+        n => format!(", {n} run ahead and not needed"),
+    };
     writeln!(
         out,
-        "{} cells, {} replications run ({} resumed) in {:.1} s: {:.0} replications/s, {:.0} simulated jobs/s",
+        "{} cells, {} replications run ({} resumed{unused}) in {:.1} s: {:.0} replications/s, {:.0} simulated jobs/s",
         report.cells,
         report.tasks_run,
         report.tasks_resumed,

@@ -141,16 +141,55 @@ pub fn size_class(size: u32, procs: u32) -> usize {
 /// Jain's fairness index of `values`: (sum x)^2 / (n sum x^2); 1 when all are 0, NaN for
 /// none.
 pub fn jain(values: impl Iterator<Item = f64> + Clone) -> f64 {
-    let (n, sum, squares) = values.fold((0usize, 0.0, 0.0), |(n, s, q), x| (n + 1, s + x, q + x * x));
-    match n {
-        0 => f64::NAN,
-        _ if squares == 0.0 => 1.0,
-        _ => sum * sum / (n as f64 * squares),
+    Moments::of(values).jain()
+}
+
+/// Count, sum and sum of squares of some values: what a mean and Jain's index need.
+#[derive(Clone, Copy, Default)]
+struct Moments {
+    n: usize,
+    sum: f64,
+    squares: f64,
+}
+
+impl Moments {
+    fn of(values: impl Iterator<Item = f64>) -> Self {
+        let mut m = Moments::default();
+        values.for_each(|x| m.add(x));
+        m
+    }
+    fn add(&mut self, x: f64) {
+        self.n += 1;
+        self.sum += x;
+        self.squares += x * x;
+    }
+    fn and(self, other: Moments) -> Moments {
+        Moments {
+            n: self.n + other.n,
+            sum: self.sum + other.sum,
+            squares: self.squares + other.squares,
+        }
+    }
+    fn mean(&self) -> f64 {
+        if self.n == 0 {
+            f64::NAN
+        } else {
+            self.sum / self.n as f64
+        }
+    }
+    fn jain(&self) -> f64 {
+        match self.n {
+            0 => f64::NAN,
+            _ if self.squares == 0.0 => 1.0,
+            _ => self.sum * self.sum / (self.n as f64 * self.squares),
+        }
     }
 }
 
 impl UserSummary {
     /// Per-user means over the measured jobs, given each job's wait and bounded slowdown.
+    /// A job of unknown user (negative) counts as a user of its own; those are summed as
+    /// they come rather than kept, so memory grows with the users, not the jobs.
     fn of(
         users: &[i32],
         measured: std::ops::Range<usize>,
@@ -161,11 +200,13 @@ impl UserSummary {
         let mut dense: std::collections::HashMap<i32, usize> = std::collections::HashMap::new();
         let mut table: Vec<u32> = Vec::new();
         let mut sums: Vec<(f64, f64, u32)> = Vec::new();
+        let (mut alone_wait, mut alone_bsld) = (Moments::default(), Moments::default());
         for (j, (wait, b)) in measured.zip(wait_bsld) {
             let u = users[j];
             let slot = if u < 0 {
-                sums.push((0.0, 0.0, 0));
-                sums.len() - 1
+                alone_wait.add(wait);
+                alone_bsld.add(b);
+                continue;
             } else if (u as usize) < 1 << 20 {
                 let u = u as usize;
                 if table.len() <= u {
@@ -187,16 +228,14 @@ impl UserSummary {
             e.1 += b;
             e.2 += 1;
         }
-        let waits = sums.iter().map(|e| e.0 / e.2 as f64);
-        let bslds = sums.iter().map(|e| e.1 / e.2 as f64);
-        let n = sums.len();
-        let mean = |sum: f64| if n == 0 { f64::NAN } else { sum / n as f64 };
+        let waits = Moments::of(sums.iter().map(|e| e.0 / e.2 as f64)).and(alone_wait);
+        let bslds = Moments::of(sums.iter().map(|e| e.1 / e.2 as f64)).and(alone_bsld);
         UserSummary {
-            users: n as u64,
-            mean_user_wait: mean(waits.clone().sum()),
-            mean_user_bsld: mean(bslds.clone().sum()),
-            jain_wait: jain(waits),
-            jain_bsld: jain(bslds),
+            users: waits.n as u64,
+            mean_user_wait: waits.mean(),
+            mean_user_bsld: bslds.mean(),
+            jain_wait: waits.jain(),
+            jain_bsld: bslds.jain(),
         }
     }
 }

@@ -13,8 +13,13 @@
 //! with it, `output::decision_group`), once every open member has its batch in. A resumed sweep replays
 //! the same decisions with the recorded replications filled in, so it ends with the same
 //! bytes as an uninterrupted one.
+//!
+//! Threads that would idle (the last cells of a sweep, each waiting for its batch) run
+//! ahead: a cell that decided to go on may start replications past its batch, up to the
+//! count its interval projects. Decisions still read `0..T_k` alone, so this moves no
+//! result; replications past where a cell stops are journaled and left out.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fs::{self, OpenOptions};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -77,6 +82,9 @@ pub struct SweepReport {
     pub cells: usize,
     pub tasks_run: usize,
     pub tasks_resumed: usize,
+    /// Replications recorded past the point where their cell stopped (run ahead while
+    /// threads would have idled): journaled, left out of the outputs.
+    pub tasks_unused: usize,
     pub jobs_simulated: u64,
     pub elapsed: Duration,
     /// What to know about the traces the sweep read.
@@ -410,14 +418,23 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
     // order in which tasks finish. Tasks report on a channel to this thread, the only one
     // that decides.
     let (finished, reports) = crossbeam_channel::unbounded::<Report>();
-    // Replications of the cell's batch not yet reported, and not yet handed to the pool.
-    let mut pending = vec![0usize; plan.cells.len()];
-    let mut waiting: Vec<std::collections::VecDeque<usize>> = vec![Default::default(); plan.cells.len()];
-    let slots = 2 * pool.current_num_threads();
+    // Replications handed out (waiting for the pool or running) and not yet reported, and
+    // of those, the ones not yet handed to the pool.
+    let mut running: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); plan.cells.len()];
+    let mut waiting: Vec<VecDeque<usize>> = vec![VecDeque::new(); plan.cells.len()];
+    // Running ahead: while threads would idle, a cell that has decided to go on may start
+    // replications beyond its current batch, up to the count its interval projects
+    // (`ahead_limit`); `ahead` is how far it has reached. A decision still reads only the
+    // prefix `0..target`, so replications run ahead change no result: those past where the
+    // cell stops are journaled but left out of the outputs.
+    let mut ahead = target.clone();
+    let mut ahead_limit = target.clone();
+    let threads = pool.current_num_threads();
+    let slots = 2 * threads;
     let mut in_flight = 0usize;
     let mut closed = 0usize;
     let mut errors: Vec<((usize, usize), Error)> = Vec::new();
-    let mut ready: std::collections::VecDeque<usize> = cells.iter().copied().collect();
+    let mut ready: VecDeque<usize> = cells.iter().copied().collect();
     // Whether a cell is in `ready`, so that a group's decision does not queue it twice.
     let mut queued = vec![false; plan.cells.len()];
     let mut is_closed = vec![false; plan.cells.len()];
@@ -467,6 +484,8 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
                         } else {
                             let projected = output::projected_replications(plan, runs, target[m]);
                             target[m] = next_target(plan, target[m]);
+                            ahead[m] = ahead[m].max(target[m]);
+                            ahead_limit[m] = projected.max(target[m]);
                             progress.cell(m, projected.saturating_sub(runs.len()), closed);
                             if !queued[m] {
                                 queued[m] = true;
@@ -476,9 +495,41 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
                     }
                     continue;
                 }
-                pending[c] = missing.len();
                 progress.launched(c, missing.len());
-                waiting[c].extend(missing);
+                let new: Vec<usize> = missing.into_iter().filter(|r| !running[c].contains(r)).collect();
+                running[c].extend(&new);
+                waiting[c].extend(new);
+            }
+            // Idle threads and no task waiting: run ahead in the open cell that has run
+            // least far ahead of its batch (the costliest of those), one batch at a time.
+            if in_flight < threads
+                && errors.is_empty()
+                && !cancelled()
+                && cells.iter().all(|&c| waiting[c].is_empty())
+            {
+                let can = |c: usize| !is_closed[c] && ahead[c] < ahead_limit[c];
+                let least = cells
+                    .iter()
+                    .filter(|&&c| can(c))
+                    .map(|&c| ahead[c] - target[c])
+                    .min();
+                let pick = least.and_then(|least| {
+                    progress.costliest(
+                        cells
+                            .iter()
+                            .copied()
+                            .filter(|&c| can(c) && ahead[c] - target[c] == least),
+                    )
+                });
+                if let Some(c) = pick {
+                    let to = next_target(plan, ahead[c]).min(ahead_limit[c]);
+                    let new: Vec<usize> = (ahead[c]..to)
+                        .filter(|r| !recorded[c].contains_key(r) && !running[c].contains(r))
+                        .collect();
+                    ahead[c] = to;
+                    running[c].extend(&new);
+                    waiting[c].extend(new);
+                }
             }
             // Longest first: the pool holds a few tasks per thread, and the next comes from
             // the cell whose tasks have cost most so far (a cell not yet measured first,
@@ -517,16 +568,21 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
             let Report { cell: c, rep, result } =
                 reports.recv().expect("a task reports before the scope ends");
             in_flight -= 1;
-            pending[c] -= 1;
+            running[c].remove(&rep);
             match result {
                 Ok((record, jobs)) => {
                     report.tasks_run += 1;
                     report.jobs_simulated += jobs;
                     recorded[c].insert(rep, record);
                 }
+                // A replication run ahead that fails is forgotten: it runs again, and fails
+                // the sweep, only if its cell comes to need it, as without running ahead.
+                Err(_) if rep >= target[c] => {}
                 Err(e) => errors.push(((c, rep), e)),
             }
-            if pending[c] == 0 && !queued[c] {
+            // The cell decides once its whole batch is in; a replication run ahead may be
+            // the last of it to report.
+            if !queued[c] && !is_closed[c] && (0..target[c]).all(|r| recorded[c].contains_key(&r)) {
                 queued[c] = true;
                 ready.push_back(c);
             }
@@ -546,6 +602,10 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
         )));
     }
 
+    report.tasks_unused = cells
+        .iter()
+        .map(|&c| recorded[c].range(target[c]..).count())
+        .sum();
     let mut results: Results = vec![Vec::new(); plan.cells.len()];
     for &c in &cells {
         results[c] = recorded[c].range(..target[c]).map(|(_, r)| r.clone()).collect();

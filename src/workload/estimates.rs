@@ -36,8 +36,8 @@ use rand_xoshiro::rand_core::SeedableRng;
 
 use crate::Time;
 use crate::error::{Error, Result};
-use crate::workload::Jobs;
 use crate::workload::synth::ModelRng;
+use crate::workload::{Jobs, narrow};
 
 const MINUTE: i64 = 60;
 const HOUR: i64 = 3600;
@@ -195,7 +195,7 @@ impl Tsafrir {
             let pick = k + below(&mut rng, hi - k + 1);
             values.swap(k, pick);
             jobs.estimate[order[k]] = values[k];
-            jobs.requested_time[order[k]] = values[k];
+            jobs.requested_time[order[k]] = narrow(values[k]);
         }
         adjustments
     }

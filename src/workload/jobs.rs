@@ -50,14 +50,14 @@ pub struct Jobs {
     /// Wait time the trace recorded (field 3, -1 unknown): not used by the simulation,
     /// which computes its own, but by models built on the original schedule (the utility
     /// deadlines of Lee & Snavely).
-    pub recorded_wait: Vec<i64>,
+    pub recorded_wait: Vec<i32>,
     /// Raw SWF fields kept for round trips: 6, 7, 8, 9, 10, 17, 18. Narrow types keep a
     /// 250k-job log well under 64 MiB; values that do not fit are stored as -1 (unknown).
     pub avg_cpu: Vec<f32>,
-    pub used_memory: Vec<i64>,
+    pub used_memory: Vec<i32>,
     pub requested_procs: Vec<i32>,
-    pub requested_time: Vec<i64>,
-    pub requested_memory: Vec<i64>,
+    pub requested_time: Vec<i32>,
+    pub requested_memory: Vec<i32>,
     pub preceding_job: Vec<i32>,
     pub think_time: Vec<i32>,
     /// Model fields; empty for traces.
@@ -68,6 +68,11 @@ pub struct Jobs {
     /// Utility of each job's turnaround (Lee & Snavely), from the SWF extension or the
     /// synthetic generator; `None` for plain traces.
     pub utility: Option<Vec<crate::workload::UtilityFunction>>,
+}
+
+/// A raw SWF field in the table's narrow type: -1 (unknown) where it does not fit.
+pub fn narrow(v: i64) -> i32 {
+    i32::try_from(v).unwrap_or(-1)
 }
 
 /// One job as a plain record, used to build a [`Jobs`] table row by row.
@@ -84,12 +89,12 @@ pub struct JobRecord {
     pub queue: i32,
     pub partition: i32,
     pub status: i8,
-    pub recorded_wait: i64,
+    pub recorded_wait: i32,
     pub avg_cpu: f32,
-    pub used_memory: i64,
+    pub used_memory: i32,
     pub requested_procs: i32,
-    pub requested_time: i64,
-    pub requested_memory: i64,
+    pub requested_time: i32,
+    pub requested_memory: i32,
     pub preceding_job: i32,
     pub think_time: i32,
 }
@@ -152,6 +157,11 @@ impl Jobs {
     #[inline]
     pub fn len(&self) -> usize {
         self.submit.len()
+    }
+
+    /// Rows the table holds room for without reallocating.
+    pub fn capacity(&self) -> usize {
+        self.submit.capacity()
     }
 
     #[inline]

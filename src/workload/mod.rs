@@ -12,7 +12,7 @@ pub mod swf;
 pub mod synth;
 pub mod utility_function;
 
-pub use jobs::{JobId, JobRecord, Jobs, MalleableColumns};
+pub use jobs::{JobId, JobRecord, Jobs, MalleableColumns, narrow};
 pub use selection::Selection;
 pub use source::WorkloadSpec;
 pub use utility_function::{UtilityError, UtilityFunction};

@@ -55,7 +55,7 @@ pub fn infer_sessions(jobs: &mut Jobs, gap: Time) -> usize {
             jobs.think_time[j] = (submit - end) as i32;
             dependent += 1;
         }
-        let end = submit + jobs.recorded_wait[j].max(0) + jobs.runtime[j];
+        let end = submit + jobs.recorded_wait[j].max(0) as Time + jobs.runtime[j];
         user.running.push(Reverse((end, j)));
     }
     dependent

@@ -19,7 +19,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
-use super::{JobRecord, Jobs, MAX_PROCS, MAX_TIME, Selection, SkipCounts, Workload};
+use super::{JobRecord, Jobs, MAX_PROCS, MAX_TIME, Selection, SkipCounts, Workload, narrow};
 use crate::Time;
 use crate::error::{Error, Result};
 
@@ -166,12 +166,14 @@ pub fn read_swf(path: &Path, options: &SwfOptions) -> Result<Workload> {
     let mut magic = [0u8; 2];
     let n = file.read(&mut magic).map_err(|e| Error::io(path, e))?;
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
-    if n == 2 && magic == [0x1f, 0x8b] {
+    let gzip = n == 2 && magic == [0x1f, 0x8b];
+    let size = input_size(path, gzip);
+    if gzip {
         std::thread::scope(|scope| {
             let (chunks, recycled) = Inflated::start(scope, file);
             // The reader is dropped when the parse ends, which stops the inflating thread
             // early if the parse ended first (an error, or --first).
-            parse_swf(
+            parse_sized(
                 Inflated {
                     chunks,
                     recycled,
@@ -181,10 +183,64 @@ pub fn read_swf(path: &Path, options: &SwfOptions) -> Result<Workload> {
                 },
                 path,
                 options,
+                size,
             )
         })
     } else {
-        parse_swf(BufReader::with_capacity(1 << 16, file), path, options)
+        parse_sized(BufReader::with_capacity(1 << 16, file), path, options, size)
+    }
+}
+
+/// The bytes of SWF text in a file, if known: its length, or for gzip the length the
+/// trailer records (modulo 4 GiB, and of the last member only; a hint, checked as the
+/// text is read).
+fn input_size(path: &Path, gzip: bool) -> Option<u64> {
+    let mut file = File::open(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    if !gzip {
+        return Some(len);
+    }
+    use std::io::Seek;
+    file.seek(std::io::SeekFrom::End(-4)).ok()?;
+    let mut trailer = [0u8; 4];
+    file.read_exact(&mut trailer).ok()?;
+    Some(u32::from_le_bytes(trailer) as u64).filter(|&n| n > 0)
+}
+
+/// Sizes the job table from the input's length, so that it is allocated once instead of
+/// doubling as it grows: a doubled column keeps up to twice its rows, and the allocator
+/// may keep the block it replaced, so that 10 million jobs took 1.5 GB instead of 1.1 GB.
+struct Sizing {
+    /// Bytes of text in the whole input, if known.
+    size: Option<u64>,
+    /// Bytes read so far.
+    read: u64,
+}
+
+impl Sizing {
+    /// The first room: the header's record count, if it gives one, but no more rows than
+    /// the input could hold (a job line has at least 18 fields), or a million where its
+    /// length is unknown: a wrong header costs address space, not resident memory.
+    fn first(&self, jobs: &mut Jobs, records: Option<usize>) {
+        let most = self.size.map_or(1 << 20, |size| (size / 36) as usize);
+        if let Some(records) = records {
+            jobs.reserve(records.min(most));
+        }
+    }
+
+    /// Makes room for at least one more job: from 4,096 rows on (which set the rate), the
+    /// rows that the input's length predicts at the rate of jobs per byte so far, plus 5%;
+    /// before them, or where the length is unknown or has proved wrong, twice the rows.
+    /// Room never touched costs no resident memory, so erring high is cheap.
+    fn grow(&self, jobs: &mut Jobs) {
+        let len = jobs.len();
+        let rows = match self.size {
+            Some(size) if size > self.read && len >= 1 << 12 => {
+                (len as f64 * size as f64 / self.read as f64 * 1.05) as usize + 1024
+            }
+            _ => 2 * len,
+        };
+        jobs.reserve(rows.saturating_sub(len).max(len / 8).max(1024));
     }
 }
 
@@ -301,7 +357,18 @@ fn read_line<R: BufRead>(reader: &mut R, buf: &mut Vec<u8>) -> std::io::Result<O
 /// Parses SWF text from any reader; `path` is used only in messages and the workload name.
 /// Comment lines may hold any bytes (read as UTF-8, invalid bytes replaced); job lines
 /// must be ASCII.
-pub fn parse_swf<R: BufRead>(mut reader: R, path: &Path, options: &SwfOptions) -> Result<Workload> {
+pub fn parse_swf<R: BufRead>(reader: R, path: &Path, options: &SwfOptions) -> Result<Workload> {
+    parse_sized(reader, path, options, None)
+}
+
+/// [`parse_swf`] of an input of `size` bytes, if known ([`Sizing`]).
+fn parse_sized<R: BufRead>(
+    mut reader: R,
+    path: &Path,
+    options: &SwfOptions,
+    size: Option<u64>,
+) -> Result<Workload> {
+    let mut sizing = Sizing { size, read: 0 };
     let mut header = SwfHeader::default();
     let mut skipped = SkipCounts::default();
     let mut not_selected = 0u64;
@@ -328,6 +395,7 @@ pub fn parse_swf<R: BufRead>(mut reader: R, path: &Path, options: &SwfOptions) -
             break;
         };
         line_no += 1;
+        sizing.read += line.len() as u64;
         if !whole {
             return Err(swf_error(
                 line_no,
@@ -366,11 +434,7 @@ pub fn parse_swf<R: BufRead>(mut reader: R, path: &Path, options: &SwfOptions) -
             None => {
                 let m = header.machine(options.procs).map_err(|m| swf_error(line_no, m))?;
                 machine = Some(m);
-                // The header's record count sizes the table once, instead of doubling; it
-                // is only a hint, so a wrong one costs at most a million rows.
-                if let Some(records) = header.max_records {
-                    jobs.reserve(records.min(1 << 20));
-                }
+                sizing.first(&mut jobs, header.max_records);
                 m
             }
         };
@@ -395,6 +459,9 @@ pub fn parse_swf<R: BufRead>(mut reader: R, path: &Path, options: &SwfOptions) -
                 continue;
             }
         };
+        if jobs.len() == jobs.capacity() {
+            sizing.grow(&mut jobs);
+        }
         jobs.push(&record);
         utility.extend(function);
         if options.selection.first.is_some_and(|n| jobs.len() >= n) {
@@ -696,7 +763,6 @@ fn job_from_fields((f, cpu): &(Fields, f64), machine: u32) -> Result<JobRecord, 
         return Err(Skip::ProcsExceedMachine);
     }
     let estimate = if f[8] > 0 { f[8] } else { runtime };
-    let narrow = |v: i64| i32::try_from(v).unwrap_or(-1);
     Ok(JobRecord {
         swf_id: f[0] as u64,
         submit: f[1] as Time,
@@ -709,12 +775,12 @@ fn job_from_fields((f, cpu): &(Fields, f64), machine: u32) -> Result<JobRecord, 
         queue: narrow(f[14]),
         partition: narrow(f[15]),
         status: f[10].clamp(-1, i8::MAX as i64) as i8,
-        recorded_wait: f[2],
+        recorded_wait: narrow(f[2]),
         avg_cpu: *cpu as f32,
-        used_memory: f[6],
+        used_memory: narrow(f[6]),
         requested_procs: narrow(f[7]),
-        requested_time: f[8],
-        requested_memory: f[9],
+        requested_time: narrow(f[8]),
+        requested_memory: narrow(f[9]),
         preceding_job: narrow(f[16]),
         think_time: narrow(f[17]),
     })
@@ -783,7 +849,7 @@ pub fn recorded_starts(jobs: &Jobs) -> Vec<Time> {
     jobs.submit
         .iter()
         .zip(&jobs.recorded_wait)
-        .map(|(&s, &w)| s + w)
+        .map(|(&s, &w)| s + w as Time)
         .collect()
 }
 
@@ -862,5 +928,55 @@ mod tests {
         ] {
             assert!(whole_number_fields(odd.as_bytes()).is_none(), "{odd}");
         }
+    }
+}
+
+#[cfg(test)]
+mod sizing_tests {
+    use super::*;
+    use std::io::Write;
+
+    fn lines(n: usize) -> String {
+        let mut text = String::from("; MaxProcs: 64\n");
+        for i in 0..n {
+            text += &format!(
+                "{} {} -1 {} 4 -1 -1 4 100 -1 1 {} -1 -1 -1 -1 -1 -1\n",
+                i + 1,
+                i * 10,
+                i % 90,
+                i % 7
+            );
+        }
+        text
+    }
+
+    /// The table is allocated once, to about the rows the file holds, plain or gzip, and
+    /// a length hint that proves wrong loses no job.
+    #[test]
+    fn the_table_is_sized_from_the_input_length() {
+        let n = 150_000;
+        let text = lines(n);
+        let dir = std::env::temp_dir().join(format!("schedlab-sizing-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let plain = dir.join("t.swf");
+        std::fs::write(&plain, &text).unwrap();
+        let gz = dir.join("t.swf.gz");
+        let mut enc = flate2::write::GzEncoder::new(File::create(&gz).unwrap(), flate2::Compression::fast());
+        enc.write_all(text.as_bytes()).unwrap();
+        enc.finish().unwrap();
+        for path in [&plain, &gz] {
+            let jobs = read_swf(path, &SwfOptions::default()).unwrap().jobs;
+            assert_eq!(jobs.len(), n);
+            // Lines grow longer as job numbers and times gain digits, so the rate of the
+            // first rows overestimates; doubling would have left room for 262,144.
+            let room = jobs.capacity();
+            assert!(room <= n + n / 4, "{}: room for {room}", path.display());
+        }
+        for wrong in [Some(100), Some(text.len() as u64 / 3), None] {
+            let w = parse_sized(text.as_bytes(), &plain, &SwfOptions::default(), wrong).unwrap();
+            assert_eq!(w.jobs.len(), n);
+            assert_eq!(w.jobs.submit[n - 1], (n as i64 - 1) * 10);
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

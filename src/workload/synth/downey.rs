@@ -18,7 +18,7 @@
 use super::{ModelRng, check_procs, parse_param, unit, unknown_key};
 use crate::error::{Error, Result};
 use crate::speedup::downey_speedup;
-use crate::workload::{JobRecord, Jobs, MalleableColumns, Workload};
+use crate::workload::{JobRecord, Jobs, MalleableColumns, Workload, narrow};
 use rand_distr::{Distribution, Exp};
 use rand_xoshiro::rand_core::SeedableRng;
 
@@ -241,7 +241,7 @@ impl DowneyParams {
                 let runtime = (lifetime / downey_speedup(a, sigma, n as f64)).round().max(1.0) as i64;
                 let mut record = JobRecord::new(id, (day_start + t).floor() as i64, runtime, n, runtime);
                 record.requested_procs = n as i32;
-                record.requested_time = runtime;
+                record.requested_time = narrow(runtime);
                 record.status = 1;
                 jobs.push(&record);
                 model.lifetime.push(lifetime);
