@@ -311,14 +311,11 @@ fn tampered_journals_are_refused_naming_the_line() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
-#[test]
-fn sequential_stopping_reaches_the_target_on_a_poisson_count() {
-    // The number of jobs in one day of the Downey model is Poisson with mean
-    // lambda * 12 h = rho * 64 / E[L] * 43200 = 84.9, so its coefficient of variation is
-    // 1 / sqrt(84.9) = 0.1085 and a 95% interval within +-2% of the mean needs about
-    // (1.96 * 0.1085 / 0.02)^2 = 113 replications.
-    let dir = temp("stopping");
-    let spec = r#"
+/// One cell whose metric is a Poisson count: the number of jobs in one day of the Downey
+/// model has mean lambda * 12 h = rho * 64 / E[L] * 43200 = 84.9, so its coefficient of
+/// variation is 1 / sqrt(84.9) = 0.1085 and a 95% interval within +-2% of the mean needs
+/// about (1.96 * 0.1085 / 0.02)^2 = 113 replications.
+const POISSON_CELL: &str = r#"
 metrics = ["jobs"]
 [run]
 model = "downey"
@@ -334,7 +331,11 @@ target = 0.02
 confidence = 0.95
 metric = "jobs"
 "#;
-    let plan = plan_from(spec, &dir);
+
+#[test]
+fn sequential_stopping_reaches_the_target_on_a_poisson_count() {
+    let dir = temp("stopping");
+    let plan = plan_from(POISSON_CELL, &dir);
     run_sweep(&plan, &options(&dir.join("out"), 2)).unwrap();
     let runs = read_runs(&dir.join("out/runs.csv"), &plan).unwrap();
     let jobs: Vec<f64> = runs.iter().map(|r| r.metrics[0]).collect();
@@ -363,27 +364,12 @@ metric = "jobs"
 
 #[test]
 fn running_ahead_changes_no_result() {
-    // One cell that needs about 113 replications in batches of 10: with threads to spare,
+    // POISSON_CELL needs about 113 replications in batches of 10: with threads to spare,
     // the runner starts batches past the current one, up to the count the interval
     // projects. Whatever it runs ahead, the outputs are those of one thread, which never
     // runs ahead, and what it ran but did not need is counted, not written.
     let dir = temp("ahead");
-    let spec = r#"
-metrics = ["jobs"]
-[run]
-model = "downey"
-procs = 64
-rho = 0.5
-days = 1
-scheduler = "fcfs"
-[replications]
-min = 10
-max = 1000
-batch = 10
-target = 0.02
-metric = "jobs"
-"#;
-    let plan = plan_from(spec, &dir);
+    let plan = plan_from(POISSON_CELL, &dir);
     let one = run_sweep(&plan, &options(&dir.join("t1"), 1)).unwrap();
     assert_eq!(one.tasks_unused, 0);
     let mut ahead = 0;
