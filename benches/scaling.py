@@ -10,6 +10,10 @@ runs.csv and summary.csv bytes: scaling that changes results is not scaling.
 `--ga SPEC` times one `schedlab run` of the GA (its fitness evaluation is the parallel
 part) with RAYON_NUM_THREADS=T, and checks that its JSON summary is the same for every T.
 
+Several `--bin` compare builds side by side: each round runs every build at every thread
+count (in alternating order), each build gets its own table, and all must write the same
+bytes.
+
     python3 benches/scaling.py --bin target/release/schedlab --threads 1,2 \
         --rounds 3 sweeps/quick.toml
 """
@@ -46,53 +50,61 @@ def table(title, walls, threads):
         print(f"| {t} | {median:.2f} | {rounds} | {speedup:.2f} | {speedup / t:.1%} |")
 
 
-def sweep(binary, path, threads, rounds, scratch):
-    walls = {t: [] for t in threads}
-    outs = {t: os.path.join(scratch, f"{os.path.basename(path)}-{t}") for t in threads}
+def alternating(items, r):
+    return items if r % 2 == 0 else items[::-1]
+
+
+def sweep(binaries, path, threads, rounds, scratch):
+    runs = [(b, t) for t in threads for b in range(len(binaries))]
+    walls = {run: [] for run in runs}
+    outs = {run: os.path.join(scratch, f"{os.path.basename(path)}-{run[0]}-{run[1]}") for run in runs}
     for r in range(rounds):
-        order = threads if r % 2 == 0 else threads[::-1]
-        for t in order:
-            cmd = [binary, "sweep", path, "--threads", str(t), "--out", outs[t], "--force", "--quiet"]
-            walls[t].append(timed(cmd)[0])
-    for t in threads[1:]:
+        for b, t in alternating(runs, r):
+            cmd = [binaries[b], "sweep", path, "--threads", str(t), "--out", outs[b, t], "--force", "--quiet"]
+            walls[b, t].append(timed(cmd)[0])
+    for run in runs[1:]:
         for name in ("runs.csv", "summary.csv"):
-            a, b = os.path.join(outs[threads[0]], name), os.path.join(outs[t], name)
+            a, b = os.path.join(outs[runs[0]], name), os.path.join(outs[run], name)
             if not filecmp.cmp(a, b, shallow=False):
-                sys.exit(f"scaling: {path}: {name} differs between {threads[0]} and {t} threads")
-    table(f"{path} (outputs identical across thread counts)", walls, threads)
+                sys.exit(f"scaling: {path}: {name} differs between {runs[0]} and {run} (build, threads)")
+    for b, binary in enumerate(binaries):
+        per = {t: walls[b, t] for t in threads}
+        table(f"{path}, {binary} (outputs identical across thread counts and builds)", per, threads)
 
 
-def ga(binary, spec, threads, rounds):
-    walls = {t: [] for t in threads}
-    summaries = {}
-    cmd = [binary, "run", *shlex.split(spec), "--json"]
+def ga(binaries, spec, threads, rounds):
+    runs = [(b, t) for t in threads for b in range(len(binaries))]
+    walls = {run: [] for run in runs}
+    summaries = set()
     for r in range(rounds):
-        order = threads if r % 2 == 0 else threads[::-1]
-        for t in order:
+        for b, t in alternating(runs, r):
             env = dict(os.environ, RAYON_NUM_THREADS=str(t))
-            wall, out = timed(cmd, env)
-            walls[t].append(wall)
-            summaries.setdefault(t, out)
-    if len(set(summaries.values())) != 1:
-        sys.exit("scaling: the GA's summary depends on the thread count")
-    table(f"schedlab run {spec} (summary identical across thread counts)", walls, threads)
+            wall, out = timed([binaries[b], "run", *shlex.split(spec), "--json"], env)
+            walls[b, t].append(wall)
+            summaries.add(out)
+    if len(summaries) != 1:
+        sys.exit("scaling: the GA's summary depends on the thread count or the build")
+    for b, binary in enumerate(binaries):
+        per = {t: walls[b, t] for t in threads}
+        table(f"schedlab run {spec}, {binary} (summary identical across thread counts)", per, threads)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sweeps", nargs="*", help="sweep files")
-    parser.add_argument("--bin", default="target/release/schedlab")
+    parser.add_argument("--bin", action="append", help="schedlab binary (repeatable; default target/release/schedlab)")
     parser.add_argument("--threads", default="1,2", help="comma-separated thread counts")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--ga", action="append", default=[], help="`schedlab run` arguments of a GA run")
     args = parser.parse_args()
     threads = [int(t) for t in args.threads.split(",")]
-    print(f"cores: {os.cpu_count()}, rounds: {args.rounds}, binary: {args.bin}")
+    binaries = args.bin or ["target/release/schedlab"]
+    print(f"cores: {os.cpu_count()}, rounds: {args.rounds}, builds: {', '.join(binaries)}")
     with tempfile.TemporaryDirectory() as scratch:
         for path in args.sweeps:
-            sweep(args.bin, path, threads, args.rounds, scratch)
+            sweep(binaries, path, threads, args.rounds, scratch)
     for spec in args.ga:
-        ga(args.bin, spec, threads, args.rounds)
+        ga(binaries, spec, threads, args.rounds)
 
 
 if __name__ == "__main__":

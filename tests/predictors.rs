@@ -25,7 +25,7 @@ fn constant_predictions_grow_by_the_gradual_increments() {
         Some(PredictorKind::Constant { c: 1 }),
         None,
     );
-    assert_eq!(o.misses[0], 3);
+    assert_eq!(o.misses(0), 3);
     assert_eq!(o.prediction[0], 1261);
     assert_eq!(o.end[0], 400);
     // Equation 2: each prediction weighted by how long it held, over the 400 s life.
@@ -55,7 +55,7 @@ fn a_job_ending_exactly_at_its_prediction_does_not_miss() {
         Some(PredictorKind::Constant { c: 60 }),
         None,
     );
-    assert_eq!(o.misses, &[0, 1]);
+    assert_eq!((0..2).map(|j| o.misses(j)).collect::<Vec<_>>(), [0, 1]);
     assert_eq!(o.accuracy(&jobs, 0).1, 1.0);
     assert_eq!(o.accuracy(&jobs, 0).0, 0.0);
 }
@@ -83,7 +83,7 @@ fn a_late_running_job_moves_the_shadow_and_sjbf_follows_predictions() {
         None,
     );
     assert_eq!(o.start.to_vec(), vec![0, 100, 10]);
-    assert_eq!(o.misses.to_vec(), vec![2, 1, 0]);
+    assert_eq!((0..3).map(|j| o.misses(j)).collect::<Vec<_>>(), [2, 1, 0]);
     assert_eq!(o.prediction.to_vec(), vec![370, 70, 10]);
     assert_eq!(o.backfilled, 1);
 }
@@ -103,11 +103,7 @@ fn perfect_predictions_never_miss_on_a_real_trace() {
         let o = kind
             .build()
             .simulate(&mut engine, &w.jobs, w.procs, Some(predictor), None);
-        assert_eq!(
-            o.misses.iter().map(|&m| m as u64).sum::<u64>(),
-            0,
-            "{kind} + {predictor}"
-        );
+        assert_eq!(o.deadline_misses(0..w.jobs.len()), 0, "{kind} + {predictor}");
     }
     let o = SchedulerKind::Sjbf.build().simulate(
         &mut engine,
@@ -159,7 +155,7 @@ proptest! {
                     prop_assert!((0.0..=1.0).contains(&o.accuracy(&jobs, j).1));
                 }
                 if p == PredictorKind::Perfect {
-                    prop_assert!(o.misses.iter().all(|&m| m == 0));
+                    prop_assert_eq!(o.deadline_misses(0..jobs.len()), 0);
                 }
             }
         }
@@ -194,7 +190,10 @@ fn ruh_predicts_from_the_users_last_jobs_and_raises_misses_to_the_estimate() {
         .build()
         .simulate(&mut engine, &jobs, 8, Some(ruh), None);
     assert_eq!(o.prediction.to_vec(), vec![100, 100, 100, 100, 15, 60]);
-    assert_eq!(o.misses.to_vec(), vec![0, 0, 0, 1, 0, 0]);
+    assert_eq!(
+        (0..6).map(|j| o.misses(j)).collect::<Vec<_>>(),
+        [0, 0, 0, 1, 0, 0]
+    );
     // Job 4: predicted 20 for its first 20 s of running (and its 0 s of waiting), then 100.
     let ai = (30.0 * 20.0 + 50.0 * 30.0) / 50.0;
     assert!(
@@ -207,7 +206,7 @@ fn ruh_predicts_from_the_users_last_jobs_and_raises_misses_to_the_estimate() {
         .build()
         .simulate(&mut engine, &jobs, 8, Some(mean2), None);
     // The two most recent of user 7 by end time are 20 s (ends at 20) and 40 s (at 40).
-    assert_eq!(o.misses[3], 1);
+    assert_eq!(o.misses(3), 1);
     let ai = (20.0 * 30.0 + 50.0 * 20.0) / 50.0;
     assert!(
         (o.accuracy(&jobs, 3).0 - ai).abs() < 1e-9,
@@ -408,7 +407,10 @@ fn application_history_averages_the_same_executable_on_the_same_processors() {
             .simulate(&mut engine, &jobs, 8, Some(PredictorKind::Application), None);
     // Job 3 (25 s) was predicted 20 s and missed: raised to its estimate.
     assert_eq!(o.prediction.to_vec(), vec![100, 100, 100, 90, 80, 12]);
-    assert_eq!(o.misses.to_vec(), vec![0, 0, 1, 0, 0, 0]);
+    assert_eq!(
+        (0..6).map(|j| o.misses(j)).collect::<Vec<_>>(),
+        [0, 0, 1, 0, 0, 0]
+    );
     // |25 - 20| for the 20 s the first prediction held, |25 - 100| for the last 5 s.
     let ai = (5.0 * 20.0 + 75.0 * 5.0) / 25.0;
     assert!(

@@ -133,3 +133,79 @@ fn blue_runs_under_every_backfilling_scheduler() {
         assert!(start.iter().zip(&w.jobs.submit).all(|(s, t)| s >= t));
     }
 }
+
+#[test]
+fn a_run_reading_only_the_simulated_columns_reports_the_same() {
+    // A plain `run` without --swf-out reads half the columns; --swf-out, which writes every
+    // field back, reads them all. Both must simulate and report the same, byte for byte,
+    // under schedulers and predictors that read the user, the executable and the estimate.
+    let Some(path) = common::trace("SDSC-SP2-1998-4.2-cln.swf.gz") else {
+        return;
+    };
+    let lean = read_swf(
+        &path,
+        &SwfOptions {
+            simulation_only: true,
+            ..SwfOptions::default()
+        },
+    )
+    .unwrap();
+    let full = load("SDSC-SP2-1998-4.2-cln.swf.gz").unwrap();
+    assert_eq!(lean.jobs.len(), full.jobs.len());
+    assert_eq!(lean.jobs.user, full.jobs.user);
+    assert_eq!(lean.jobs.executable, full.jobs.executable);
+    assert_eq!(lean.jobs.requested_time, full.jobs.requested_time);
+    assert!(lean.jobs.queue.is_empty() && lean.jobs.think_time.is_empty());
+    assert!(!full.jobs.queue.is_empty());
+
+    let dir = std::env::temp_dir().join(format!("schedlab-lean-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = path.to_str().unwrap();
+    for run in [
+        vec!["--scheduler", "easy"],
+        vec!["--scheduler", "conservative", "--jobs", "1..=20000"],
+        vec!["--scheduler", "sjbf", "--predictor", "application"],
+        vec![
+            "--scheduler",
+            "sjbf",
+            "--predictor",
+            "sbh(criteria=E|P|X,search=dfs,depth=unlimited,prop=true,think=1200)",
+        ],
+        vec!["--scheduler", "easy", "--estimates", "tsafrir", "--load", "0.8"],
+    ] {
+        let outputs: Vec<(Vec<u8>, Vec<u8>)> = [false, true]
+            .into_iter()
+            .map(|swf_out| {
+                let csv = dir.join(format!("jobs-{swf_out}.csv"));
+                let mut args = vec![
+                    "run",
+                    "--trace",
+                    trace,
+                    "--json",
+                    "--jobs-out",
+                    csv.to_str().unwrap(),
+                ];
+                args.extend(&run);
+                let swf = dir.join("schedule.swf");
+                if swf_out {
+                    args.extend(["--swf-out", swf.to_str().unwrap()]);
+                }
+                let out = std::process::Command::new(env!("CARGO_BIN_EXE_schedlab"))
+                    .args(&args)
+                    .output()
+                    .unwrap();
+                assert!(
+                    out.status.success(),
+                    "{args:?}: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                (out.stdout, std::fs::read(&csv).unwrap())
+            })
+            .collect();
+        assert!(
+            outputs[0] == outputs[1],
+            "{run:?}: a run reading every column differs"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

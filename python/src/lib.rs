@@ -333,7 +333,10 @@ fn run_rigid_inner(
             ("runtime", I64(jobs.runtime.clone())),
             ("estimate", I64(jobs.estimate.clone())),
             ("prediction", I64(outcome.prediction.to_vec())),
-            ("deadline_misses", U32(outcome.misses.to_vec())),
+            (
+                "deadline_misses",
+                U32((0..n).map(|j| outcome.misses(j)).collect()),
+            ),
             ("absolute_inaccuracy", F64(inaccuracy)),
             ("relative_accuracy", F64(accuracy)),
             ("user", I32(jobs.user.clone())),
@@ -390,6 +393,7 @@ fn read_trace<'py>(
         procs,
         selection: Selection { range, first },
         lenient,
+        simulation_only: false,
     };
     let (columns, info, warnings) = py
         .detach(|| -> Result<_, schedlab::Error> {

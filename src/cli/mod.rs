@@ -124,6 +124,7 @@ impl ReadArgs {
                 first: self.first,
             },
             lenient: self.lenient,
+            simulation_only: false,
         }
     }
 }

@@ -241,7 +241,15 @@ pub fn run(args: RunArgs) -> Result<()> {
         check_size(Some(m.expected_jobs()), args.yes).map_err(schedlab::Error::Invalid)?;
     }
     let trace = match &rigid.source {
-        Source::Trace(t) => Some(read_swf(&t.path, &t.options)?),
+        Source::Trace(t) => {
+            // Without --swf-out, which writes every field back, a plain run keeps half the
+            // columns (docs/performance.md, memory per job).
+            let options = schedlab::workload::swf::SwfOptions {
+                simulation_only: rigid.reads_only_simulated_columns() && args.swf_out.is_none(),
+                ..t.options.clone()
+            };
+            Some(read_swf(&t.path, &options)?)
+        }
         Source::Model(_) => None,
     };
     let info = trace.as_ref().map(TraceInfo::of);

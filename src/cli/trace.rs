@@ -12,7 +12,7 @@ use schedlab::atomic::write_atomically;
 use schedlab::experiment::Value;
 use schedlab::experiment::rigid::{self, Source};
 use schedlab::workload::info::TraceInfo;
-use schedlab::workload::swf::{read_swf, write_swf};
+use schedlab::workload::swf::{SwfOptions, read_swf, write_swf};
 
 /// How a replication draws a new workload from a trace (`run`, `trace resample`).
 #[derive(Args, Default)]
@@ -103,8 +103,12 @@ pub fn run(command: TraceCommand) -> Result<()> {
             out,
         } => return resample_trace(&path, &read, &resample, estimates, seed, &out),
     };
-    let workload =
-        read_swf(&path, &read.swf_options()).with_context(|| format!("reading {}", path.display()))?;
+    // What `trace info` reports comes from the simulated columns alone.
+    let options = SwfOptions {
+        simulation_only: true,
+        ..read.swf_options()
+    };
+    let workload = read_swf(&path, &options).with_context(|| format!("reading {}", path.display()))?;
     let info = TraceInfo::of(&workload);
     let mut out = io::stdout().lock();
     if json {

@@ -368,6 +368,7 @@ fn trace(params: &Params, base_dir: &Path) -> Result<TraceSource, ParamError> {
                 first: params.whole("first")?.map(|n| n as usize),
             },
             lenient: params.flag("lenient", false)?,
+            simulation_only: false,
         },
         load,
         load_scale,
@@ -509,6 +510,16 @@ impl Rigid {
             );
         }
         Ok(Cow::Owned(owned))
+    }
+
+    /// Whether a run of this experiment on a trace reads only the columns a simulation
+    /// reads (`Jobs::push_simulated`): not when it resamples the trace, generates
+    /// priorities and utility functions, or infers sessions, which read the others.
+    pub fn reads_only_simulated_columns(&self) -> bool {
+        match &self.source {
+            Source::Trace(t) => t.resample.is_none() && self.augmentation.is_none() && !self.feedback,
+            Source::Model(_) => false,
+        }
     }
 
     /// Simulates `workload` (replication `seed`) on `engine` with `scheduler` (of this

@@ -50,7 +50,7 @@ pub fn write_jobs_csv<W: Write>(mut out: W, jobs: &Jobs, outcome: &Outcome) -> s
             jobs.runtime[j],
             jobs.estimate[j],
             outcome.prediction[j],
-            outcome.misses[j],
+            outcome.misses(j),
             inaccuracy,
             accuracy,
             jobs.user[j],

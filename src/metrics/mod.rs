@@ -472,7 +472,7 @@ impl Summary {
         }
         s.absolute_inaccuracy = inaccuracy / n;
         s.relative_accuracy = accuracy / n;
-        s.deadline_misses = outcome.misses[measured].iter().map(|&m| m as u64).sum();
+        s.deadline_misses = outcome.deadline_misses(measured);
         s.backfilled = outcome.backfilled;
         s
     }

@@ -46,10 +46,10 @@ pub struct Outcome<'a> {
     /// Each job's last runtime prediction.
     pub prediction: &'a [Time],
     since: &'a [Time],
+    /// Per job, as in `PredictionLog`: empty where no prediction changed.
     inaccuracy: &'a [f64],
     accuracy: &'a [f64],
-    /// Per job, how often it outlived its prediction.
-    pub misses: &'a [u32],
+    misses: &'a [u32],
     /// Jobs the scheduler started ahead of the queue head.
     pub backfilled: u64,
     /// Every prediction of every job in time order, if the engine was asked to keep them
@@ -91,10 +91,26 @@ impl Outcome<'_> {
             return (last_inaccuracy, last_accuracy);
         }
         let held = (self.end[j] - self.since[j]) as f64;
+        let (inaccuracy, accuracy) = match self.inaccuracy.is_empty() {
+            true => (0.0, 0.0),
+            false => (self.inaccuracy[j], self.accuracy[j]),
+        };
         (
-            (self.inaccuracy[j] + last_inaccuracy * held) / life,
-            (self.accuracy[j] + last_accuracy * held) / life,
+            (inaccuracy + last_inaccuracy * held) / life,
+            (accuracy + last_accuracy * held) / life,
         )
+    }
+
+    /// How often job `j` outlived its prediction.
+    pub fn misses(&self, j: usize) -> u32 {
+        self.misses.get(j).copied().unwrap_or(0)
+    }
+
+    /// Prediction-over events of the jobs in `jobs`.
+    pub fn deadline_misses(&self, jobs: std::ops::Range<usize>) -> u64 {
+        self.misses
+            .get(jobs)
+            .map_or(0, |m| m.iter().map(|&m| m as u64).sum())
     }
 }
 
@@ -349,9 +365,9 @@ impl Engine {
         // Jobs still running at their predicted end get a larger prediction.
         while let Some(job) = self.state.pop_deadline_at(now) {
             let j = job.index();
-            let misses = self.state.misses[j];
+            let misses = self.state.log.misses[j];
             let answer = predictor.on_deadline_missed(job, misses, &self.state.predictor_view(jobs));
-            self.state.misses[j] += 1;
+            self.state.log.misses[j] += 1;
             let old = self.state.prediction[j];
             let runtime_so_far = now - self.state.start[j];
             self.state
@@ -461,9 +477,9 @@ impl Engine {
             stopped_at: self.state.now,
             prediction: &self.state.prediction,
             since: &self.state.since,
-            inaccuracy: &self.state.inaccuracy,
-            accuracy: &self.state.accuracy,
-            misses: &self.state.misses,
+            inaccuracy: &self.state.log.inaccuracy,
+            accuracy: &self.state.log.accuracy,
+            misses: &self.state.log.misses,
             backfilled: scheduler.backfilled(),
             history: &self.state.history,
             arrivals: self.lane.active.then_some(self.lane.arrived.as_slice()),

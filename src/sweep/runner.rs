@@ -255,6 +255,8 @@ struct ProgressState {
     replications: usize,
     /// Per cell: task seconds and tasks so far, and projected tasks left.
     cost: Vec<(f64, usize)>,
+    /// Per cell: tasks handed to the pool.
+    started: Vec<usize>,
     left: Vec<usize>,
     done_work: f64,
     cells: usize,
@@ -300,6 +302,7 @@ impl Progress {
         );
         let state = ProgressState {
             cost: vec![(0.0, 0); all_cells],
+            started: vec![0; all_cells],
             left: vec![0; all_cells],
             cells,
             ..ProgressState::default()
@@ -326,18 +329,30 @@ impl Progress {
         s.left[cell] = s.left[cell].max(tasks);
     }
 
-    /// Of `cells`, the one whose tasks cost most so far, a cell not yet measured first, ties
-    /// to the first: the runner's next task comes from it.
+    /// Of `cells`, the one the runner's next task comes from: a cell with no task started
+    /// yet first (one probe each, so that every cell's cost is soon known), then the one
+    /// whose tasks cost most so far (a cell with none finished counts at the sweep's mean,
+    /// or first while none has finished anywhere), ties to the first.
     fn costliest(&self, cells: impl Iterator<Item = usize>) -> Option<usize> {
         let s = self.state.lock().expect("progress lock");
-        let mean = |c: usize| match s.cost[c] {
-            (_, 0) => f64::INFINITY,
-            (secs, n) => secs / n as f64,
+        let (secs, n) = s.cost.iter().fold((0.0, 0), |a, c| (a.0 + c.0, a.1 + c.1));
+        let overall = if n > 0 { secs / n as f64 } else { f64::INFINITY };
+        let key = |c: usize| {
+            let mean = match s.cost[c] {
+                (_, 0) => overall,
+                (secs, n) => secs / n as f64,
+            };
+            (s.started[c] == 0, mean)
         };
         cells.fold(None, |best: Option<usize>, c| match best {
-            Some(b) if mean(b) >= mean(c) => Some(b),
+            Some(b) if key(b) >= key(c) => Some(b),
             _ => Some(c),
         })
+    }
+
+    /// A task of `cell` is handed to the pool.
+    fn started(&self, cell: usize) {
+        self.state.lock().expect("progress lock").started[cell] += 1;
     }
 
     fn task_done(&self, cell: usize, jobs: u64, secs: f64) {
@@ -532,15 +547,16 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
                 }
             }
             // Longest first: the pool holds a few tasks per thread, and the next comes from
-            // the cell whose tasks have cost most so far (a cell not yet measured first,
-            // ties in plan order), so that long tasks do not start last and leave the other
-            // threads idle at the end.
+            // the cell whose tasks have cost most so far, after one probe of each cell to
+            // learn it (`Progress::costliest`), so that long tasks do not start last and
+            // leave the other threads idle at the end.
             while in_flight < slots && errors.is_empty() && !cancelled() {
                 let Some(c) = progress.costliest(cells.iter().copied().filter(|&c| !waiting[c].is_empty()))
                 else {
                     break;
                 };
                 let rep = waiting[c].pop_front().expect("a waiting task");
+                progress.started(c);
                 in_flight += 1;
                 let (finished, journal, progress, traces) = (finished.clone(), &journal, &progress, &traces);
                 scope.spawn(move |_| {

@@ -30,6 +30,8 @@ pub struct MalleableColumns {
 ///
 /// Fields the simulation does not read (CPU time, memory, preceding job, think time) are
 /// kept so that a schedule written back as SWF loses nothing; `-1` means unknown, as in SWF.
+/// A table read for a simulation alone ([`crate::workload::swf::SwfOptions::simulation_only`])
+/// leaves them empty: only the columns of [`Jobs::push_simulated`] have rows.
 #[derive(Clone, Debug, Default)]
 pub struct Jobs {
     /// SWF job number (field 1).
@@ -175,14 +177,8 @@ impl Jobs {
 
     /// Reserves room for `additional` more jobs in every column.
     pub fn reserve(&mut self, additional: usize) {
-        self.swf_id.reserve_exact(additional);
-        self.submit.reserve_exact(additional);
-        self.runtime.reserve_exact(additional);
-        self.procs.reserve_exact(additional);
-        self.estimate.reserve_exact(additional);
-        self.user.reserve_exact(additional);
+        self.reserve_simulated(additional);
         self.group.reserve_exact(additional);
-        self.executable.reserve_exact(additional);
         self.queue.reserve_exact(additional);
         self.partition.reserve_exact(additional);
         self.status.reserve_exact(additional);
@@ -190,21 +186,26 @@ impl Jobs {
         self.avg_cpu.reserve_exact(additional);
         self.used_memory.reserve_exact(additional);
         self.requested_procs.reserve_exact(additional);
-        self.requested_time.reserve_exact(additional);
         self.requested_memory.reserve_exact(additional);
         self.preceding_job.reserve_exact(additional);
         self.think_time.reserve_exact(additional);
     }
 
+    /// Reserves room for `additional` more jobs in the columns of [`Jobs::push_simulated`].
+    pub fn reserve_simulated(&mut self, additional: usize) {
+        self.swf_id.reserve_exact(additional);
+        self.submit.reserve_exact(additional);
+        self.runtime.reserve_exact(additional);
+        self.procs.reserve_exact(additional);
+        self.estimate.reserve_exact(additional);
+        self.user.reserve_exact(additional);
+        self.executable.reserve_exact(additional);
+        self.requested_time.reserve_exact(additional);
+    }
+
     pub fn push(&mut self, r: &JobRecord) {
-        self.swf_id.push(r.swf_id);
-        self.submit.push(r.submit);
-        self.runtime.push(r.runtime);
-        self.procs.push(r.procs);
-        self.estimate.push(r.estimate);
-        self.user.push(r.user);
+        self.push_simulated(r);
         self.group.push(r.group);
-        self.executable.push(r.executable);
         self.queue.push(r.queue);
         self.partition.push(r.partition);
         self.status.push(r.status);
@@ -212,10 +213,23 @@ impl Jobs {
         self.avg_cpu.push(r.avg_cpu);
         self.used_memory.push(r.used_memory);
         self.requested_procs.push(r.requested_procs);
-        self.requested_time.push(r.requested_time);
         self.requested_memory.push(r.requested_memory);
         self.preceding_job.push(r.preceding_job);
         self.think_time.push(r.think_time);
+    }
+
+    /// Appends the fields a simulation reads: the job number, submit, runtime, processors
+    /// and estimate, the user (fairness, `--jobs-out`), the executable (the predictors that
+    /// group by it) and the requested time (the trace's warnings).
+    pub fn push_simulated(&mut self, r: &JobRecord) {
+        self.swf_id.push(r.swf_id);
+        self.submit.push(r.submit);
+        self.runtime.push(r.runtime);
+        self.procs.push(r.procs);
+        self.estimate.push(r.estimate);
+        self.user.push(r.user);
+        self.executable.push(r.executable);
+        self.requested_time.push(r.requested_time);
     }
 
     /// Builds a table from records, sorting them stably by submit time.

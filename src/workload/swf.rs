@@ -149,6 +149,10 @@ pub struct SwfOptions {
     pub selection: Selection,
     /// Skip malformed lines (counted) instead of failing on the first one.
     pub lenient: bool,
+    /// Keep only the columns a simulation reads ([`Jobs::push_simulated`]), about half the
+    /// memory; for runs that neither write the trace back nor derive anything from the
+    /// other fields (`experiment::rigid::Rigid::reads_only_simulated_columns`).
+    pub simulation_only: bool,
 }
 
 /// Reads a trace; gzip is recognised by its magic bytes, whatever the file name. A `.gz`
@@ -215,6 +219,8 @@ struct Sizing {
     size: Option<u64>,
     /// Bytes read so far.
     read: u64,
+    /// Room in the simulated columns alone ([`SwfOptions::simulation_only`]).
+    simulation_only: bool,
 }
 
 impl Sizing {
@@ -224,7 +230,14 @@ impl Sizing {
     fn first(&self, jobs: &mut Jobs, records: Option<usize>) {
         let most = self.size.map_or(1 << 20, |size| (size / 36) as usize);
         if let Some(records) = records {
-            jobs.reserve(records.min(most));
+            self.reserve(jobs, records.min(most));
+        }
+    }
+
+    fn reserve(&self, jobs: &mut Jobs, additional: usize) {
+        match self.simulation_only {
+            true => jobs.reserve_simulated(additional),
+            false => jobs.reserve(additional),
         }
     }
 
@@ -240,7 +253,7 @@ impl Sizing {
             }
             _ => 2 * len,
         };
-        jobs.reserve(rows.saturating_sub(len).max(len / 8).max(1024));
+        self.reserve(jobs, rows.saturating_sub(len).max(len / 8).max(1024));
     }
 }
 
@@ -368,7 +381,11 @@ fn parse_sized<R: BufRead>(
     options: &SwfOptions,
     size: Option<u64>,
 ) -> Result<Workload> {
-    let mut sizing = Sizing { size, read: 0 };
+    let mut sizing = Sizing {
+        size,
+        read: 0,
+        simulation_only: options.simulation_only,
+    };
     let mut header = SwfHeader::default();
     let mut skipped = SkipCounts::default();
     let mut not_selected = 0u64;
@@ -462,7 +479,10 @@ fn parse_sized<R: BufRead>(
         if jobs.len() == jobs.capacity() {
             sizing.grow(&mut jobs);
         }
-        jobs.push(&record);
+        match options.simulation_only {
+            true => jobs.push_simulated(&record),
+            false => jobs.push(&record),
+        }
         utility.extend(function);
         if options.selection.first.is_some_and(|n| jobs.len() >= n) {
             break;
