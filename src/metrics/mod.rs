@@ -203,11 +203,12 @@ impl UserSummary {
         let (mut alone_wait, mut alone_bsld) = (Moments::default(), Moments::default());
         for (j, (wait, b)) in measured.zip(wait_bsld) {
             let u = users[j];
-            let slot = if u < 0 {
+            if u < 0 {
                 alone_wait.add(wait);
                 alone_bsld.add(b);
                 continue;
-            } else if (u as usize) < 1 << 20 {
+            }
+            let slot = if (u as usize) < 1 << 20 {
                 let u = u as usize;
                 if table.len() <= u {
                     table.resize(u + 1, u32::MAX);

@@ -265,10 +265,14 @@ struct ProgressState {
 }
 
 impl ProgressState {
+    /// Mean task seconds over the whole sweep so far, once a task has finished.
+    fn mean_task(&self) -> Option<f64> {
+        (self.replications > 0).then(|| self.done_work / self.replications as f64)
+    }
+
     /// Projected task seconds left.
     fn work_left(&self) -> f64 {
-        let (secs, n) = self.cost.iter().fold((0.0, 0), |a, c| (a.0 + c.0, a.1 + c.1));
-        let overall = if n > 0 { secs / n as f64 } else { 0.0 };
+        let overall = self.mean_task().unwrap_or(0.0);
         self.left
             .iter()
             .zip(&self.cost)
@@ -335,8 +339,7 @@ impl Progress {
     /// or first while none has finished anywhere), ties to the first.
     fn costliest(&self, cells: impl Iterator<Item = usize>) -> Option<usize> {
         let s = self.state.lock().expect("progress lock");
-        let (secs, n) = s.cost.iter().fold((0.0, 0), |a, c| (a.0 + c.0, a.1 + c.1));
-        let overall = if n > 0 { secs / n as f64 } else { f64::INFINITY };
+        let overall = s.mean_task().unwrap_or(f64::INFINITY);
         let key = |c: usize| {
             let mean = match s.cost[c] {
                 (_, 0) => overall,
