@@ -298,7 +298,10 @@ const HDR_HIGHEST: u64 = 1 << 45;
 const BSLD_SCALE: f64 = 1000.0;
 
 struct Tracker {
-    hist: Histogram<u64>,
+    /// 32-bit counts: a bucket would need 4 billion jobs to saturate, and the four
+    /// histograms of a summary take 0.6 MB of fresh pages instead of 1.2 MB (about 0.4 ms
+    /// of a whole run's 4 ms summary on CTC-SP2).
+    hist: Histogram<u32>,
     max: u64,
 }
 

@@ -355,18 +355,6 @@ impl BufRead for Inflated {
 /// breaks (a device of zeros) is refused instead of filling memory.
 pub const MAX_LINE: usize = 1 << 20;
 
-/// Reads one line of at most [`MAX_LINE`] bytes into `buf` (without the line break);
-/// `Ok(false)` at the end of the input.
-fn read_line<R: BufRead>(reader: &mut R, buf: &mut Vec<u8>) -> std::io::Result<Option<bool>> {
-    buf.clear();
-    let n = std::io::Read::take(&mut *reader, MAX_LINE as u64 + 1).read_until(b'\n', buf)?;
-    if n == 0 {
-        return Ok(None);
-    }
-    let complete = buf.last() == Some(&b'\n');
-    Ok(Some(complete || buf.len() <= MAX_LINE))
-}
-
 /// Parses SWF text from any reader; `path` is used only in messages and the workload name.
 /// Comment lines may hold any bytes (read as UTF-8, invalid bytes replaced); job lines
 /// must be ASCII.
@@ -375,141 +363,224 @@ pub fn parse_swf<R: BufRead>(reader: R, path: &Path, options: &SwfOptions) -> Re
 }
 
 /// [`parse_swf`] of an input of `size` bytes, if known ([`Sizing`]).
+///
+/// Lines are read where the reader holds them, found with `memchr`: only a line that runs
+/// past the end of the reader's buffer is copied, so that a line costs no copy and no call
+/// through the reader (the parse runs on the critical path of a whole run).
 fn parse_sized<R: BufRead>(
     mut reader: R,
     path: &Path,
     options: &SwfOptions,
     size: Option<u64>,
 ) -> Result<Workload> {
-    let mut sizing = Sizing {
-        size,
-        read: 0,
-        simulation_only: options.simulation_only,
+    let mut reading = Reading::new(path, options, size);
+    let read_error = |e: std::io::Error, line: usize| match e.kind() {
+        std::io::ErrorKind::InvalidData | std::io::ErrorKind::InvalidInput => Error::Swf {
+            path: path.to_path_buf(),
+            line,
+            message: format!("not valid gzip: {e}"),
+        },
+        _ => Error::io(path, e),
     };
-    let mut header = SwfHeader::default();
-    let mut skipped = SkipCounts::default();
-    let mut not_selected = 0u64;
-    let mut jobs = Jobs::default();
-    let mut machine: Option<u32> = None;
-    let mut utility: Vec<crate::workload::UtilityFunction> = Vec::new();
-    // Whether job lines carry utility tuples, fixed by the first job line.
-    let mut augmented: Option<bool> = None;
-    let mut line: Vec<u8> = Vec::with_capacity(256);
-    let mut line_no = 0usize;
-    let swf_error = |line: usize, message: String| Error::Swf {
-        path: path.to_path_buf(),
-        line,
-        message,
-    };
+    let mut spill: Vec<u8> = Vec::with_capacity(256);
     loop {
-        let whole = read_line(&mut reader, &mut line).map_err(|e| match e.kind() {
-            std::io::ErrorKind::InvalidData | std::io::ErrorKind::InvalidInput => {
-                swf_error(line_no + 1, format!("not valid gzip: {e}"))
-            }
-            _ => Error::io(path, e),
-        })?;
-        let Some(whole) = whole else {
+        let buf = reader
+            .fill_buf()
+            .map_err(|e| read_error(e, reading.line_no + 1))?;
+        if buf.is_empty() {
             break;
-        };
-        line_no += 1;
-        sizing.read += line.len() as u64;
-        if !whole {
-            return Err(swf_error(
-                line_no,
-                format!("longer than {MAX_LINE} bytes: not an SWF trace"),
-            ));
+        }
+        let whole = memchr::memrchr(b'\n', buf).map_or(0, |at| at + 1);
+        if whole == 0 {
+            // A line that runs past the buffer (or the last line, without a break): copied,
+            // at most MAX_LINE + 1 bytes of it, so that an endless line cannot fill memory.
+            spill.clear();
+            std::io::Read::take(&mut reader, MAX_LINE as u64 + 1)
+                .read_until(b'\n', &mut spill)
+                .map_err(|e| read_error(e, reading.line_no + 1))?;
+            if !reading.line(&spill)? {
+                break;
+            }
+            continue;
+        }
+        let mut from = 0;
+        let mut more = true;
+        for end in memchr::memchr_iter(b'\n', &buf[..whole]) {
+            if !reading.line(&buf[from..=end])? {
+                more = false;
+                break;
+            }
+            from = end + 1;
+        }
+        reader.consume(whole);
+        if !more {
+            break;
+        }
+    }
+    reading.finish()
+}
+
+/// A parse in progress: what the lines read so far have given.
+struct Reading<'a> {
+    path: &'a Path,
+    options: &'a SwfOptions,
+    sizing: Sizing,
+    header: SwfHeader,
+    skipped: SkipCounts,
+    not_selected: u64,
+    jobs: Jobs,
+    /// The machine's size, fixed by the header comments before the first job line.
+    machine: Option<u32>,
+    utility: Vec<crate::workload::UtilityFunction>,
+    /// Whether job lines carry utility tuples, fixed by the first job line.
+    augmented: Option<bool>,
+    /// Lines read so far, the last one included.
+    line_no: usize,
+}
+
+impl<'a> Reading<'a> {
+    fn new(path: &'a Path, options: &'a SwfOptions, size: Option<u64>) -> Self {
+        Reading {
+            path,
+            options,
+            sizing: Sizing {
+                size,
+                read: 0,
+                simulation_only: options.simulation_only,
+            },
+            header: SwfHeader::default(),
+            skipped: SkipCounts::default(),
+            not_selected: 0,
+            jobs: Jobs::default(),
+            machine: None,
+            utility: Vec::new(),
+            augmented: None,
+            line_no: 0,
+        }
+    }
+
+    fn error(&self, message: String) -> Error {
+        Error::Swf {
+            path: self.path.to_path_buf(),
+            line: self.line_no,
+            message,
+        }
+    }
+
+    /// Reads the next line, its line break (if any) included: `Ok(false)` once the jobs
+    /// asked for (`first`) are kept.
+    fn line(&mut self, line: &[u8]) -> Result<bool> {
+        let options = self.options;
+        self.line_no += 1;
+        self.sizing.read += line.len() as u64;
+        if line.strip_suffix(b"\n").unwrap_or(line).len() > MAX_LINE {
+            return Err(self.error(format!("longer than {MAX_LINE} bytes: not an SWF trace")));
         }
         let text = line.trim_ascii();
         if text.is_empty() {
-            continue;
+            return Ok(true);
         }
-        if text.contains(&b'\r') {
+        if memchr::memchr(b'\r', text).is_some() {
             // Lines ending in CR alone would run together, comments swallowing job lines.
-            return Err(swf_error(
-                line_no,
+            return Err(self.error(
                 "a carriage return inside the line: a file with CR line endings? convert them to LF".into(),
             ));
         }
         if let Some(comment) = text.strip_prefix(b";") {
-            header.absorb(String::from_utf8_lossy(comment).trim());
-            continue;
+            self.header.absorb(String::from_utf8_lossy(comment).trim());
+            return Ok(true);
         }
-        let parsed = job_line(text).and_then(|(fields, cpu, tail)| {
-            let function = parse_utility(tail, &mut augmented)?;
-            Ok(((fields, cpu), function))
+        let mut fields: Fields = [0; 18];
+        let parsed = job_line(text, &mut fields).and_then(|(cpu, tail)| {
+            let function = parse_utility(tail, &mut self.augmented)?;
+            Ok((cpu, function))
         });
-        let (parsed, function) = match parsed {
+        let (cpu, function) = match parsed {
             Ok(parsed) => parsed,
             Err(_) if options.lenient => {
-                skipped.malformed += 1;
-                continue;
+                self.skipped.malformed += 1;
+                return Ok(true);
             }
-            Err(message) => return Err(swf_error(line_no, message)),
+            Err(message) => return Err(self.error(message)),
         };
-        let procs_limit = match machine {
+        let procs_limit = match self.machine {
             Some(m) => m,
             None => {
-                let m = header.machine(options.procs).map_err(|m| swf_error(line_no, m))?;
-                machine = Some(m);
-                sizing.first(&mut jobs, header.max_records);
+                let m = self.header.machine(options.procs).map_err(|m| self.error(m))?;
+                self.machine = Some(m);
+                self.sizing.first(&mut self.jobs, self.header.max_records);
                 m
             }
         };
-        let swf_id = parsed.0[0];
+        let swf_id = fields[0];
         if swf_id < 0 {
-            skipped.job_number_negative += 1;
-            continue;
+            self.skipped.job_number_negative += 1;
+            return Ok(true);
         }
         if !options.selection.contains(swf_id as u64) {
-            not_selected += 1;
-            continue;
+            self.not_selected += 1;
+            return Ok(true);
         }
-        let record = match job_from_fields(&parsed, procs_limit) {
+        let record = match job_from_fields(&fields, cpu, procs_limit) {
             Ok(r) => r,
             Err(reason) => {
+                let skipped = &mut self.skipped;
                 match reason {
                     Skip::ProcsNotPositive => skipped.procs_not_positive += 1,
                     Skip::RuntimeNegative => skipped.runtime_negative += 1,
                     Skip::SubmitNegative => skipped.submit_negative += 1,
                     Skip::ProcsExceedMachine => skipped.procs_exceed_machine += 1,
                 }
-                continue;
+                return Ok(true);
             }
         };
-        if jobs.len() == jobs.capacity() {
-            sizing.grow(&mut jobs);
+        if self.jobs.len() == self.jobs.capacity() {
+            self.sizing.grow(&mut self.jobs);
         }
         match options.simulation_only {
-            true => jobs.push_simulated(&record),
-            false => jobs.push(&record),
+            true => self.jobs.push_simulated(&record),
+            false => self.jobs.push(&record),
         }
-        utility.extend(function);
-        if options.selection.first.is_some_and(|n| jobs.len() >= n) {
-            break;
+        self.utility.extend(function);
+        Ok(options.selection.first.is_none_or(|n| self.jobs.len() < n))
+    }
+
+    fn finish(self) -> Result<Workload> {
+        let Reading {
+            path,
+            options,
+            header,
+            skipped,
+            not_selected,
+            mut jobs,
+            machine,
+            utility,
+            augmented,
+            ..
+        } = self;
+        let procs = match machine {
+            Some(m) => m,
+            None => header.machine(options.procs).map_err(|message| Error::Workload {
+                path: path.to_path_buf(),
+                message,
+            })?,
+        };
+        if augmented == Some(true) {
+            jobs.utility = Some(utility);
         }
+        jobs.sort_by_submit();
+        Ok(Workload {
+            name: path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| path.display().to_string()),
+            jobs,
+            procs,
+            header,
+            skipped,
+            not_selected,
+        })
     }
-    let procs = match machine {
-        Some(m) => m,
-        None => header.machine(options.procs).map_err(|message| Error::Workload {
-            path: path.to_path_buf(),
-            message,
-        })?,
-    };
-    if augmented == Some(true) {
-        jobs.utility = Some(utility);
-    }
-    jobs.sort_by_submit();
-    Ok(Workload {
-        name: path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| path.display().to_string()),
-        jobs,
-        procs,
-        header,
-        skipped,
-        not_selected,
-    })
 }
 
 /// The 18 fields of a job line as integers (fractional fields truncated toward zero; their
@@ -562,9 +633,11 @@ const PROCS_FIELDS: [usize; 2] = [5, 8];
 /// preceding job, and the requested processors and think time.
 const ID_FIELDS: [usize; 8] = [8, 12, 13, 14, 15, 16, 17, 18];
 
-/// A job line (ASCII): the 18 fields, the exact average CPU time, and the text after field
-/// 18 (empty for a plain SWF line). Every value must be within the documented bounds.
-fn job_line(line: &[u8]) -> std::result::Result<(Fields, f64, &str), String> {
+/// A job line (ASCII): its 18 fields into `fields`, and the exact average CPU time and the
+/// text after field 18 (empty for a plain SWF line). Every value must be within the
+/// documented bounds. (The fields are written in place: moving them costs a copy of 144
+/// bytes per line, measurable in a whole run.)
+fn job_line<'l>(line: &'l [u8], fields: &mut Fields) -> std::result::Result<(f64, &'l str), String> {
     // Checked only when the line does not parse (a non-ASCII byte cannot make a field), so
     // that such a line is named by its first foreign byte, as before any field.
     let not_ascii = |line: &[u8]| {
@@ -576,12 +649,12 @@ fn job_line(line: &[u8]) -> std::result::Result<(Fields, f64, &str), String> {
             )
         })
     };
-    let parsed = match whole_number_fields(line) {
-        Some(parsed) => Ok(parsed),
-        None => parse_fields(line),
+    let parsed = match whole_number_fields(line, fields) {
+        Some(cpu) => Ok((cpu, "")),
+        None => parse_fields(line, fields),
     };
-    let (fields, cpu, tail) = match parsed {
-        Ok(parsed) if parsed.2.is_ascii() => parsed,
+    let (cpu, tail) = match parsed {
+        Ok(parsed) if parsed.1.is_ascii() => parsed,
         Ok(_) => return Err(not_ascii(line).expect("a byte beyond ASCII")),
         Err(e) => return Err(not_ascii(line).unwrap_or(e)),
     };
@@ -613,7 +686,7 @@ fn job_line(line: &[u8]) -> std::result::Result<(Fields, f64, &str), String> {
             ));
         }
     }
-    Ok((fields, cpu, tail))
+    Ok((cpu, tail))
 }
 
 /// The common line, fast: 18 whole numbers (an optional sign and at most 18 digits)
@@ -623,12 +696,11 @@ fn job_line(line: &[u8]) -> std::result::Result<(Fields, f64, &str), String> {
 /// the same values: a decimal of at most 15 digits is its digits as an integer divided by a
 /// power of ten, both exact in binary, and the division rounds correctly as the parse does.
 #[inline]
-fn whole_number_fields(line: &[u8]) -> Option<(Fields, f64, &'static str)> {
+fn whole_number_fields(line: &[u8], fields: &mut Fields) -> Option<f64> {
     const POWERS: [f64; 16] = [
         1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
     ];
     let blank = |b: u8| b == b' ' || b == b'\t';
-    let mut fields = [0i64; 18];
     let mut cpu = 0f64;
     let (mut i, n) = (0usize, line.len());
     for (k, field) in fields.iter_mut().enumerate() {
@@ -679,14 +751,13 @@ fn whole_number_fields(line: &[u8]) -> Option<(Fields, f64, &'static str)> {
     if line[i..].iter().any(|&b| !blank(b)) {
         return None;
     }
-    Some((fields, cpu, ""))
+    Some(cpu)
 }
 
-/// The 18 fields, the exact average CPU time, and the text after field 18 (empty for a
-/// plain SWF line), from a line: one pass over its bytes.
-fn parse_fields(line: &[u8]) -> std::result::Result<(Fields, f64, &str), String> {
+/// The 18 fields into `fields`, and the exact average CPU time and the text after field 18
+/// (empty for a plain SWF line), from a line: one pass over its bytes.
+fn parse_fields<'l>(line: &'l [u8], fields: &mut Fields) -> std::result::Result<(f64, &'l str), String> {
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    let mut fields = [0i64; 18];
     let mut fractional = 0f64;
     let (mut i, n) = (0usize, line.len());
     for field in 1..=18 {
@@ -735,7 +806,7 @@ fn parse_fields(line: &[u8]) -> std::result::Result<(Fields, f64, &str), String>
     } else {
         std::str::from_utf8(tail).map_err(|e| e.to_string())?
     };
-    Ok((fields, fractional, tail))
+    Ok((fractional, tail))
 }
 
 /// The utility function after field 18, checking that job lines agree on having one.
@@ -767,7 +838,7 @@ enum Skip {
     ProcsExceedMachine,
 }
 
-fn job_from_fields((f, cpu): &(Fields, f64), machine: u32) -> Result<JobRecord, Skip> {
+fn job_from_fields(f: &Fields, cpu: f64, machine: u32) -> Result<JobRecord, Skip> {
     let procs = if f[7] > 0 { f[7] } else { f[4] };
     if procs <= 0 {
         return Err(Skip::ProcsNotPositive);
@@ -796,7 +867,7 @@ fn job_from_fields((f, cpu): &(Fields, f64), machine: u32) -> Result<JobRecord, 
         partition: narrow(f[15]),
         status: f[10].clamp(-1, i8::MAX as i64) as i8,
         recorded_wait: narrow(f[2]),
-        avg_cpu: *cpu as f32,
+        avg_cpu: cpu as f32,
         used_memory: narrow(f[6]),
         requested_procs: narrow(f[7]),
         requested_time: narrow(f[8]),
@@ -883,12 +954,14 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    /// A field as text: whole numbers with or without a sign, long ones, and for field 6
-    /// decimals too (some past the fast path's 15 digits).
+    /// A field as text: whole numbers with or without a sign, of every width up to past an
+    /// i64's, and for field 6 decimals too (some past the fast path's 15 digits).
     fn token(field: usize) -> impl Strategy<Value = String> {
         let whole = prop_oneof![
             (-1i64..100_000).prop_map(|v| v.to_string()),
             (0i64..i64::MAX).prop_map(|v| format!("+{v}")),
+            "[+-]?[0-9]{1,18}",
+            "[0-9]{19,21}",
             Just("-1".to_string()),
         ];
         if field == FRACTIONAL_FIELD {
@@ -906,18 +979,32 @@ mod tests {
         }
     }
 
+    /// A field the fast path must take: at most 18 digits, and for field 6 a decimal of at
+    /// most 15.
+    fn plain_token(field: usize) -> BoxedStrategy<String> {
+        match field == FRACTIONAL_FIELD {
+            true => prop_oneof!["[+-]?[0-9]{1,15}", "[+-]?[0-9]{1,8}\\.[0-9]{1,7}"].boxed(),
+            false => prop_oneof![8 => "[+-]?[0-9]{1,6}", 1 => "[+-]?[0-9]{7,18}"].boxed(),
+        }
+    }
+
+    /// 18 tokens, each after one to a dozen spaces and tabs, and a few blanks after them.
+    fn joined(tokens: Vec<BoxedStrategy<String>>) -> impl Strategy<Value = String> {
+        (tokens, prop::collection::vec("[ \t]{1,12}", 18), "[ \t]{0,3}").prop_map(|(t, gaps, end)| {
+            t.iter()
+                .zip(gaps)
+                .map(|(t, g)| format!("{g}{t}"))
+                .collect::<String>()
+                + &end
+        })
+    }
+
     fn line() -> impl Strategy<Value = String> {
-        let tokens: Vec<_> = (1..=18).map(token).collect();
-        (
-            tokens,
-            prop::collection::vec(prop_oneof![Just(" "), Just("  "), Just("\t")], 18),
-        )
-            .prop_map(|(t, gaps)| {
-                t.iter()
-                    .zip(gaps)
-                    .map(|(t, g)| format!("{g}{t}"))
-                    .collect::<String>()
-            })
+        joined((1..=18).map(|f| token(f).boxed()).collect())
+    }
+
+    fn plain_line() -> impl Strategy<Value = String> {
+        joined((1..=18).map(plain_token).collect())
     }
 
     proptest! {
@@ -925,11 +1012,42 @@ mod tests {
         /// line to it.
         #[test]
         fn the_fast_path_agrees_with_the_parser(line in line()) {
-            let slow = parse_fields(line.as_bytes()).unwrap();
-            if let Some(fast) = whole_number_fields(line.as_bytes()) {
-                prop_assert_eq!(fast.0, slow.0);
-                prop_assert_eq!(fast.1.to_bits(), slow.1.to_bits(), "{}", line);
-                prop_assert_eq!(fast.2, slow.2);
+            let (mut fast, mut slow) = ([0; 18], [0; 18]);
+            if let Some(cpu) = whole_number_fields(line.as_bytes(), &mut fast) {
+                let (slow_cpu, tail) = parse_fields(line.as_bytes(), &mut slow).unwrap();
+                prop_assert_eq!(fast, slow);
+                prop_assert_eq!(cpu.to_bits(), slow_cpu.to_bits(), "{}", line);
+                prop_assert_eq!(tail, "");
+            }
+        }
+
+        /// It takes every line of whole numbers and short decimals, whatever their widths
+        /// and the blanks between them.
+        #[test]
+        fn the_fast_path_takes_plain_lines(line in plain_line()) {
+            let (mut fast, mut slow) = ([0; 18], [0; 18]);
+            let cpu = whole_number_fields(line.as_bytes(), &mut fast);
+            prop_assert!(cpu.is_some(), "{}", line);
+            let (slow_cpu, _) = parse_fields(line.as_bytes(), &mut slow).unwrap();
+            prop_assert_eq!(fast, slow);
+            prop_assert_eq!(cpu.unwrap().to_bits(), slow_cpu.to_bits(), "{}", line);
+        }
+
+        /// A line with one byte changed to any other is read as the parser reads it, or
+        /// left to it.
+        #[test]
+        fn the_fast_path_refuses_what_the_parser_refuses(line in plain_line(), at in any::<prop::sample::Index>(), byte in any::<u8>()) {
+            let mut bytes = line.into_bytes();
+            let at = at.index(bytes.len());
+            bytes[at] = byte;
+            let (mut fast, mut slow) = ([0; 18], [0; 18]);
+            if let Some(cpu) = whole_number_fields(&bytes, &mut fast) {
+                let parsed = parse_fields(&bytes, &mut slow);
+                prop_assert!(parsed.is_ok(), "{:?}", String::from_utf8_lossy(&bytes));
+                let (slow_cpu, tail) = parsed.unwrap();
+                prop_assert_eq!(fast, slow);
+                prop_assert_eq!(cpu.to_bits(), slow_cpu.to_bits());
+                prop_assert_eq!(tail, "");
             }
         }
     }
@@ -937,7 +1055,7 @@ mod tests {
     #[test]
     fn the_fast_path_leaves_odd_lines_to_the_parser() {
         let ok = "1 0 10 100 4 1.5 -1 -1 100 -1 1 1 1 1 1 1 -1 -1";
-        assert!(whole_number_fields(ok.as_bytes()).is_some());
+        assert!(whole_number_fields(ok.as_bytes(), &mut [0; 18]).is_some());
         for odd in [
             "1 0 10 100 4 1.5 -1 -1 100 -1 1 1 1 1 1 1 -1", // 17 fields
             "1 0 10 100 4 1.5 -1 -1 100 -1 1 1 1 1 1 1 -1 -1 (3)", // a utility tuple
@@ -946,7 +1064,10 @@ mod tests {
             "1 0 1.0 100 4 1 -1 -1 100 -1 1 1 1 1 1 1 -1 -1", // a decimal elsewhere
             "1 0 10 100 4 1 -1 -1 100 -1 1 1 1 1 1 1 -1 -", // a sign alone
         ] {
-            assert!(whole_number_fields(odd.as_bytes()).is_none(), "{odd}");
+            assert!(
+                whole_number_fields(odd.as_bytes(), &mut [0; 18]).is_none(),
+                "{odd}"
+            );
         }
     }
 }
