@@ -740,7 +740,12 @@ fn whole_number_fields(line: &[u8], fields: &mut Fields) -> Option<f64> {
         if k + 1 == FRACTIONAL_FIELD {
             cpu = match decimals {
                 None => v as f64,
-                Some(d) if d > 0 && digits <= 15 => v as f64 / POWERS[d],
+                // The sign on the quotient: "-0.0" is -0.0 as the general parser reads it,
+                // where the integer 0 has no sign.
+                Some(d) if d > 0 && digits <= 15 => {
+                    let magnitude = v.unsigned_abs() as f64 / POWERS[d];
+                    if negative { -magnitude } else { magnitude }
+                }
                 Some(_) => return None,
             };
             *field = cpu as i64;
@@ -1050,6 +1055,19 @@ mod tests {
                 prop_assert_eq!(tail, "");
             }
         }
+    }
+
+    /// A negative zero average CPU time keeps its sign on both paths (found by the
+    /// property tests: the fast path once read "-0.0" as +0.0).
+    #[test]
+    fn a_negative_zero_decimal_keeps_its_sign() {
+        let line = "1 0 10 100 4 -0.0 -1 -1 100 -1 1 1 1 1 1 1 -1 -1";
+        let (mut fast, mut slow) = ([0; 18], [0; 18]);
+        let cpu = whole_number_fields(line.as_bytes(), &mut fast).unwrap();
+        let (slow_cpu, _) = parse_fields(line.as_bytes(), &mut slow).unwrap();
+        assert_eq!(cpu.to_bits(), (-0.0f64).to_bits());
+        assert_eq!(slow_cpu.to_bits(), (-0.0f64).to_bits());
+        assert_eq!(fast, slow);
     }
 
     #[test]
