@@ -372,47 +372,48 @@ impl Summary {
     ) -> Self {
         let n = measured.len();
         // Two halves of the metrics on two threads where one is free (a whole run's summary
-        // is on its critical path; in a sweep both halves run on the worker's own thread).
-        // Each half adds its sums in job order, as one loop did.
+        // is on its critical path; in a sweep both halves run on the worker's own thread):
+        // times, and slowdowns with the size classes, which need them. Each half adds its
+        // sums in job order, as one loop did.
         let (times, slowdowns) = rayon::join(
             || {
                 let (mut wait_h, mut response_h) = (Tracker::new(), Tracker::new());
                 let (mut sum_wait, mut sum_response) = (0f64, 0f64);
                 let mut last_end = Time::MIN;
-                let mut classes: [(u64, f64, f64); 4] = [(0, 0.0, 0.0); 4];
                 for j in measured.clone() {
                     let wait = start[j] - jobs.submit[j];
                     let response = end[j] - jobs.submit[j];
-                    let class = &mut classes[size_class(jobs.procs[j], procs)];
-                    class.0 += 1;
-                    class.1 += wait as f64;
-                    class.2 += bsld(response, jobs.runtime[j]);
                     sum_wait += wait as f64;
                     sum_response += response as f64;
                     last_end = last_end.max(end[j]);
                     wait_h.record(wait as u64);
                     response_h.record(response as u64);
                 }
-                (wait_h, response_h, sum_wait, sum_response, last_end, classes)
+                (wait_h, response_h, sum_wait, sum_response, last_end)
             },
             || {
                 let (mut bsld_h, mut expansion_h) = (Tracker::new(), Tracker::new());
                 let (mut sum_bsld, mut sum_expansion) = (0f64, 0f64);
+                let mut classes: [(u64, f64, f64); 4] = [(0, 0.0, 0.0); 4];
                 for j in measured.clone() {
                     let response = end[j] - jobs.submit[j];
                     let runtime = jobs.runtime[j];
                     let b = bsld(response, runtime);
+                    let class = &mut classes[size_class(jobs.procs[j], procs)];
+                    class.0 += 1;
+                    class.1 += (start[j] - jobs.submit[j]) as f64;
+                    class.2 += b;
                     sum_bsld += b;
                     let expansion = response as f64 / runtime.max(1) as f64;
                     sum_expansion += expansion;
                     expansion_h.record(thousandths(expansion));
                     bsld_h.record(thousandths(b));
                 }
-                (bsld_h, expansion_h, sum_bsld, sum_expansion)
+                (bsld_h, expansion_h, sum_bsld, sum_expansion, classes)
             },
         );
-        let (wait_h, response_h, sum_wait, sum_response, last_end, classes) = times;
-        let (bsld_h, expansion_h, sum_bsld, sum_expansion) = slowdowns;
+        let (wait_h, response_h, sum_wait, sum_response, last_end) = times;
+        let (bsld_h, expansion_h, sum_bsld, sum_expansion, classes) = slowdowns;
         let first_submit = if n == 0 { 0 } else { jobs.submit[measured.start] };
         let makespan = if n == 0 { 0 } else { last_end - first_submit };
         let mut busy = 0f64;

@@ -403,15 +403,7 @@ fn parse_sized<R: BufRead>(
             }
             continue;
         }
-        let mut from = 0;
-        let mut more = true;
-        for end in memchr::memchr_iter(b'\n', &buf[..whole]) {
-            if !reading.line(&buf[from..=end])? {
-                more = false;
-                break;
-            }
-            from = end + 1;
-        }
+        let more = reading.lines(&buf[..whole])?;
         reader.consume(whole);
         if !more {
             break;
@@ -465,6 +457,19 @@ impl<'a> Reading<'a> {
             line: self.line_no,
             message,
         }
+    }
+
+    /// Reads whole lines, each with its line break, in order: `Ok(false)` once the jobs
+    /// asked for (`first`) are kept.
+    fn lines(&mut self, text: &[u8]) -> Result<bool> {
+        let mut from = 0;
+        for end in memchr::memchr_iter(b'\n', text) {
+            if !self.line(&text[from..=end])? {
+                return Ok(false);
+            }
+            from = end + 1;
+        }
+        Ok(true)
     }
 
     /// Reads the next line, its line break (if any) included: `Ok(false)` once the jobs
