@@ -142,6 +142,90 @@ fn bad_input_exits_2_with_file_and_line() {
 }
 
 #[test]
+fn a_trace_that_leaves_nothing_to_simulate_is_refused() {
+    // A summary of no jobs would report means and percentiles of nothing, and a load target
+    // on a trace that offers none would collapse every arrival to one instant.
+    let dir = temp_dir("nothing");
+    let write = |name: &str, body: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, body).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let header = "; MaxProcs: 8\n";
+    let skipped = write(
+        "skipped.swf",
+        &format!("{header}1 0 -1 -1 4 -1 -1 4 100 -1 1 1 1 1 1 -1 -1 -1\n"),
+    );
+    let jobs = "1 0 -1 0 4 -1 -1 4 10 -1 1 1 1 1 1 -1 -1 -1\n2 0 -1 0 2 -1 -1 2 10 -1 1 2 1 1 1 -1 -1 -1\n";
+    let no_work = write("no-work.swf", &format!("{header}{jobs}"));
+    let one_instant = write(
+        "one-instant.swf",
+        &format!(
+            "{header}1 5 -1 60 4 -1 -1 4 100 -1 1 1 1 1 1 -1 -1 -1\n2 5 -1 30 4 -1 -1 4 100 -1 1 1 1 1 1 -1 -1 -1\n"
+        ),
+    );
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["--trace", &skipped],
+            "skipped.swf: no job to simulate: 1 skipped (runtime_negative 1), 0 outside the selection",
+        ),
+        (
+            &["--trace", &no_work, "--jobs", "3.."],
+            "no-work.swf: no job to simulate: 0 skipped, 2 outside the selection",
+        ),
+        (
+            &["--trace", &no_work, "--load", "0.5"],
+            "no-work.swf: load 0.5: the trace offers no load to scale",
+        ),
+        (
+            &["--trace", &one_instant, "--load", "0.5"],
+            "one-instant.swf: load 0.5: the trace offers no load to scale",
+        ),
+        (&["--trace", &one_instant, "--load-scale", "0"], "load_scale"),
+    ];
+    for (args, expected) in cases {
+        let mut all = vec!["run", "--scheduler", "easy"];
+        all.extend(args);
+        let out = schedlab(&all);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{all:?}: {err}");
+        assert!(err.contains(expected), "{all:?}: {err}");
+        assert!(out.stdout.is_empty(), "{all:?}");
+    }
+    // The same trace still runs unscaled, and a sweep refuses what run refuses.
+    assert!(
+        schedlab(&["run", "--scheduler", "easy", "--trace", &one_instant])
+            .status
+            .success()
+    );
+    for (trace, extra, expected) in [
+        (&skipped, "", "no job to simulate"),
+        (&no_work, "load = 0.5\n", "the trace offers no load to scale"),
+    ] {
+        let spec = write(
+            "spec.toml",
+            &format!(
+                "name = \"nothing\"\nmetrics = [\"mean_wait\"]\n[run]\ntrace = {trace:?}\nscheduler = \"easy\"\n{extra}\
+                 [replications]\ncount = 2\n"
+            ),
+        );
+        let out_dir = dir.join("out");
+        let out = schedlab(&[
+            "sweep",
+            &spec,
+            "--out",
+            out_dir.to_str().unwrap(),
+            "--force",
+            "--quiet",
+        ]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{trace}: {err}");
+        assert!(err.contains(expected), "{trace}: {err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn bad_usage_exits_2() {
     assert_eq!(
         schedlab(&["run", "--scheduler", "nope", "--model", "downey"])

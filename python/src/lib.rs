@@ -266,7 +266,11 @@ fn run_rigid_inner(
         check_size(Some(m.expected_jobs()), yes).map_err(schedlab::Error::Invalid)?;
     }
     let trace = match &rigid.source {
-        Source::Trace(t) => Some(read_swf(&t.path, &t.options)?),
+        Source::Trace(t) => {
+            let trace = read_swf(&t.path, &t.options)?;
+            trace.require_jobs(&t.path)?;
+            Some(trace)
+        }
         Source::Model(_) => None,
     };
     let info = trace.as_ref().map(TraceInfo::of);

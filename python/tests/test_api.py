@@ -97,6 +97,10 @@ def test_trace_errors_name_the_file_and_line(tmp_path):
     assert len(lenient) == 1 and lenient.info["skipped"]["malformed"] == 1
     with pytest.raises(FileNotFoundError, match="missing.swf"):
         schedlab.read_trace(tmp_path / "missing.swf")
+    # A trace with nothing left to simulate can be read, not run.
+    assert len(schedlab.read_trace(bad, lenient=True, jobs="2..")) == 0
+    with pytest.raises(ValueError, match="no job to simulate: 1 skipped .malformed 1., 1 outside the selection"):
+        schedlab.run(trace=bad, lenient=True, jobs="2..")
 
 
 def test_read_trace_columns(small_swf):

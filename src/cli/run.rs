@@ -248,7 +248,9 @@ pub fn run(args: RunArgs) -> Result<()> {
                 simulation_only: rigid.reads_only_simulated_columns() && args.swf_out.is_none(),
                 ..t.options.clone()
             };
-            Some(read_swf(&t.path, &options)?)
+            let trace = read_swf(&t.path, &options)?;
+            trace.require_jobs(&t.path)?;
+            Some(trace)
         }
         Source::Model(_) => None,
     };

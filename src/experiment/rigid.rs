@@ -467,6 +467,17 @@ impl Rigid {
             Source::Trace(t) => {
                 let (w, offered) = trace.expect("a trace experiment is given its trace");
                 let scaled = match (t.load, t.load_scale) {
+                    // An offered load of 0 (no work, or one submit instant) scales to no
+                    // target: the factor would be 0 and every job would arrive at once.
+                    (Some(target), _) if offered <= 0.0 => {
+                        return Err(crate::Error::Workload {
+                            path: t.path.clone(),
+                            message: format!(
+                                "load {target}: the trace offers no load to scale (its jobs \
+                                 do no work, or all arrive at one instant)"
+                            ),
+                        });
+                    }
                     (Some(target), _) => Cow::Owned(scale_arrivals(w, offered / target)),
                     (None, Some(f)) => Cow::Owned(scale_arrivals(w, f)),
                     (None, None) => Cow::Borrowed(w),

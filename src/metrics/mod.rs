@@ -333,7 +333,14 @@ impl Tracker {
     }
     fn percentiles(&self, scale: f64) -> Percentiles {
         if self.hist.is_empty() {
-            return Percentiles::default();
+            // Percentiles of no value are undefined, as the means of an empty window are.
+            return Percentiles {
+                p25: f64::NAN,
+                p50: f64::NAN,
+                p75: f64::NAN,
+                p98: f64::NAN,
+                p100: f64::NAN,
+            };
         }
         let q = |p: f64| self.hist.value_at_quantile(p) as f64 / scale;
         Percentiles {
@@ -433,7 +440,8 @@ impl Summary {
                 }
             }
         }
-        let mean = |s: f64| if n == 0 { 0.0 } else { s / n as f64 };
+        // Undefined for an empty window (NaN, `null` in JSON), as for an empty size class.
+        let mean = |s: f64| if n == 0 { f64::NAN } else { s / n as f64 };
         Summary {
             jobs: n as u64,
             jobs_skipped: skipped.total(),
@@ -850,6 +858,25 @@ mod tests {
         ]) {
             prop_assert_eq!(thousandths(ratio), (ratio * BSLD_SCALE).round() as u64, "{}", ratio);
         }
+    }
+
+    #[test]
+    fn an_empty_window_is_undefined_not_zero() {
+        let jobs = Jobs::from_records(&[JobRecord::new(1, 0, 100, 2, 100)]);
+        let s = Summary::of_window(&jobs, 4, &[0], &[100], 1..1, &SkipCounts::default());
+        assert_eq!(s.jobs, 0);
+        for value in [
+            s.mean_wait,
+            s.mean_response,
+            s.mean_bsld,
+            s.mean_expansion,
+            s.wait.p50,
+            s.bsld.p100,
+        ] {
+            assert!(value.is_nan(), "{s:?}");
+        }
+        let one = Summary::of_window(&jobs, 4, &[0], &[100], 0..1, &SkipCounts::default());
+        assert_eq!((one.mean_wait, one.wait.p50, one.bsld.p100), (0.0, 0.0, 1.0));
     }
 
     #[test]

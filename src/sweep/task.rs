@@ -74,6 +74,7 @@ impl Traces {
                     ..t.options.clone()
                 };
                 let w = read_swf(&t.path, &options)?;
+                w.require_jobs(&t.path)?;
                 if let Some(window) = &plan.window
                     && w.jobs.len() < window.measured.end
                 {

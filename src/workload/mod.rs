@@ -114,4 +114,22 @@ impl Workload {
             not_selected: 0,
         }
     }
+
+    /// Refuses a trace read from `path` that leaves no job to simulate (every job line
+    /// skipped or outside the selection): a summary of no jobs would report means and
+    /// percentiles of nothing.
+    pub fn require_jobs(&self, path: &std::path::Path) -> crate::error::Result<()> {
+        if !self.jobs.is_empty() {
+            return Ok(());
+        }
+        Err(crate::error::Error::Workload {
+            path: path.to_path_buf(),
+            message: format!(
+                "no job to simulate: {} skipped{}, {} outside the selection",
+                self.skipped.total(),
+                self.skipped.detail(),
+                self.not_selected
+            ),
+        })
+    }
 }
