@@ -1080,5 +1080,15 @@ fn compare_two_runs() {
         err.contains("c.csv:4: field 3 (start) = 'soon': not a whole number"),
         "{err}"
     );
+    // Schedules with no job in common have no means to compare.
+    std::fs::write(dir.join("d.csv"), lines[0].clone() + "\n").unwrap();
+    let out = schedlab(&["compare", &path("a.csv"), &path("d.csv")]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(
+        err.contains("d.csv: no job number is in both schedules (A has"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
     std::fs::remove_dir_all(&dir).unwrap();
 }

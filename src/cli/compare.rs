@@ -110,7 +110,9 @@ pub fn run(args: CompareArgs) -> Result<()> {
 
 fn compare_schedules(args: &CompareArgs, out: &mut dyn Write) -> Result<()> {
     let (a, b) = (read_jobs_csv(&args.a)?, read_jobs_csv(&args.b)?);
-    let c = JobComparison::of(&a, &b).map_err(schedlab::Error::Invalid)?;
+    let c = JobComparison::of(&a, &b).map_err(|e| {
+        schedlab::Error::Invalid(format!("A = {}, B = {}: {e}", args.a.display(), args.b.display()))
+    })?;
     writeln!(
         out,
         "A  {} ({} jobs)\nB  {} ({} jobs)",

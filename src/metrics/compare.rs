@@ -183,7 +183,8 @@ pub struct JobComparison {
 }
 
 impl JobComparison {
-    /// Matches `a` and `b` by job number; a number repeated within one file is an error.
+    /// Matches `a` and `b` by job number; a number repeated within one file is an error,
+    /// and so are schedules with no job in common, whose means would be of nothing.
     pub fn of(a: &[JobRow], b: &[JobRow]) -> std::result::Result<Self, String> {
         let index = |rows: &[JobRow],
                      which: &str|
@@ -200,7 +201,14 @@ impl JobComparison {
         let pairs = a
             .iter()
             .filter_map(|r| ib.get(&r.job_id).map(|&j| (*r, b[j])))
-            .collect();
+            .collect::<Vec<Pair>>();
+        if pairs.is_empty() {
+            return Err(format!(
+                "no job number is in both schedules (A has {} jobs, B {}): compare schedules of the same workload",
+                a.len(),
+                b.len()
+            ));
+        }
         let only_a = a
             .iter()
             .filter(|r| !ib.contains_key(&r.job_id))
@@ -300,6 +308,10 @@ mod tests {
                 .unwrap_err()
                 .contains("twice in A")
         );
+        for (a, b) in [(&[][..], &[][..]), (&[row(1, 0, 0)][..], &[row(2, 0, 0)][..])] {
+            let err = JobComparison::of(a, b).unwrap_err();
+            assert!(err.starts_with("no job number is in both schedules"), "{err}");
+        }
     }
 
     #[test]
