@@ -377,27 +377,30 @@ impl Summary {
         measured: std::ops::Range<usize>,
         skipped: &SkipCounts,
     ) -> Self {
+        Self::of_window_beside(jobs, procs, start, end, measured, skipped, || ()).0
+    }
+
+    /// [`Summary::of_window`], computing `beside` too, after the lighter of its two halves
+    /// (see below), so that a caller's own pass over the jobs shares the two threads.
+    fn of_window_beside<R: Send>(
+        jobs: &Jobs,
+        procs: u32,
+        start: &[Time],
+        end: &[Time],
+        measured: std::ops::Range<usize>,
+        skipped: &SkipCounts,
+        beside: impl FnOnce() -> R + Send,
+    ) -> (Self, R) {
         let n = measured.len();
+        let first_submit = if n == 0 { 0 } else { jobs.submit[measured.start] };
+        let last_end = measured.clone().map(|j| end[j]).max().unwrap_or(Time::MIN);
+        let makespan = if n == 0 { 0 } else { last_end - first_submit };
         // Two halves of the metrics on two threads where one is free (a whole run's summary
         // is on its critical path; in a sweep both halves run on the worker's own thread):
-        // times, and slowdowns with the size classes, which need them. Each half adds its
+        // slowdowns with the size classes and the processors busy, the heavier, here; times,
+        // the users' means and `beside` on the thread that takes them. Each half adds its
         // sums in job order, as one loop did.
-        let (times, slowdowns) = rayon::join(
-            || {
-                let (mut wait_h, mut response_h) = (Tracker::new(), Tracker::new());
-                let (mut sum_wait, mut sum_response) = (0f64, 0f64);
-                let mut last_end = Time::MIN;
-                for j in measured.clone() {
-                    let wait = start[j] - jobs.submit[j];
-                    let response = end[j] - jobs.submit[j];
-                    sum_wait += wait as f64;
-                    sum_response += response as f64;
-                    last_end = last_end.max(end[j]);
-                    wait_h.record(wait as u64);
-                    response_h.record(response as u64);
-                }
-                (wait_h, response_h, sum_wait, sum_response, last_end)
-            },
+        let (slowdowns, (times, beside)) = rayon::join(
             || {
                 let (mut bsld_h, mut expansion_h) = (Tracker::new(), Tracker::new());
                 let (mut sum_bsld, mut sum_expansion) = (0f64, 0f64);
@@ -416,33 +419,55 @@ impl Summary {
                     expansion_h.record(thousandths(expansion));
                     bsld_h.record(thousandths(b));
                 }
-                (bsld_h, expansion_h, sum_bsld, sum_expansion, classes)
+                let mut busy = 0f64;
+                if n > 0 {
+                    for j in 0..jobs.len() {
+                        if start[j] == crate::sim::state::UNSET {
+                            continue;
+                        }
+                        let finish = if end[j] == crate::sim::state::UNSET {
+                            last_end
+                        } else {
+                            end[j]
+                        };
+                        let overlap = finish.min(last_end) - start[j].max(first_submit);
+                        if overlap > 0 {
+                            busy += overlap as f64 * jobs.procs[j] as f64;
+                        }
+                    }
+                }
+                (bsld_h, expansion_h, sum_bsld, sum_expansion, classes, busy)
+            },
+            || {
+                let (mut wait_h, mut response_h) = (Tracker::new(), Tracker::new());
+                let (mut sum_wait, mut sum_response) = (0f64, 0f64);
+                for j in measured.clone() {
+                    let wait = start[j] - jobs.submit[j];
+                    let response = end[j] - jobs.submit[j];
+                    sum_wait += wait as f64;
+                    sum_response += response as f64;
+                    wait_h.record(wait as u64);
+                    response_h.record(response as u64);
+                }
+                let users = UserSummary::of(
+                    &jobs.user,
+                    measured.clone(),
+                    measured.clone().map(|j| {
+                        let response = end[j] - jobs.submit[j];
+                        (
+                            (start[j] - jobs.submit[j]) as f64,
+                            bsld(response, jobs.runtime[j]),
+                        )
+                    }),
+                );
+                ((wait_h, response_h, sum_wait, sum_response, users), beside())
             },
         );
-        let (wait_h, response_h, sum_wait, sum_response, last_end) = times;
-        let (bsld_h, expansion_h, sum_bsld, sum_expansion, classes) = slowdowns;
-        let first_submit = if n == 0 { 0 } else { jobs.submit[measured.start] };
-        let makespan = if n == 0 { 0 } else { last_end - first_submit };
-        let mut busy = 0f64;
-        if n > 0 {
-            for j in 0..jobs.len() {
-                if start[j] == crate::sim::state::UNSET {
-                    continue;
-                }
-                let finish = if end[j] == crate::sim::state::UNSET {
-                    last_end
-                } else {
-                    end[j]
-                };
-                let overlap = finish.min(last_end) - start[j].max(first_submit);
-                if overlap > 0 {
-                    busy += overlap as f64 * jobs.procs[j] as f64;
-                }
-            }
-        }
+        let (wait_h, response_h, sum_wait, sum_response, users) = times;
+        let (bsld_h, expansion_h, sum_bsld, sum_expansion, classes, busy) = slowdowns;
         // Undefined for an empty window (NaN, `null` in JSON), as for an empty size class.
         let mean = |s: f64| if n == 0 { f64::NAN } else { s / n as f64 };
-        Summary {
+        let summary = Summary {
             jobs: n as u64,
             jobs_skipped: skipped.total(),
             skipped: skipped.clone(),
@@ -471,17 +496,7 @@ impl Summary {
                 .utility
                 .as_ref()
                 .map(|u| UtilitySummary::of(u, &jobs.submit, end, measured.clone())),
-            users: UserSummary::of(
-                &jobs.user,
-                measured.clone(),
-                measured.clone().map(|j| {
-                    let response = end[j] - jobs.submit[j];
-                    (
-                        (start[j] - jobs.submit[j]) as f64,
-                        bsld(response, jobs.runtime[j]),
-                    )
-                }),
-            ),
+            users,
             size_classes: std::array::from_fn(|c| {
                 let (n, wait, b) = classes[c];
                 let mean = |sum: f64| if n == 0 { f64::NAN } else { sum / n as f64 };
@@ -492,7 +507,8 @@ impl Summary {
                     mean_bsld: mean(b),
                 }
             }),
-        }
+        };
+        (summary, beside)
     }
 
     /// Summarises a run: [`Summary::of_window`] plus the accuracy of the predictions the
@@ -504,8 +520,13 @@ impl Summary {
         measured: std::ops::Range<usize>,
         skipped: &SkipCounts,
     ) -> Self {
-        let (mut s, (inaccuracy, accuracy)) = rayon::join(
-            || Self::of_window(jobs, procs, outcome.start, outcome.end, measured.clone(), skipped),
+        let (mut s, (inaccuracy, accuracy)) = Self::of_window_beside(
+            jobs,
+            procs,
+            outcome.start,
+            outcome.end,
+            measured.clone(),
+            skipped,
             || {
                 let (mut inaccuracy, mut accuracy) = (0.0, 0.0);
                 for j in measured.clone() {
