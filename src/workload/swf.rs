@@ -263,8 +263,9 @@ const CHUNK: usize = 1 << 18;
 /// Chunks the inflating thread may run ahead of the parser: 8 MiB, more than an archive log
 /// such as CTC-SP2 inflates to, so that the thread (faster than the parser) seldom waits
 /// for room. Each wait ends in a wake-up by the parser, after which the OS may run the two
-/// on one CPU (pinning the thread to the other CPU gained as much). With two chunks ahead, a whole run on CTC-SP2 took 35.5 ms against 33.2 ms
-/// (docs/performance.md), for 1.5 to 2 MB more at the peak.
+/// on one CPU (pinning the thread to the other CPU gained more still, but fights the OS in
+/// sweeps and containers). A whole run on CTC-SP2 took 35.5 ms with two chunks ahead and
+/// 33.2 ms with these, for 1.5 to 2 MB more at the peak (docs/performance.md, round 3).
 const AHEAD: usize = 32;
 
 /// A `BufRead` over a gzip file inflated by another thread: chunks arrive on a bounded
