@@ -16,6 +16,7 @@ use schedlab::workload::Workload;
 use schedlab::workload::estimates::Tsafrir;
 use schedlab::workload::swf::{SwfOptions, read_swf};
 use schedlab::workload::synth::LublinParams;
+use schedlab::workload::synth::lublin::SizeRule;
 
 /// Samples of the model pooled for a comparison, each as long as a reference log.
 const SAMPLES: u64 = 20;
@@ -66,10 +67,13 @@ fn shape(workloads: &[&Workload]) -> Shape {
     s
 }
 
-/// The model with the generator's settings for a reference log, `SAMPLES` times.
+/// The model with the generator's settings for a reference log, `SAMPLES` times. Both logs
+/// were written with every class up to the whole machine (`sizes = "log2"`; the two rules
+/// agree for one class), not with the generator's compiled-in interactive sizes.
 fn model_samples(job_types: bool) -> Vec<Workload> {
     let p = LublinParams {
         procs: 256,
+        sizes: SizeRule::Log2,
         jobs: 10_000,
         job_types,
         ..LublinParams::default()
@@ -266,4 +270,82 @@ fn offered_load_is_the_utilisation_of_an_unsaturated_backfilling_run() {
             s.utilization
         );
     }
+}
+
+/// A class's sizes as the generator draws them, computed here from its compiled-in
+/// constants (not from schedlab's code): the share of serial jobs, of parallel jobs of a
+/// power-of-two size, and the mean log2 size of parallel jobs.
+fn expected_sizes(serial: f64, pow2: f64, (low, med, high): (f64, f64, f64), uprob: f64) -> (f64, f64, f64) {
+    // x is two-stage uniform; midpoints of a fine grid on each stage integrate it.
+    let steps = 100_000;
+    let (mut p_pow2, mut mean_log2) = (0.0, 0.0);
+    for (a, b, weight) in [(low, med, uprob), (med, high, 1.0 - uprob)] {
+        for i in 0..steps {
+            let x = a + (b - a) * (i as f64 + 0.5) / steps as f64;
+            let w = weight / steps as f64;
+            // A power-of-two job rounds x first; any other job rounds 2^x.
+            for (share, size) in [
+                (pow2, 2f64.powf(x.round()).round()),
+                (1.0 - serial - pow2, 2f64.powf(x).round()),
+            ] {
+                let p = share * w;
+                p_pow2 += p * f64::from((size as u32).is_power_of_two());
+                mean_log2 += p * size.log2();
+            }
+        }
+    }
+    (serial, p_pow2, mean_log2 / (1.0 - serial))
+}
+
+#[test]
+fn sizes_at_128_processors_are_the_generators_compiled_in_ones() {
+    let w = LublinParams {
+        procs: 128,
+        jobs: 100_000,
+        ..LublinParams::default()
+    }
+    .generate(1);
+    let j = &w.jobs;
+    // m_lublin99.c: SERIAL_PROB, POW2_PROB, ULOW, UMED, UHI and UPROB of each class.
+    for (queue, name, serial, pow2, bounds, uprob, largest) in [
+        (1, "batch", 0.2927, 0.6686, (1.2, 5.0, 7.0), 0.875, 128),
+        (0, "interactive", 0.1541, 0.625, (1.0, 3.0, 5.5), 0.705, 45),
+    ] {
+        let sizes: Vec<u32> = (0..j.len())
+            .filter(|&i| j.queue[i] == queue)
+            .map(|i| j.procs[i])
+            .collect();
+        let n = sizes.len() as f64;
+        let parallel: Vec<f64> = sizes
+            .iter()
+            .filter(|&&p| p > 1)
+            .map(|&p| (p as f64).log2())
+            .collect();
+        let serial_share = (n - parallel.len() as f64) / n;
+        let pow2_share = sizes.iter().filter(|&&p| p > 1 && p.is_power_of_two()).count() as f64 / n;
+        let mean_log2 = parallel.iter().sum::<f64>() / parallel.len() as f64;
+        let sd_log2 =
+            (parallel.iter().map(|x| (x - mean_log2).powi(2)).sum::<f64>() / parallel.len() as f64).sqrt();
+        let (e_serial, e_pow2, e_log2) = expected_sizes(serial, pow2, bounds, uprob);
+        let report = format!(
+            "{name}: {n} jobs, serial {serial_share:.4} ({e_serial:.4}), power of two {pow2_share:.4} \
+             ({e_pow2:.4}), mean log2 parallel size {mean_log2:.4} ({e_log2:.4}), largest {:?}",
+            sizes.iter().max()
+        );
+        println!("{report}");
+        let binomial = |p: f64| 4.0 * (p * (1.0 - p) / n).sqrt();
+        assert!((serial_share - e_serial).abs() < binomial(e_serial), "{report}");
+        assert!((pow2_share - e_pow2).abs() < binomial(e_pow2), "{report}");
+        assert!(
+            (mean_log2 - e_log2).abs() < 4.0 * sd_log2 / (parallel.len() as f64).sqrt(),
+            "{report}"
+        );
+        assert_eq!(sizes.iter().max(), Some(&largest), "{report}");
+    }
+    // Interactive jobs are most jobs: the class whose sizes the old rule overstated.
+    let interactive = j.queue.iter().filter(|&&q| q == 0).count() as f64 / j.len() as f64;
+    assert!(
+        (0.80..0.90).contains(&interactive),
+        "interactive share {interactive}"
+    );
 }

@@ -1405,3 +1405,32 @@ fn stopping_on_differences_decides_per_group() {
     }
     fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_demo_is_unsaturated_for_backfilling_below_load_0_7() {
+    // The demo's own spec (model, window, saturation bound), narrowed to EASY and
+    // conservative at the two loads below 0.7, 10 workloads each: none may saturate
+    // (it did with sizes = "log2", the rule before 2026-11-26; issue 35).
+    let quick = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("sweeps/quick.toml")).unwrap();
+    let narrowed = [
+        ("load = { from = 0.2, to = 0.8, step = 0.1 }", "load = [0.5, 0.6]"),
+        (
+            r#"scheduler = ["fcfs", "easy", "sjbf", "conservative"]"#,
+            r#"scheduler = ["easy", "conservative"]"#,
+        ),
+        ("min = 5\nmax = 40", "min = 10\nmax = 10"),
+    ]
+    .iter()
+    .fold(quick, |text, (from, to)| {
+        assert!(text.contains(from), "sweeps/quick.toml no longer has `{from}`");
+        text.replace(from, to)
+    });
+    let dir = temp("demo-unsaturated");
+    let plan = plan_from(&narrowed, &dir);
+    run_sweep(&plan, &options(&dir.join("out"), 2)).unwrap();
+    let runs = read_runs(&dir.join("out/runs.csv"), &plan).unwrap();
+    assert_eq!(runs.len(), 40);
+    let saturated = runs.iter().filter(|r| r.saturated).count();
+    assert_eq!(saturated, 0, "{saturated} of 40 replications saturated");
+    fs::remove_dir_all(&dir).unwrap();
+}
