@@ -32,6 +32,70 @@ fn target(path: &Path) -> std::io::Result<Target> {
     }
 }
 
+/// What a path names, to tell whether two paths are one file: a file that exists, by what
+/// it resolves to (links followed; on Unix its device and inode, so hard links too), or a
+/// file still to be made, by its folder (resolved) and name. A special file (a FIFO, a
+/// device) names nothing that can be lost: two outputs may both go to `/dev/null`.
+#[derive(Debug, PartialEq)]
+enum Identity {
+    #[cfg(not(unix))]
+    Existing(PathBuf),
+    #[cfg(unix)]
+    Inode(u64, u64),
+    New(PathBuf),
+    Special,
+}
+
+fn identity(path: &Path) -> Identity {
+    match fs::metadata(path) {
+        Ok(m) if !m.is_file() => Identity::Special,
+        #[cfg(unix)]
+        Ok(m) => {
+            use std::os::unix::fs::MetadataExt;
+            Identity::Inode(m.dev(), m.ino())
+        }
+        #[cfg(not(unix))]
+        Ok(_) => Identity::Existing(fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())),
+        Err(_) => {
+            let folder = match path.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p,
+                _ => Path::new("."),
+            };
+            let folder = fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
+            Identity::New(folder.join(path.file_name().unwrap_or_default()))
+        }
+    }
+}
+
+/// Refuses, before any work, outputs (`(option, path)`) that would overwrite one of the
+/// `inputs` (the same file under any name) or another output: the run would destroy its
+/// own input, or silently keep one of two results.
+pub fn check_outputs(inputs: &[(&str, &Path)], outputs: &[(&str, &Path)]) -> Result<()> {
+    let clash = |what: &str, path: &Path, conflict: String| {
+        Err(Error::OutputClash {
+            what: what.to_string(),
+            path: path.to_path_buf(),
+            conflict,
+        })
+    };
+    let inputs: Vec<(&str, &Path, Identity)> = inputs.iter().map(|&(w, p)| (w, p, identity(p))).collect();
+    let mut seen: Vec<(&str, Identity)> = Vec::new();
+    for &(what, path) in outputs {
+        let id = identity(path);
+        if id == Identity::Special {
+            continue;
+        }
+        if let Some((input, input_path, _)) = inputs.iter().find(|(_, _, i)| *i == id) {
+            return clash(what, path, format!("is the {input} {}", input_path.display()));
+        }
+        if let Some((other, _)) = seen.iter().find(|(_, i)| *i == id) {
+            return clash(what, path, format!("is also given to {other}"));
+        }
+        seen.push((what, id));
+    }
+    Ok(())
+}
+
 /// Writes `path` with the bytes `write` produces: a regular file atomically (temporary file
 /// beside it, then rename; through a symbolic link, its target), a special file such as a
 /// FIFO or `/dev/stdout` directly; never replaces a special file or a link.

@@ -19,6 +19,13 @@ pub enum Error {
     },
     #[error("{path}: {message}")]
     Workload { path: PathBuf, message: String },
+    /// An output that would overwrite an input or another output (`what`: the option).
+    #[error("{what} {path}: {conflict}; nothing was run")]
+    OutputClash {
+        what: String,
+        path: PathBuf,
+        conflict: String,
+    },
     #[error("invalid parameter {key}={value}: {message}")]
     Param {
         key: String,

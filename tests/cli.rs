@@ -12,6 +12,16 @@ fn schedlab(args: &[&str]) -> std::process::Output {
         .expect("runs")
 }
 
+/// Runs `args`, which must be refused as bad input (exit 2) with `expected` in the message
+/// and nothing on stdout.
+fn assert_refused(args: &[&str], expected: &str) {
+    let out = schedlab(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(err.contains(expected), "{args:?}: {err}");
+    assert!(out.stdout.is_empty(), "{args:?}");
+}
+
 fn golden(name: &str) -> String {
     format!("{}/tests/golden/{name}", env!("CARGO_MANIFEST_DIR"))
 }
@@ -184,13 +194,7 @@ fn a_trace_that_leaves_nothing_to_simulate_is_refused() {
         (&["--trace", &one_instant, "--load-scale", "0"], "load_scale"),
     ];
     for (args, expected) in cases {
-        let mut all = vec!["run", "--scheduler", "easy"];
-        all.extend(args);
-        let out = schedlab(&all);
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{all:?}: {err}");
-        assert!(err.contains(expected), "{all:?}: {err}");
-        assert!(out.stdout.is_empty(), "{all:?}");
+        assert_refused(&[&["run", "--scheduler", "easy"], args].concat(), expected);
     }
     // The same trace still runs unscaled, and a sweep refuses what run refuses.
     assert!(
@@ -1090,5 +1094,200 @@ fn compare_two_runs() {
         "{err}"
     );
     assert!(out.stdout.is_empty());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn scaling_knobs_are_bounded_before_any_work() {
+    // Loads from 0.001 to 10, and load scales that imply such a load and keep every submit
+    // within 2^40 s: past them a run panicked, reported negative waits, or ran for minutes
+    // (issue 40).
+    let dir = temp_dir("scaling-knobs");
+    let write = |name: &str, body: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, body).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let job = |id: u64, submit: u64, runtime: u64, procs: u32| {
+        format!("{id} {submit} -1 {runtime} {procs} -1 -1 {procs} {runtime} -1 1 1 1 1 1 -1 -1 -1\n")
+    };
+    // Offered load 4 x 500 x 4 / (8 x 3000) = 1/3.
+    let small = write(
+        "small.swf",
+        &format!(
+            "; MaxProcs: 8\n{}",
+            (0..4).map(|i| job(i + 1, i * 1000, 500, 4)).collect::<String>()
+        ),
+    );
+    // Offered load 2, over a span of 2^38 s: a scale of 5 implies load 0.4 but takes the
+    // last submit past 2^40 s.
+    let long = write(
+        "long.swf",
+        &format!(
+            "; MaxProcs: 8\n{}{}",
+            job(1, 0, 1 << 39, 8),
+            job(2, 1 << 38, 1, 8)
+        ),
+    );
+    let refused: [(&[&str], &str); 7] = [
+        (
+            &["--trace", &small, "--load", "1e-12"],
+            "load = 0.000000000001: expected a number from 0.001 to 10",
+        ),
+        (
+            &["--trace", &small, "--load", "11"],
+            "load = 11: expected a number from 0.001 to 10",
+        ),
+        (
+            &["--trace", &small, "--load-scale", "2e18"],
+            "small.swf: load_scale 2000000000000000000: the trace's offered load 0.3333 would become 1.667e-19, outside 0.001 to 10",
+        ),
+        (
+            &["--trace", &small, "--load-scale", "0.01"],
+            "load_scale 0.01: the trace's offered load 0.3333 would become 33.3333, outside",
+        ),
+        (
+            &["--trace", &long, "--load-scale", "5"],
+            "long.swf: load_scale 5: inter-arrival times scaled by 5 take the last submit to 1.374e12 s, past",
+        ),
+        (
+            &["--model", "lublin", "--param", "load=1e-9"],
+            "load=0.000000001: must be from 0.001 to 10",
+        ),
+        (
+            &["--model", "downey", "--param", "rho=20"],
+            "rho=20: must be from 0.001 to 10",
+        ),
+    ];
+    for (args, expected) in refused {
+        assert_refused(
+            &[&["run", "--scheduler", "conservative"], args].concat(),
+            expected,
+        );
+    }
+    // At the ends of the range every scheduler runs, with waits that make sense.
+    for scheduler in ["fcfs", "easy", "sjbf", "conservative"] {
+        for (flag, value) in [
+            ("--load", "0.001"),
+            ("--load", "10"),
+            ("--load-scale", "333"),
+            ("--load-scale", "0.0334"),
+        ] {
+            let out = schedlab(&[
+                "run",
+                "--trace",
+                &small,
+                "--scheduler",
+                scheduler,
+                flag,
+                value,
+                "--json",
+            ]);
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                out.status.success(),
+                "{scheduler} {flag} {value}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+            let wait = json["mean_wait"].as_f64().unwrap();
+            let utilization = json["utilization"].as_f64().unwrap();
+            assert!(
+                wait >= 0.0 && (0.0..=1.0).contains(&utilization),
+                "{scheduler} {flag} {value}: {text}"
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn outputs_never_overwrite_inputs_or_each_other() {
+    // The same file under another name (a symbolic or a hard link, a path through `.`), or
+    // one path given to two outputs: refused before anything runs, the input intact.
+    let dir = temp_dir("clobber");
+    let trace = dir.join("f.swf");
+    let body = "; MaxProcs: 8\n1 0 -1 10 4 -1 -1 4 10 -1 1 1 1 1 1 -1 -1 -1\n2 50 -1 10 4 -1 -1 4 10 -1 1 1 1 1 1 -1 -1 -1\n";
+    std::fs::write(&trace, body).unwrap();
+    let hard = dir.join("hard.swf");
+    std::fs::hard_link(&trace, &hard).unwrap();
+    let link = dir.join("link.swf");
+    std::os::unix::fs::symlink(&trace, &link).unwrap();
+    let (t, h, l) = (
+        trace.to_str().unwrap(),
+        hard.to_str().unwrap(),
+        link.to_str().unwrap(),
+    );
+    let dotted = format!("{}/./f.swf", dir.display());
+    let csv = dir.join("a.csv");
+    let a = csv.to_str().unwrap();
+    let cases: Vec<(Vec<&str>, String)> = vec![
+        (
+            vec!["run", "--trace", t, "--scheduler", "easy", "--jobs-out", t],
+            format!("--jobs-out {t}: is the trace {t}"),
+        ),
+        (
+            vec!["run", "--trace", t, "--scheduler", "easy", "--swf-out", l],
+            format!("--swf-out {l}: is the trace {t}"),
+        ),
+        (
+            vec!["run", "--trace", t, "--scheduler", "easy", "--timeline-out", h],
+            format!("--timeline-out {h}: is the trace"),
+        ),
+        (
+            vec!["run", "--trace", t, "--scheduler", "easy", "--jobs-out", &dotted],
+            "is the trace".into(),
+        ),
+        (
+            vec![
+                "run",
+                "--trace",
+                t,
+                "--scheduler",
+                "easy",
+                "--jobs-out",
+                a,
+                "--swf-out",
+                a,
+            ],
+            format!("--swf-out {a}: is also given to --jobs-out"),
+        ),
+        (
+            vec!["utility", "augment", t, "--priorities", "sdsc-blue", "--out", l],
+            format!("--out {l}: is the trace {t}"),
+        ),
+        (
+            vec!["trace", "resample", t, "--resample", "shake", "--out", h],
+            format!("--out {h}: is the trace {t}"),
+        ),
+    ];
+    for (args, expected) in cases {
+        assert_refused(&args, &expected);
+        assert_eq!(std::fs::read_to_string(&trace).unwrap(), body, "{args:?}");
+        assert!(!csv.exists(), "{args:?}");
+    }
+    // Special files take any number of outputs.
+    let ok = schedlab(&[
+        "run",
+        "--trace",
+        t,
+        "--scheduler",
+        "easy",
+        "--jobs-out",
+        "/dev/null",
+        "--swf-out",
+        "/dev/null",
+    ]);
+    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    // compare refuses to write over either run.
+    assert!(
+        schedlab(&["run", "--trace", t, "--scheduler", "easy", "--jobs-out", a])
+            .status
+            .success()
+    );
+    assert_refused(
+        &["compare", a, a, "--out", a],
+        &format!("--out {a}: is the first run {a}"),
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

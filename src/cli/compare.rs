@@ -61,6 +61,12 @@ pub fn run(args: CompareArgs) -> Result<()> {
         ))
         .into());
     }
+    if let Some(path) = &args.out {
+        schedlab::atomic::check_outputs(
+            &[("first run", &args.a), ("second run", &args.b)],
+            &[("--out", path)],
+        )?;
+    }
     let mut out = io::stdout().lock();
     if csv_a {
         compare_schedules(&args, &mut out)?;

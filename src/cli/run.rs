@@ -237,6 +237,20 @@ fn write_timeline(
 pub fn run(args: RunArgs) -> Result<()> {
     let t0 = Instant::now();
     let rigid = experiment(&args)?;
+    let outputs: Vec<(&str, &std::path::Path)> = [
+        ("--jobs-out", &args.jobs_out),
+        ("--swf-out", &args.swf_out),
+        ("--timeline-out", &args.timeline_out),
+        ("--gantt-out", &args.gantt_out),
+    ]
+    .into_iter()
+    .filter_map(|(what, path)| Some((what, path.as_deref()?)))
+    .collect();
+    let inputs: Vec<(&str, &std::path::Path)> = match &rigid.source {
+        Source::Trace(t) => vec![("trace", t.path.as_path())],
+        Source::Model(_) => vec![],
+    };
+    schedlab::atomic::check_outputs(&inputs, &outputs)?;
     if let Source::Model(m) = &rigid.source {
         check_size(Some(m.expected_jobs()), args.yes).map_err(schedlab::Error::Invalid)?;
     }

@@ -137,6 +137,7 @@ fn resample_trace(
         resample.method.is_some() || estimates.is_some(),
         "say how to draw the workload: --resample users|shake and/or --estimates tsafrir"
     );
+    schedlab::atomic::check_outputs(&[("trace", path)], &[("--out", out)])?;
     let mut flags = vec![
         ("trace", Some(Value::Str(path.display().to_string()))),
         ("scheduler", Some(Value::Str("fcfs".into()))),

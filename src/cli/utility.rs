@@ -96,6 +96,7 @@ pub fn run(command: UtilityCommand) -> Result<()> {
 }
 
 fn augment(path: &Path, read: &ReadArgs, utility: &UtilityArgs, seed: u64, out: &Path) -> Result<()> {
+    schedlab::atomic::check_outputs(&[("trace", path)], &[("--out", out)])?;
     let params = super::params(&[], utility.flags())?;
     let augmentation = augmentation(&params)
         .map_err(schedlab::Error::from)?

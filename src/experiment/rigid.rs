@@ -318,7 +318,8 @@ fn trace(params: &Params, base_dir: &Path) -> Result<TraceSource, ParamError> {
         None => None,
         Some(r) => Some(r.parse::<JobRange>().map_err(|e| format!("jobs: {e}"))?),
     };
-    let (load, load_scale) = (params.positive("load")?, params.positive("load_scale")?);
+    let load = params.within("load", &crate::workload::LOAD_RANGE)?;
+    let load_scale = params.positive("load_scale")?;
     if load.is_some() && load_scale.is_some() {
         return Err("load and load_scale both scale a trace; choose one"
             .to_string()
@@ -426,6 +427,51 @@ fn scale_arrivals(w: &Workload, factor: f64) -> Workload {
     scaled
 }
 
+/// Refuses a factor on `w`'s inter-arrival times that asks (`asked`, in the user's words)
+/// for a load outside [`LOAD_RANGE`](crate::workload::LOAD_RANGE) or takes a submit time
+/// past [`MAX_TIME`](crate::workload::MAX_TIME), before anything is simulated.
+fn check_scale(w: &Workload, path: &Path, offered: f64, factor: f64, asked: &str) -> crate::Result<()> {
+    let range = crate::workload::LOAD_RANGE;
+    let refuse = |message: String| {
+        Err(crate::Error::Workload {
+            path: path.to_path_buf(),
+            message: format!("{asked}: {message}"),
+        })
+    };
+    // Four significant digits, in plain notation where it reads well.
+    let number = |x: f64| {
+        if (1e-3..1e6).contains(&x.abs()) {
+            format!("{}", (x * 1e4).round() / 1e4)
+        } else {
+            format!("{x:.3e}")
+        }
+    };
+    let implied = offered / factor;
+    if offered > 0.0 && !range.contains(&implied) {
+        return refuse(format!(
+            "the trace's offered load {} would become {}, outside {} to {}",
+            number(offered),
+            number(implied),
+            range.start(),
+            range.end()
+        ));
+    }
+    let (first, last) = match (w.jobs.submit.first(), w.jobs.submit.last()) {
+        (Some(&f), Some(&l)) => (f, l),
+        _ => return Ok(()),
+    };
+    let reach = first as f64 + (last - first) as f64 * factor;
+    if reach > crate::workload::MAX_TIME as f64 {
+        return refuse(format!(
+            "inter-arrival times scaled by {} take the last submit to {} s, past the longest \
+             time schedlab accepts (2^40 s)",
+            number(factor),
+            number(reach)
+        ));
+    }
+    Ok(())
+}
+
 /// A rigid run's result: a summary of the measured jobs, or a saturated run.
 #[derive(Clone, Debug)]
 pub struct RigidOutcome {
@@ -478,8 +524,15 @@ impl Rigid {
                             ),
                         });
                     }
-                    (Some(target), _) => Cow::Owned(scale_arrivals(w, offered / target)),
-                    (None, Some(f)) => Cow::Owned(scale_arrivals(w, f)),
+                    (Some(target), _) => {
+                        let factor = offered / target;
+                        check_scale(w, &t.path, offered, factor, &format!("load {target}"))?;
+                        Cow::Owned(scale_arrivals(w, factor))
+                    }
+                    (None, Some(f)) => {
+                        check_scale(w, &t.path, offered, f, &format!("load_scale {f}"))?;
+                        Cow::Owned(scale_arrivals(w, f))
+                    }
                     (None, None) => Cow::Borrowed(w),
                 };
                 let shaken = match &t.resample {

@@ -131,6 +131,25 @@ impl Params {
         }
     }
 
+    /// A number within `range`, if given.
+    pub fn within(
+        &self,
+        key: &str,
+        range: &std::ops::RangeInclusive<f64>,
+    ) -> Result<Option<f64>, ParamError> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(v) => match v.as_f64() {
+                Some(x) if range.contains(&x) => Ok(Some(x)),
+                _ => Err(bad(
+                    key,
+                    v,
+                    &format!("a number from {} to {}", range.start(), range.end()),
+                )),
+            },
+        }
+    }
+
     /// A positive integer, if given.
     pub fn whole(&self, key: &str) -> Result<Option<u64>, ParamError> {
         match self.get(key) {

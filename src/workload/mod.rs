@@ -23,6 +23,11 @@ use serde::Serialize;
 /// time: 2^40 s, about 34,800 years. Within it, sums of times cannot overflow.
 pub const MAX_TIME: crate::Time = 1 << 40;
 
+/// The offered loads a run may ask for (`load`, and the load a trace's `load_scale` implies):
+/// from a thousandth of the machine to ten times it. Past these ends nothing new is learnt,
+/// and a model's generation time grows as 1/load while a trace's times leave `MAX_TIME`.
+pub const LOAD_RANGE: std::ops::RangeInclusive<f64> = 0.001..=10.0;
+
 /// The most processors a simulated machine (and so a job) may have: 2^26 = 67,108,864,
 /// several times today's largest machines.
 pub const MAX_PROCS: u32 = 1 << 26;

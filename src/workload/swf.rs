@@ -50,9 +50,9 @@ pub const FIELD_NAMES: [&str; 18] = [
 const FRACTIONAL_FIELD: usize = 6;
 
 /// What the header comments say. Unknown keys are kept verbatim in `comments`. A value
-/// is read as its leading number, so annotated values such as `MaxProcs: 1664 (72, 1368,
-/// 224)` or `MaxProcs: 9216 (8 cores x 1152 nodes)` count, and the annotation stays in the
-/// comments.
+/// is read as its leading number (`leading_number`), so annotated values such as
+/// `MaxProcs: 1664 (72, 1368, 224)`, `MaxProcs: 9216 (8 cores x 1152 nodes)` or `MaxProcs:
+/// 1,664` count, and the annotation stays in the comments.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SwfHeader {
     /// MaxProcs and MaxNodes when usable: from 1 to [`MAX_PROCS`].
@@ -72,13 +72,22 @@ pub struct SwfHeader {
 /// Comment lines kept in [`SwfHeader::comments`].
 const MAX_COMMENTS: usize = 10_000;
 
-/// The leading integer of a header value (`1664 (72, 1368, 224)` -> 1664).
+/// The leading integer of a header value: its text up to the first space, `(` or `;`
+/// (`1664 (72, 1368, 224)` -> 1664), with thousands separated by `,` or `_` in groups of
+/// three (`1,664`, `1_664`). Anything else there (`1e30`, `1.5`, `12,34`) is no number, so
+/// that a machine size is never read from the part of a value before an odd character.
 fn leading_number<T: std::str::FromStr>(value: &str) -> Option<T> {
-    let end = value
-        .char_indices()
-        .find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && c == '-')))
-        .map_or(value.len(), |(i, _)| i);
-    value[..end].parse().ok()
+    let token = value.split([' ', '\t', '(', ';']).next().unwrap_or_default();
+    let digits = token.strip_prefix('-').unwrap_or(token);
+    let groups: Vec<&str> = digits.split([',', '_']).collect();
+    let grouped = groups[0].len() <= 3 && groups[1..].iter().all(|g| g.len() == 3);
+    let plain = groups
+        .iter()
+        .all(|g| !g.is_empty() && g.bytes().all(|b| b.is_ascii_digit()));
+    if !plain || (groups.len() > 1 && !grouped) {
+        return None;
+    }
+    token.replace([',', '_'], "").parse().ok()
 }
 
 impl SwfHeader {
@@ -489,6 +498,11 @@ impl<'a> Reading<'a> {
         if line.strip_suffix(b"\n").unwrap_or(line).len() > MAX_LINE {
             return Err(self.error(format!("longer than {MAX_LINE} bytes: not an SWF trace")));
         }
+        // A UTF-8 byte-order mark, as some editors write, opens the first line.
+        let line = match self.line_no {
+            1 => line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line),
+            _ => line,
+        };
         let text = line.trim_ascii();
         if text.is_empty() {
             return Ok(true);
@@ -1072,6 +1086,63 @@ mod tests {
 
     /// A negative zero average CPU time keeps its sign on both paths (found by the
     /// property tests: the fast path once read "-0.0" as +0.0).
+    #[test]
+    fn header_numbers_are_read_whole_or_not_at_all() {
+        let read = |v: &str| leading_number::<u64>(v);
+        for (value, expected) in [
+            ("1664 (72, 1368, 224)", Some(1664)),
+            ("9216 (8 cores x 1152 nodes)", Some(9216)),
+            ("1,664", Some(1664)),
+            ("1_664", Some(1664)),
+            ("1,234,567", Some(1_234_567)),
+            ("338;", Some(338)),
+            ("400(48 interactive)", Some(400)),
+            // Once read as 1, a one-processor machine (issue 40).
+            ("1e30", None),
+            ("1.5", None),
+            ("12,34", None),
+            ("1,", None),
+            ("1664x", None),
+            ("", None),
+        ] {
+            assert_eq!(read(value), expected, "{value:?}");
+        }
+        assert_eq!(leading_number::<i64>("-25 (before 1970)"), Some(-25));
+    }
+
+    #[test]
+    fn a_byte_order_mark_opens_the_first_line() {
+        let job = "1 0 10 100 4 -1 -1 4 100 -1 1 1 1 1 1 -1 -1 -1\n";
+        for options in [
+            SwfOptions::default(),
+            SwfOptions {
+                lenient: true,
+                ..SwfOptions::default()
+            },
+        ] {
+            let w = parse_swf_str(&format!("\u{FEFF}; MaxProcs: 64\n{job}"), "bom.swf", &options).unwrap();
+            assert_eq!((w.procs, w.jobs.len()), (64, 1));
+        }
+        let w = parse_swf_str(
+            &format!("\u{FEFF}{job}"),
+            "bom.swf",
+            &SwfOptions {
+                procs: Some(8),
+                ..SwfOptions::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(w.jobs.len(), 1);
+        // Only the first line may open with one.
+        let e = parse_swf_str(
+            &format!("; MaxProcs: 64\n\u{FEFF}{job}"),
+            "bom.swf",
+            &SwfOptions::default(),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("bom.swf:2"), "{e}");
+    }
+
     #[test]
     fn a_negative_zero_decimal_keeps_its_sign() {
         let line = "1 0 10 100 4 -0.0 -1 -1 100 -1 1 1 1 1 1 1 -1 -1";

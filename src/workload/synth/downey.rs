@@ -15,7 +15,7 @@
 //!   (at least 1) with runtime `L / S(n)` rounded to the nearest second, at least 1 s; the
 //!   estimate equals the runtime. `L`, `A` and `sigma` are kept in the job table.
 
-use super::{ModelRng, check_procs, parse_param, unit, unknown_key};
+use super::{ModelRng, check_load, check_procs, parse_param, unit, unknown_key};
 use crate::error::{Error, Result};
 use crate::speedup::downey_speedup;
 use crate::workload::{JobRecord, Jobs, MalleableColumns, Workload, narrow};
@@ -131,10 +131,8 @@ impl DowneyParams {
             );
         }
         for (key, value) in [("rho", self.rho), ("load", self.load)] {
-            if let Some(v) = value
-                && !(v > 0.0 && v.is_finite())
-            {
-                return bad(key, v.to_string(), "must be a positive number");
+            if let Some(v) = value {
+                check_load(key, v)?;
             }
         }
         if !(self.day_hours > 0.0 && self.day_hours <= 24.0) {

@@ -36,7 +36,7 @@
 use rand_distr::{Distribution, Gamma};
 use rand_xoshiro::rand_core::SeedableRng;
 
-use super::{ModelRng, check_procs, parse_param, unit, unknown_key};
+use super::{ModelRng, check_load, check_procs, parse_param, unit, unknown_key};
 use crate::error::{Error, Result};
 use crate::seed::mix64;
 use crate::workload::estimates::EstimateModel;
@@ -485,14 +485,8 @@ impl LublinParams {
                 message: "must be at least 1".into(),
             });
         }
-        if let Some(load) = self.load
-            && !(load > 0.0 && load.is_finite())
-        {
-            return Err(Error::Param {
-                key: "load".into(),
-                value: load.to_string(),
-                message: "must be a positive number".into(),
-            });
+        if let Some(load) = self.load {
+            check_load("load", load)?;
         }
         self.estimates.validate("max_estimate")?;
         for (name, class) in self.classes() {

@@ -118,6 +118,19 @@ pub(crate) fn check_procs(procs: u32) -> Result<()> {
 }
 
 /// Parses one model parameter value, naming the key in the error.
+/// A model's `load` (or Downey's `rho`) within [`LOAD_RANGE`](crate::workload::LOAD_RANGE).
+pub(crate) fn check_load(key: &str, load: f64) -> Result<()> {
+    let range = crate::workload::LOAD_RANGE;
+    if range.contains(&load) {
+        return Ok(());
+    }
+    Err(Error::Param {
+        key: key.into(),
+        value: load.to_string(),
+        message: format!("must be from {} to {}", range.start(), range.end()),
+    })
+}
+
 pub(crate) fn parse_param<T: std::str::FromStr>(key: &str, value: &str) -> Result<T> {
     value.parse().map_err(|_| Error::Param {
         key: key.into(),
