@@ -49,7 +49,9 @@ def test_same_seed_same_episode():
     b = play(env, 12, lambda v: rng.randrange(v))
     assert a[1] == b[1] and a[2] == b[2]
     assert all(np.array_equal(x, y) for x, y in zip(a[0], b[0]))
-    assert play(env, 13)[1] != a[1]
+    # Another seed, other jobs (the reward may agree: a light episode has no waits at all).
+    other = play(env, 13)[0]
+    assert len(other) != len(a[0]) or any(not np.array_equal(x, y) for x, y in zip(other, a[0]))
 
 
 def test_masks_are_a_prefix_and_invalid_actions_are_flagged():

@@ -438,7 +438,7 @@ fn check_scale(w: &Workload, path: &Path, offered: f64, factor: f64, asked: &str
             message: format!("{asked}: {message}"),
         })
     };
-    // Four significant digits, in plain notation where it reads well.
+    // Four decimals where that reads well, else scientific notation.
     let number = |x: f64| {
         if (1e-3..1e6).contains(&x.abs()) {
             format!("{}", (x * 1e4).round() / 1e4)
@@ -456,7 +456,8 @@ fn check_scale(w: &Workload, path: &Path, offered: f64, factor: f64, asked: &str
             range.end()
         ));
     }
-    let (first, last) = match (w.jobs.submit.first(), w.jobs.submit.last()) {
+    // Offsets are scaled from the first job's submit; the latest submit goes farthest.
+    let (first, last) = match (w.jobs.submit.first(), w.jobs.submit.iter().max()) {
         (Some(&f), Some(&l)) => (f, l),
         _ => return Ok(()),
     };
