@@ -25,14 +25,14 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 
 use crate::Time;
-use crate::experiment::rigid::{self, Rigid, Source};
-use crate::experiment::{Params, Value};
+use crate::experiment::prepare::PreparedWorkload;
+use crate::experiment::rigid::{Source, WorkloadSpec};
+use crate::experiment::{Params, Shared, Value};
 use crate::metrics::bsld;
 use crate::sched::easy_backfills;
 use crate::seed::mix64;
 use crate::sim::{Engine, Run, SchedCtx, Scheduler, UserEstimates};
-use crate::workload::swf::read_swf;
-use crate::workload::{JobId, Jobs, Workload};
+use crate::workload::{JobId, Jobs};
 
 /// Features per waiting job in an observation.
 pub const FEATURES: usize = 8;
@@ -171,9 +171,8 @@ pub struct Step {
 
 /// An environment: a workload source and the episode under way.
 pub struct Environment {
-    rigid: Rigid,
-    /// A trace, read once, with its offered load.
-    trace: Option<(Workload, f64)>,
+    /// The workload episodes are drawn from, its trace read once.
+    workload: PreparedWorkload,
     options: EpisodeOptions,
     engine: Engine,
     queue: AgentQueue,
@@ -217,39 +216,31 @@ impl Environment {
             return Err(invalid("feedback: not available in the environment yet".into()));
         }
         let mut params = params.clone();
-        params.insert("scheduler", Value::Str("fcfs".into()));
         if params.has("model") && !params.has("jobs") {
             params.insert("jobs", Value::Int(options.jobs as i64));
         }
-        let rigid = rigid::from_params(&params, base_dir, None)?;
-        let trace = match &rigid.source {
-            Source::Trace(t) => {
-                let w = read_swf(&t.path, &t.options)?;
-                if w.jobs.len() < options.jobs {
-                    return Err(invalid(format!(
-                        "{}: {} jobs, fewer than an episode's {}; lower episode_jobs",
-                        t.path.display(),
-                        w.jobs.len(),
-                        options.jobs
-                    )));
-                }
-                let load = crate::workload::info::TraceInfo::of(&w).offered_load;
-                Some((w, load))
+        let spec = WorkloadSpec::from_params(&params, base_dir, None)?;
+        let workload = spec.prepare(&mut Shared::new([&spec], true), None)?;
+        match (&spec.source, workload.trace()) {
+            (Source::Trace(t), Some(read)) if read.workload.jobs.len() < options.jobs => {
+                return Err(invalid(format!(
+                    "{}: {} jobs, fewer than an episode's {}; lower episode_jobs",
+                    t.path.display(),
+                    read.workload.jobs.len(),
+                    options.jobs
+                )));
             }
-            Source::Model(m) => {
-                if (m.expected_jobs() as usize) < options.jobs {
-                    return Err(invalid(format!(
-                        "the model generates about {} jobs, fewer than an episode's {}",
-                        m.expected_jobs(),
-                        options.jobs
-                    )));
-                }
-                None
+            (Source::Model(m), _) if (m.expected_jobs() as usize) < options.jobs => {
+                return Err(invalid(format!(
+                    "the model generates about {} jobs, fewer than an episode's {}",
+                    m.expected_jobs(),
+                    options.jobs
+                )));
             }
-        };
+            _ => {}
+        }
         Ok(Environment {
-            rigid,
-            trace,
+            workload,
             options,
             engine: Engine::new().with_validation(cfg!(debug_assertions)),
             queue: AgentQueue {
@@ -267,9 +258,7 @@ impl Environment {
     /// Starts the episode of `seed`: its workload and the window of jobs within it, then
     /// the engine up to the first choice.
     pub fn reset(&mut self, seed: u64) -> crate::Result<()> {
-        let workload = self
-            .rigid
-            .workload(mix64(seed), self.trace.as_ref().map(|(w, load)| (w, *load)))?;
+        let workload = self.workload.draw(mix64(seed))?;
         let n = workload.jobs.len();
         let want = self.options.jobs;
         if n < want {

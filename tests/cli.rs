@@ -513,6 +513,54 @@ fn predict_prints_every_predictor_and_names_bad_fields() {
 }
 
 #[test]
+fn predict_refuses_in_the_users_words_and_names_the_field() {
+    // Unknown keys are refused everywhere, the distribution's too, and no refusal speaks of
+    // the parser's types ("untagged enum", "u32") (issue 40).
+    let dir = temp_dir("predict-words");
+    let state = dir.join("state.json");
+    let cases = [
+        (
+            r#""distribution": {"t_min": 1, "t_max": 9, "beta0": 3}"#,
+            "distribution: give t_min and t_max, or beta0 and beta1",
+        ),
+        (
+            r#""distribution": {"t_min": 1, "tmax": 9}"#,
+            "distribution.tmax: unknown; allowed: t_min, t_max, beta0, beta1",
+        ),
+        (
+            r#""request": "some""#,
+            "request: \"some\" is not a processor count or \"all\"",
+        ),
+        (
+            r#""request": -3"#,
+            "request: -3 is not a processor count or \"all\"",
+        ),
+        (
+            r#""total": 8.5"#,
+            "total: 8.5 is not a whole number from 0 to 4294967295",
+        ),
+        (
+            r#""running": [{"age": 5, "size": 1, "user": 2}]"#,
+            "running[0].user: unknown; allowed: age, size",
+        ),
+    ];
+    for (field, expected) in cases {
+        let key = &field[1..field[1..].find('"').unwrap() + 1];
+        let mut parts = vec![
+            r#""total": 8"#.to_string(),
+            r#""free": 1"#.to_string(),
+            r#""running": []"#.to_string(),
+            r#""request": 3"#.to_string(),
+        ];
+        parts.retain(|p| !p.starts_with(&format!("\"{key}\"")));
+        parts.push(field.to_string());
+        std::fs::write(&state, format!("{{{}}}", parts.join(", "))).unwrap();
+        assert_refused(&["predict", state.to_str().unwrap()], expected);
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn malleable_reports_both_evaluations_and_exports_prediction_pairs() {
     let dir = temp_dir("malleable");
     let (csv, svg) = (dir.join("pairs.csv"), dir.join("fig5.svg"));
@@ -1098,6 +1146,37 @@ fn compare_two_runs() {
 }
 
 #[test]
+fn the_other_models_knobs_are_bounded_before_any_work() {
+    // Moldable loads share the trace's range; a cluster's arrival scale and multiprogramming
+    // level have bounds of their own (issue 40).
+    let refused: [(&[&str], &str); 5] = [
+        (
+            &["moldable", "--policy", "asp", "--load", "1e-9"],
+            "load = 0.000000001: expected a number from 0.001 to 10",
+        ),
+        (
+            &["moldable", "--policy", "asp", "--load", "1e9"],
+            "load = 1000000000: expected a number from 0.001 to 10",
+        ),
+        (
+            &["cluster", "--arrival-scale", "1e-12"],
+            "arrival_scale = 0.000000000001: expected a number from 0.001 to 1000",
+        ),
+        (
+            &["cluster", "--arrival-scale", "1e12"],
+            "arrival_scale = 1000000000000: expected a number from 0.001 to 1000",
+        ),
+        (
+            &["cluster", "--mpl", "100000"],
+            "mpl = 100000: expected a whole number from 1 to 1024",
+        ),
+    ];
+    for (args, expected) in refused {
+        assert_refused(args, expected);
+    }
+}
+
+#[test]
 fn scaling_knobs_are_bounded_before_any_work() {
     // Loads from 0.001 to 10, and load scales that imply such a load and keep every submit
     // within 2^40 s: past them a run panicked, reported negative waits, or ran for minutes
@@ -1289,5 +1368,63 @@ fn outputs_never_overwrite_inputs_or_each_other() {
         &["compare", a, a, "--out", a],
         &format!("--out {a}: is the first run {a}"),
     );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn two_sweeps_on_one_folder_never_both_write() {
+    // Started together on one --out, two sweeps of different specs: one writes, the other is
+    // refused (by the folder's lock while the first runs, by the spec hash after), and the
+    // folder holds the winner's results whole. Before the lock both exited 0 in 8 of 10
+    // trials and one result set was lost (issue 40).
+    let dir = temp_dir("two-writers");
+    let spec = |seed: u32| {
+        let path = dir.join(format!("s{seed}.toml"));
+        std::fs::write(
+            &path,
+            format!(
+                "name = \"two\"\nseed = {seed}\nmetrics = [\"mean_wait\"]\n[run]\nmodel = \"lublin\"\n\
+                 procs = 64\njobs = 3000\n[axes]\nscheduler = [\"fcfs\", \"easy\", \"conservative\"]\n\
+                 [replications]\ncount = 4\n"
+            ),
+        )
+        .unwrap();
+        path
+    };
+    let specs = [spec(1), spec(2)];
+    for trial in 0..4 {
+        let out = dir.join(format!("out{trial}"));
+        let children: Vec<_> = specs
+            .iter()
+            .map(|s| {
+                Command::new(env!("CARGO_BIN_EXE_schedlab"))
+                    .args(["sweep", s.to_str().unwrap(), "--quiet", "--threads", "1", "--out"])
+                    .arg(&out)
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        let results: Vec<_> = children
+            .into_iter()
+            .map(|c| c.wait_with_output().unwrap())
+            .collect();
+        let won: Vec<usize> = (0..2).filter(|&i| results[i].status.success()).collect();
+        assert_eq!(won.len(), 1, "trial {trial}: exactly one writes");
+        let lost = &results[1 - won[0]];
+        let err = String::from_utf8_lossy(&lost.stderr);
+        assert_eq!(lost.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains("another writer holds this folder")
+                || err.contains("holds the results of another spec"),
+            "{err}"
+        );
+        let written = std::fs::read_to_string(out.join("spec.toml")).unwrap();
+        assert_eq!(written, std::fs::read_to_string(&specs[won[0]]).unwrap());
+        let runs = std::fs::read_to_string(out.join("runs.csv")).unwrap();
+        assert_eq!(runs.lines().count(), 1 + 3 * 4, "{runs}");
+        assert!(!out.join(".lock").exists());
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -118,9 +118,10 @@ fn a_trace_run_with_feedback_reads_sessions_and_measures_from_arrivals() {
     params.insert("scheduler", schedlab::experiment::Value::Str("fcfs".into()));
     params.insert("feedback", schedlab::experiment::Value::Bool(true));
     let rigid = schedlab::experiment::rigid::from_params(&params, std::path::Path::new(""), None).unwrap();
-    assert!(rigid.feedback);
-    let trace = schedlab::workload::swf::read_swf(&path, &Default::default()).unwrap();
-    let workload = rigid.workload(1, Some((&trace, 0.5))).unwrap();
+    assert!(rigid.workload.feedback);
+    let shared = &mut schedlab::experiment::Shared::new([&rigid.workload], false);
+    let prepared = rigid.prepare(shared, None).unwrap();
+    let workload = prepared.workload.draw(1).unwrap();
     // Job 4 follows job 1 (user 7): in the log job 1 waited 30 s and ended at 130; job 4
     // was submitted at 150.
     assert_eq!(workload.jobs.preceding_job, vec![-1, -1, -1, 1]);
@@ -129,11 +130,11 @@ fn a_trace_run_with_feedback_reads_sessions_and_measures_from_arrivals() {
     // arrives at 100 + 20 = 120 but is behind job 3 in the queue: it starts at 310.
     let mut engine = Engine::new().with_validation(true);
     let mut fcfs = SchedulerKind::Fcfs.build();
-    let outcome = rigid.simulate(&mut engine, &mut fcfs, &workload, 1, None);
+    let outcome = prepared.simulate(&mut engine, &mut fcfs, &workload, 1);
     assert_eq!(outcome.start, &[0, 0, 300, 310]);
     assert_eq!(outcome.arrivals, Some(&[0, 0, 50, 120][..]));
-    let mut worker = schedlab::experiment::rigid::Worker::new();
-    let summary = rigid.run(&mut worker, &workload, 1, None).summary.unwrap();
+    let mut worker = schedlab::experiment::Worker::new();
+    let summary = prepared.run(1, &mut worker).unwrap().summary.unwrap();
     // Waits 0, 0, 250 and 190.
     assert_eq!(summary.mean_wait, 110.0);
     std::fs::remove_dir_all(&dir).unwrap();

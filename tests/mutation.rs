@@ -313,3 +313,230 @@ fn through_the_binary(samples: &[Vec<u8>]) {
     eprintln!("mutation: binary exits on {} samples: {exits:?}", samples.len());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Every numeric knob of the commands, given values a hostile or careless user would: each
+/// run ends with exit 0 (the value is within its documented range) or 2 (refused, naming
+/// the key), within a minute, never a panic (101) or an abort (134) (issue 40).
+#[test]
+fn numeric_knobs_are_accepted_or_refused_never_a_crash() {
+    let dir = std::env::temp_dir().join(format!("schedlab-knobs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // Offered load 4 x 500 x 4 / (8 x 3000) = 1/3.
+    let trace = dir.join("small.swf");
+    let jobs: String = (0..6)
+        .map(|i| {
+            format!(
+                "{} {} -1 500 4 -1 -1 4 600 -1 1 {} 1 1 1 -1 -1 -1\n",
+                i + 1,
+                i * 1000,
+                i % 3
+            )
+        })
+        .collect();
+    std::fs::write(&trace, format!("; MaxProcs: 8\n{jobs}")).unwrap();
+    let trace = trace.to_str().unwrap().to_string();
+    let spec = dir.join("spec.toml");
+    let values = [
+        "0",
+        "-1",
+        "1e-12",
+        "0.001",
+        "0.5",
+        "1",
+        "3",
+        "10",
+        "11",
+        "1e12",
+        "1e300",
+        "nan",
+        "inf",
+        "-inf",
+        "9223372036854775807",
+        "18446744073709551616",
+        "1.5",
+        "1,5",
+        "",
+        "abc",
+        "0x10",
+    ];
+    // Each knob: the arguments around the value (`{}`), or a spec line for a sweep's --dry-run.
+    let t = trace.as_str();
+    let knobs: Vec<Vec<&str>> = vec![
+        vec!["run", "--trace", t, "--scheduler", "conservative", "--load", "{}"],
+        vec!["run", "--trace", t, "--scheduler", "easy", "--load-scale", "{}"],
+        vec![
+            "run",
+            "--trace",
+            t,
+            "--scheduler",
+            "easy",
+            "--resample",
+            "shake",
+            "--shake-jitter",
+            "{}",
+        ],
+        vec![
+            "run",
+            "--trace",
+            t,
+            "--scheduler",
+            "fcfs",
+            "--resample",
+            "users",
+            "--users-scale",
+            "{}",
+        ],
+        vec![
+            "run",
+            "--trace",
+            t,
+            "--scheduler",
+            "fcfs",
+            "--resample",
+            "users",
+            "--resample-weeks",
+            "{}",
+        ],
+        vec![
+            "run",
+            "--trace",
+            t,
+            "--scheduler",
+            "sjbf",
+            "--estimates",
+            "tsafrir",
+            "--max-estimate",
+            "{}",
+        ],
+        vec!["run", "--trace", t, "--scheduler", "easy", "--procs", "{}"],
+        vec!["run", "--trace", t, "--scheduler", "easy", "--seed", "{}"],
+        vec![
+            "run",
+            "--model",
+            "lublin",
+            "--param",
+            "jobs=500",
+            "--param",
+            "load={}",
+            "--scheduler",
+            "easy",
+        ],
+        vec![
+            "run",
+            "--model",
+            "lublin",
+            "--param",
+            "jobs={}",
+            "--scheduler",
+            "fcfs",
+        ],
+        vec![
+            "run",
+            "--model",
+            "lublin",
+            "--param",
+            "jobs=500",
+            "--param",
+            "procs={}",
+            "--scheduler",
+            "fcfs",
+        ],
+        vec![
+            "run",
+            "--model",
+            "downey",
+            "--param",
+            "days=1",
+            "--param",
+            "rho={}",
+            "--scheduler",
+            "easy",
+        ],
+        vec![
+            "run",
+            "--model",
+            "downey",
+            "--param",
+            "days={}",
+            "--scheduler",
+            "fcfs",
+        ],
+        vec![
+            "moldable",
+            "--policy",
+            "asp",
+            "--warmup",
+            "10",
+            "--window",
+            "200",
+            "--saturation",
+            "100",
+            "--load",
+            "{}",
+        ],
+        vec!["moldable", "--policy", "asp", "--load", "0.5", "--window", "{}"],
+        vec!["cluster", "--jobs", "40", "--arrival-scale", "{}"],
+        vec!["cluster", "--jobs", "40", "--mpl", "{}"],
+        vec!["cluster", "--jobs", "{}"],
+        vec!["cluster", "--jobs", "40", "--local-share", "{}"],
+        vec!["sweep", "count = {}"],
+        vec!["sweep", "min = 2\nmax = {}\ntarget = 0.1\nmetric = \"mean_wait\""],
+        vec!["sweep", "count = 2\nconfidence = {}"],
+    ];
+    let mut exits: BTreeMap<i32, usize> = BTreeMap::new();
+    for knob in &knobs {
+        for value in values {
+            let args: Vec<String> = if knob[0] == "sweep" {
+                let replications = knob[1].replace("{}", value);
+                std::fs::write(
+                    &spec,
+                    format!(
+                        "metrics = [\"mean_wait\"]\n[run]\nmodel = \"lublin\"\njobs = 500\n\
+                         [axes]\nscheduler = [\"fcfs\", \"easy\"]\n[replications]\n{replications}\n"
+                    ),
+                )
+                .unwrap();
+                ["sweep", spec.to_str().unwrap(), "--dry-run"]
+                    .map(String::from)
+                    .to_vec()
+            } else {
+                knob.iter().map(|a| a.replace("{}", value)).collect()
+            };
+            let mut child = Command::new(env!("CARGO_BIN_EXE_schedlab"))
+                .args(&args)
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            let started = std::time::Instant::now();
+            let status = loop {
+                if let Some(status) = child.try_wait().unwrap() {
+                    break status;
+                }
+                if started.elapsed().as_secs() >= 60 {
+                    child.kill().unwrap();
+                    panic!("{args:?}: still running after a minute");
+                }
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            };
+            let mut stderr = String::new();
+            std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+            let code = status.code().unwrap_or(-1);
+            assert!(code == 0 || code == 2, "{args:?} exited {code}: {stderr}");
+            *exits.entry(code).or_default() += 1;
+        }
+    }
+    eprintln!(
+        "mutation: {} knob values ({} knobs x {} values): exits {exits:?}",
+        knobs.len() * values.len(),
+        knobs.len(),
+        values.len()
+    );
+    // Both outcomes occur: the values reach the checks and the runs.
+    assert!(
+        exits.get(&0).is_some_and(|&n| n > 50) && exits.get(&2).is_some_and(|&n| n > 200),
+        "{exits:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -142,7 +142,7 @@ fn shards_merge_into_the_single_process_result() {
             run_sweep(&plan, &o).unwrap();
         }
         let merged = dir.join(format!("merged{split}"));
-        merge(&shards, &merged).unwrap();
+        merge(&shards, &merged, false).unwrap();
         assert_same_outputs(&dir.join("single"), &merged);
     }
     fs::remove_dir_all(&dir).unwrap();
@@ -158,11 +158,14 @@ fn merge_refuses_mismatched_duplicate_and_missing_shards() {
         o.shard = Some(Shard { index: k, count: 2 });
         run_sweep(&plan, &o).unwrap();
     }
-    let err = merge(&shards[..1], &dir.join("m1")).unwrap_err().to_string();
+    let err = merge(&shards[..1], &dir.join("m1"), false)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("missing") && err.contains("scheduler="), "{err}");
     let err = merge(
         &[shards[0].clone(), shards[0].clone(), shards[1].clone()],
         &dir.join("m2"),
+        false,
     )
     .unwrap_err()
     .to_string();
@@ -174,10 +177,36 @@ fn merge_refuses_mismatched_duplicate_and_missing_shards() {
     let mut o = options(&dir.join("other"), 1);
     o.shard = Some(Shard { index: 1, count: 2 });
     run_sweep(&other, &o).unwrap();
-    let err = merge(&[shards[0].clone(), dir.join("other")], &dir.join("m3"))
+    let err = merge(&[shards[0].clone(), dir.join("other")], &dir.join("m3"), false)
         .unwrap_err()
         .to_string();
     assert!(err.contains("different spec"), "{err}");
+    // The output folder: not a shard, not another spec's results (unless forced), and not
+    // while another writer holds it.
+    let err = merge(&shards, &shards[1], false).unwrap_err().to_string();
+    assert!(
+        err.contains("is the shard") && err.contains("would replace its runs"),
+        "{err}"
+    );
+    let err = merge(&shards, &dir.join("other"), false).unwrap_err().to_string();
+    assert!(
+        err.contains("holds the results of another spec") && err.contains("--force"),
+        "{err}"
+    );
+    let held = schedlab::sweep::lock::FolderLock::take(&dir.join("m4").tap_mkdir(), "a test").unwrap();
+    let err = merge(&shards, &dir.join("m4"), false).unwrap_err().to_string();
+    assert!(
+        err.contains("another writer holds this folder (a test, process"),
+        "{err}"
+    );
+    let err = run_sweep(&plan, &options(&dir.join("m4"), 1))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("another writer holds this folder"), "{err}");
+    drop(held);
+    merge(&shards, &dir.join("m4"), false).unwrap();
+    merge(&shards, &dir.join("other"), true).unwrap();
+    assert_same_outputs(&dir.join("m4"), &dir.join("other"));
     fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -263,7 +292,7 @@ fn tampered_journals_are_refused_naming_the_line() {
             err.contains("runs.csv:3: ") && err.contains(needle),
             "{needle}: {err}"
         );
-        let err = schedlab::sweep::merge::merge(std::slice::from_ref(&part), &dir.join("merged"))
+        let err = schedlab::sweep::merge::merge(std::slice::from_ref(&part), &dir.join("merged"), false)
             .unwrap_err()
             .to_string();
         assert!(
@@ -304,7 +333,7 @@ fn tampered_journals_are_refused_naming_the_line() {
         fs::copy(full.join(name), edited.join(name)).unwrap();
     }
     fs::write(edited.join("spec.toml"), SMALL.replace("seed = 7", "seed = 8")).unwrap();
-    let err = schedlab::sweep::merge::merge(&[edited], &dir.join("merged"))
+    let err = schedlab::sweep::merge::merge(&[edited], &dir.join("merged"), false)
         .unwrap_err()
         .to_string();
     assert!(err.contains("edited after the run"), "{err}");
@@ -550,6 +579,71 @@ fn spec_mistakes_are_named() {
             assert!(err.contains(needle), "error for `{to}` lacks '{needle}': {err}");
         }
     }
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Grids, axes and replication counts past their bounds are refused when the spec is read,
+/// before any cell is built: a 10^20-combination grid in milliseconds, not by aborting.
+#[test]
+fn sizes_past_their_bounds_are_refused_before_anything_is_built() {
+    let dir = temp("bounds");
+    let huge_axes = (0..10)
+        .map(|i| format!("x{i} = {{ from = 1, to = 100, step = 1 }}"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let cases: Vec<(&str, String, &[&str])> = vec![
+        (
+            "load = [0.5, 0.9]",
+            format!("load = [0.5, 0.9]\n{huge_axes}"),
+            &["axes: 2 x 100 x", "8.000e20 combinations", "above the 1000000"],
+        ),
+        (
+            "load = [0.5, 0.9]",
+            "load = { from = 0.001, to = 0.9, step = 0.00001 }".to_string(),
+            &["axes.load", "values, above the 10000 an axis may have"],
+        ),
+        (
+            "min = 3\nmax = 9\nbatch = 2\ntarget = 0.08\nmetric = \"mean_wait\"",
+            "count = 1000000000000".to_string(),
+            &["replications.count = 1000000000000", "at most 100000"],
+        ),
+        (
+            "max = 9",
+            "max = 1000000000000".to_string(),
+            &["replications.max = 1000000000000"],
+        ),
+        ("max = 9", "max = 100000".to_string(), &[]),
+    ];
+    // The last case is within the bound (below): the runs a grid may record count its cells.
+    for (from, to, needles) in &cases[..4] {
+        assert!(SMALL.contains(from), "test case does not apply: {from}");
+        let path = dir.join("bad.toml");
+        fs::write(&path, SMALL.replacen(from, to, 1)).unwrap();
+        let started = std::time::Instant::now();
+        let err = Plan::from_file(&path).expect_err(to).to_string();
+        assert!(
+            started.elapsed().as_secs() < 10,
+            "refused only after {:?}",
+            started.elapsed()
+        );
+        for needle in *needles {
+            assert!(err.contains(needle), "error for `{to}` lacks '{needle}': {err}");
+        }
+    }
+    // 7 cells x 100,000 replications is within the bound; 2,000 cells would not be.
+    let (from, to, _) = &cases[4];
+    let path = dir.join("ok.toml");
+    fs::write(&path, SMALL.replacen(from, to, 1)).unwrap();
+    Plan::from_file(&path).unwrap();
+    let wide = SMALL.replacen(from, to, 1).replacen(
+        "load = [0.5, 0.9]",
+        "load = { from = 0.001, to = 0.9, step = 0.001 }",
+        1,
+    );
+    fs::write(&path, wide).unwrap();
+    let err = Plan::from_file(&path).unwrap_err().to_string();
+    assert!(err.contains("cells x 100000 replications"), "{err}");
+    assert!(err.contains("above the 10000000 a sweep may record"), "{err}");
     fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -1340,7 +1434,7 @@ fn stopping_on_differences_decides_per_group() {
         o.shard = Some(Shard { index: k, count: 2 });
         run_sweep(&plan, &o).unwrap();
     }
-    merge(&shards, &dir.join("merged")).unwrap();
+    merge(&shards, &dir.join("merged"), false).unwrap();
     assert_same_outputs(&one, &dir.join("merged"));
 
     // mean_bsld by (load, scheduler) in replication order.

@@ -14,8 +14,8 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PySlice, PyString};
 
 use schedlab::agent::{self, EpisodeOptions, FEATURES};
 use schedlab::experiment::rigid::{self, Source};
-use schedlab::experiment::{Params, Value, check_size};
-use schedlab::metrics::{Summary, bsld};
+use schedlab::experiment::{Params, Shared, Value, check_size};
+use schedlab::metrics::{JOB_COLUMNS, Summary};
 use schedlab::sched::{Backfill, Ranked, Ranking};
 use schedlab::sim::{Engine, SchedCtx, UserEstimates};
 use schedlab::sweep::{Plan, RunOptions, run_sweep};
@@ -262,22 +262,12 @@ fn run_rigid_inner(
     priority: Option<(Py<PyAny>, Backfill)>,
 ) -> Result<RunResult, Failure> {
     let rigid = rigid::from_params(params, Path::new(""), None)?;
-    if let Source::Model(m) = &rigid.source {
+    if let Source::Model(m) = &rigid.workload.source {
         check_size(Some(m.expected_jobs()), yes).map_err(schedlab::Error::Invalid)?;
     }
-    let trace = match &rigid.source {
-        Source::Trace(t) => {
-            let trace = read_swf(&t.path, &t.options)?;
-            trace.require_jobs(&t.path)?;
-            Some(trace)
-        }
-        Source::Model(_) => None,
-    };
-    let info = trace.as_ref().map(TraceInfo::of);
-    let modelled = matches!(&rigid.source, Source::Trace(t) if t.estimates.is_some());
-    let warnings = info.iter().flat_map(|i| i.warnings(modelled)).collect();
-    let offered = info.as_ref().map(|i| i.offered_load);
-    let workload = rigid.workload(seed, trace.as_ref().zip(offered))?;
+    let prepared = rigid.prepare(&mut Shared::new([&rigid.workload], true), None)?;
+    let warnings = prepared.workload.warnings();
+    let workload = prepared.workload.draw_some(seed)?;
     let mut engine = Engine::new().with_validation(false);
     let mut scheduler = rigid.scheduler.build();
     let mut ranked = priority.map(|(function, backfill)| {
@@ -296,7 +286,7 @@ fn run_rigid_inner(
         // On a rayon worker, so that the GA's parallel fitness evaluations fork there.
         None => {
             rayon::join(
-                || rigid.simulate(&mut engine, &mut scheduler, &workload, seed, None),
+                || prepared.simulate(&mut engine, &mut scheduler, &workload, seed),
                 || (),
             )
             .0
@@ -305,7 +295,7 @@ fn run_rigid_inner(
     // Under feedback, the submit times are when the jobs arrived.
     let jobs = &*outcome.jobs_as_run(&workload.jobs);
     let summary = Summary::of_outcome(jobs, workload.procs, &outcome, 0..jobs.len(), &workload.skipped);
-    let mut summary = rigid.summary_json(&workload, seed, &summary);
+    let mut summary = prepared.summary_json(&workload, seed, &summary);
     if let Some((ranked, backfill)) = &mut ranked {
         if let Some(e) = ranked.ranking.error.take() {
             return Err(Failure::Python(e));
@@ -315,42 +305,41 @@ fn run_rigid_inner(
         summary["priority_calls"] = serde_json::json!(ranked.rankings);
     }
     let summary = summary.to_string();
-    let jobs_columns = with_jobs.then(|| {
-        use Column::*;
-        let n = jobs.len();
-        let per_job = |f: &dyn Fn(usize) -> i64| (0..n).map(f).collect::<Vec<i64>>();
-        let (inaccuracy, accuracy): (Vec<f64>, Vec<f64>) = (0..n).map(|j| outcome.accuracy(jobs, j)).unzip();
-        Columns(vec![
-            ("job_id", U64(jobs.swf_id.clone())),
-            ("submit", I64(jobs.submit.clone())),
-            ("start", I64(outcome.start.to_vec())),
-            ("end", I64(outcome.end.to_vec())),
-            ("wait", I64(per_job(&|j| outcome.start[j] - jobs.submit[j]))),
-            ("response", I64(per_job(&|j| outcome.end[j] - jobs.submit[j]))),
-            (
-                "bsld",
-                F64((0..n)
-                    .map(|j| bsld(outcome.end[j] - jobs.submit[j], jobs.runtime[j]))
-                    .collect()),
-            ),
-            ("procs", U32(jobs.procs.clone())),
-            ("runtime", I64(jobs.runtime.clone())),
-            ("estimate", I64(jobs.estimate.clone())),
-            ("prediction", I64(outcome.prediction.to_vec())),
-            (
-                "deadline_misses",
-                U32((0..n).map(|j| outcome.misses(j)).collect()),
-            ),
-            ("absolute_inaccuracy", F64(inaccuracy)),
-            ("relative_accuracy", F64(accuracy)),
-            ("user", I32(jobs.user.clone())),
-        ])
-    });
+    let jobs_columns = with_jobs.then(|| job_columns(jobs, &outcome));
     Ok(RunResult {
         summary,
         jobs: jobs_columns,
         warnings,
     })
+}
+
+/// The per-job columns of a run, from the library's registry (`JOB_COLUMNS`), each in its
+/// type.
+fn job_columns(jobs: &Jobs, outcome: &schedlab::sim::Outcome) -> Columns {
+    use schedlab::metrics::jobs_csv::{ColumnType, JobValue};
+    let columns = JOB_COLUMNS.iter().map(|c| {
+        let values = (0..jobs.len()).map(|j| (c.value)(jobs, outcome, j));
+        let int = |v: JobValue| match v {
+            JobValue::Int(i) => i,
+            JobValue::Real(r) => r as i64,
+        };
+        let column = match c.kind {
+            ColumnType::I64 => Column::I64(values.map(int).collect()),
+            ColumnType::U64 => Column::U64(values.map(|v| int(v) as u64).collect()),
+            ColumnType::U32 => Column::U32(values.map(|v| int(v) as u32).collect()),
+            ColumnType::I32 => Column::I32(values.map(|v| int(v) as i32).collect()),
+            ColumnType::F64 { .. } => Column::F64(
+                values
+                    .map(|v| match v {
+                        JobValue::Int(i) => i as f64,
+                        JobValue::Real(r) => r,
+                    })
+                    .collect(),
+            ),
+        };
+        (c.name, column)
+    });
+    Columns(columns.collect())
 }
 
 /// One rigid run: `(summary as JSON, per-job columns or None, warnings)`; with `priority`

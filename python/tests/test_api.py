@@ -184,6 +184,20 @@ def test_sweep_errors():
         schedlab.sweep(42)
 
 
+def test_sizes_past_the_machine_are_exceptions_not_aborts():
+    # A failed allocation would abort the interpreter: the run is refused first, --yes or not.
+    with pytest.raises(ValueError, match="--yes cannot lift this"):
+        schedlab.run(model="lublin", jobs=10**12, yes=True)
+    with pytest.raises(ValueError, match="pass --yes"):
+        schedlab.run(model="lublin", jobs=10**8)
+
+
+def test_sweep_threads_are_capped_as_on_the_command_line():
+    with pytest.warns(UserWarning, match=r"threads 100000 capped at \d+ \(8 per core"):
+        result = schedlab.sweep(SPEC, threads=100000)
+    assert len(result.runs) == 4
+
+
 def test_simulations_in_two_threads_run_at_the_same_time():
     # Each thread notes when its simulation starts and ends. With the GIL held, the second
     # could only start once the first has returned; released, the two overlap for most of

@@ -13,15 +13,14 @@ use super::utility::UtilityArgs;
 use super::{ReadArgs, parse_key_value};
 use schedlab::atomic::write_atomically;
 use schedlab::experiment::rigid::{self, Rigid, Source};
-use schedlab::experiment::{Value, check_size};
+use schedlab::experiment::{Shared, Value, check_size};
 use schedlab::metrics::timeline::{Bin, binned, timeline, write_timeline_csv};
 use schedlab::metrics::{Summary, write_jobs_csv};
 use schedlab::report::gantt;
 use schedlab::report::plot::{self, Figure, Format, Legend, Point, Series};
 use schedlab::sched::SchedulerKind;
 use schedlab::sim::Engine;
-use schedlab::workload::info::TraceInfo;
-use schedlab::workload::swf::{read_swf, write_swf};
+use schedlab::workload::swf::write_swf;
 use schedlab::workload::synth::MODEL_NAMES;
 
 #[derive(Args)]
@@ -148,7 +147,7 @@ fn experiment(args: &RunArgs) -> Result<Rigid> {
     flags.extend(args.resample.flags());
     let params = super::params(&args.params, flags)?;
     let mut rigid = rigid::from_params(&params, Path::new(""), None).map_err(schedlab::Error::from)?;
-    if let (Source::Trace(t), Some(path)) = (&mut rigid.source, &args.trace) {
+    if let (Source::Trace(t), Some(path)) = (&mut rigid.workload.source, &args.trace) {
         // The path as given, whatever its bytes.
         t.path = path.clone();
     }
@@ -246,44 +245,31 @@ pub fn run(args: RunArgs) -> Result<()> {
     .into_iter()
     .filter_map(|(what, path)| Some((what, path.as_deref()?)))
     .collect();
-    let inputs: Vec<(&str, &std::path::Path)> = match &rigid.source {
+    let inputs: Vec<(&str, &std::path::Path)> = match &rigid.workload.source {
         Source::Trace(t) => vec![("trace", t.path.as_path())],
         Source::Model(_) => vec![],
     };
     schedlab::atomic::check_outputs(&inputs, &outputs)?;
-    if let Source::Model(m) = &rigid.source {
+    if let Source::Model(m) = &rigid.workload.source {
         check_size(Some(m.expected_jobs()), args.yes).map_err(schedlab::Error::Invalid)?;
     }
-    let trace = match &rigid.source {
-        Source::Trace(t) => {
-            // Without --swf-out, which writes every field back, a plain run keeps half the
-            // columns (docs/performance.md, memory per job).
-            let options = schedlab::workload::swf::SwfOptions {
-                simulation_only: rigid.reads_only_simulated_columns() && args.swf_out.is_none(),
-                ..t.options.clone()
-            };
-            let trace = read_swf(&t.path, &options)?;
-            trace.require_jobs(&t.path)?;
-            Some(trace)
-        }
-        Source::Model(_) => None,
-    };
-    let info = trace.as_ref().map(TraceInfo::of);
-    let modelled = matches!(&rigid.source, Source::Trace(t) if t.estimates.is_some());
-    for warning in info.iter().flat_map(|i| i.warnings(modelled)) {
+    // --swf-out writes every field back; without it a plain run keeps half the columns
+    // (docs/performance.md, memory per job).
+    let mut shared = Shared::new([&rigid.workload], args.swf_out.is_some());
+    let prepared = rigid.prepare(&mut shared, None)?;
+    for warning in prepared.workload.warnings() {
         eprintln!("schedlab: warning: {warning}");
     }
-    if let (Some(target), Some(info)) = (args.load, &info)
+    if let (Some(target), Some(trace)) = (args.load, prepared.workload.trace())
         && target >= 1.0
     {
         eprintln!(
             "schedlab: warning: --load {target}: an offered load of at least 1 grows the queue without bound \
              (the trace offers {:.3})",
-            info.offered_load
+            trace.info.offered_load
         );
     }
-    let offered = info.as_ref().map(|i| i.offered_load);
-    let workload = rigid.workload(args.seed, trace.as_ref().zip(offered))?;
+    let workload = prepared.workload.draw_some(args.seed)?;
     let loaded = t0.elapsed();
     let mut engine = Engine::new()
         .with_validation(args.validate || cfg!(debug_assertions))
@@ -293,7 +279,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     // On a rayon worker, so that the GA's parallel fitness evaluations fork there instead of
     // entering the pool from outside once per generation.
     let (outcome, ()) = rayon::join(
-        || rigid.simulate(&mut engine, &mut scheduler, &workload, args.seed, None),
+        || prepared.simulate(&mut engine, &mut scheduler, &workload, args.seed),
         || (),
     );
     let simulated = t1.elapsed();
@@ -340,7 +326,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     let predictor = rigid.predictor.map_or("estimate".to_string(), |p| p.to_string());
     let mut out = io::stdout().lock();
     if args.json {
-        let object = rigid.summary_json(workload, args.seed, &summary);
+        let object = prepared.summary_json(workload, args.seed, &summary);
         serde_json::to_writer(&mut out, &object)?;
         writeln!(out)?;
     } else {

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
-use schedlab::sweep::{Plan, RunOptions, Shard, run_sweep};
+use schedlab::sweep::{Plan, RunOptions, Shard, capped_threads, run_sweep};
 
 #[derive(Args)]
 pub struct SweepArgs {
@@ -52,10 +52,13 @@ pub struct MergeArgs {
     /// Where to write the merged outputs.
     #[arg(long)]
     out: PathBuf,
+    /// Overwrite an output folder that holds the results of another spec.
+    #[arg(long)]
+    force: bool,
 }
 
 pub fn merge(args: MergeArgs) -> Result<()> {
-    let plan = schedlab::sweep::merge::merge(&args.shards, &args.out)?;
+    let plan = schedlab::sweep::merge::merge(&args.shards, &args.out, args.force)?;
     eprintln!(
         "merged {} shards of '{}' ({} cells) into {}",
         args.shards.len(),
@@ -64,21 +67,6 @@ pub fn merge(args: MergeArgs) -> Result<()> {
         args.out.display()
     );
     Ok(())
-}
-
-/// At most eight threads per core: more only adds memory and contention (a typo such as
-/// `--threads 100000` would start that many).
-fn capped_threads(asked: usize) -> usize {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if asked > 8 * cores {
-        eprintln!(
-            "schedlab: --threads {asked} capped at {} (8 per core on {cores} cores)",
-            8 * cores
-        );
-        8 * cores
-    } else {
-        asked
-    }
 }
 
 /// On Ctrl-C: say how many replications the journal holds and the exact command that
@@ -147,7 +135,13 @@ pub fn run(args: SweepArgs) -> Result<()> {
         eprintln!("{summary} -> {}", out_dir.display());
     }
     let options = RunOptions {
-        threads: args.threads.map(capped_threads),
+        threads: args.threads.map(|asked| {
+            let (threads, capped) = capped_threads(asked);
+            if let Some(message) = capped {
+                eprintln!("schedlab: {message}");
+            }
+            threads
+        }),
         force: args.force,
         out: out_dir.clone(),
         shard: args.shard,

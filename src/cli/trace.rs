@@ -9,8 +9,9 @@ use clap::{Args, Subcommand};
 
 use super::ReadArgs;
 use schedlab::atomic::write_atomically;
+use schedlab::experiment::Shared;
 use schedlab::experiment::Value;
-use schedlab::experiment::rigid::{self, Source};
+use schedlab::experiment::rigid::WorkloadSpec;
 use schedlab::workload::info::TraceInfo;
 use schedlab::workload::swf::{SwfOptions, read_swf, write_swf};
 
@@ -140,23 +141,19 @@ fn resample_trace(
     schedlab::atomic::check_outputs(&[("trace", path)], &[("--out", out)])?;
     let mut flags = vec![
         ("trace", Some(Value::Str(path.display().to_string()))),
-        ("scheduler", Some(Value::Str("fcfs".into()))),
         ("estimates", estimates.map(Value::Str)),
     ];
     flags.extend(read.flags());
     flags.extend(resample.flags());
     let params = super::params(&[], flags)?;
-    let experiment = rigid::from_params(&params, Path::new(""), None).map_err(schedlab::Error::from)?;
-    let Source::Trace(source) = &experiment.source else {
-        unreachable!("a trace was given")
-    };
-    let trace = read_swf(path, &source.options).with_context(|| format!("reading {}", path.display()))?;
-    let offered = TraceInfo::of(&trace).offered_load;
-    let workload = experiment.workload(seed, Some((&trace, offered)))?;
+    let spec = WorkloadSpec::from_params(&params, Path::new(""), None).map_err(schedlab::Error::from)?;
+    let prepared = spec.prepare(&mut Shared::new([&spec], true), None)?;
+    let workload = prepared.draw(seed)?;
+    let trace_jobs = prepared.trace().map_or(0, |t| t.workload.jobs.len());
     let how: Vec<String> = params
         .0
         .iter()
-        .filter(|(k, _)| k.as_str() != "trace" && k.as_str() != "scheduler")
+        .filter(|(k, _)| k.as_str() != "trace")
         .map(|(k, v)| format!("{k}={v}"))
         .collect();
     let note = format!(
@@ -170,7 +167,7 @@ fn resample_trace(
     eprintln!(
         "{} jobs ({} in the trace) -> {}",
         workload.jobs.len(),
-        trace.jobs.len(),
+        trace_jobs,
         out.display()
     );
     Ok(())

@@ -27,6 +27,15 @@ pub const KEYS: [Key; 14] = [
     policy("interference"),
 ];
 
+/// The factors `arrival_scale` may put on the workload's inter-arrival times: a thousandth
+/// (every job arrives at once, in effect) to a thousand times (an idle cluster); past them
+/// a run only takes longer to say the same.
+pub const ARRIVAL_SCALE: std::ops::RangeInclusive<f64> = 0.001..=1000.0;
+
+/// Tasks a node may run at once (the multiprogramming level): a bound on the memory and
+/// time a node's task list takes, far above the few tasks a node of the model runs.
+pub const MAX_MPL: u32 = 1024;
+
 /// Builds the experiment: `jsp` (fcfs), `nsp` (normal), `mpl` (4), `nodes` (64),
 /// `local_share` (0.75), `jobs` (1000), `arrival_scale` (1), `contract_cpu` (1),
 /// `estimator` (none), `mode` (`online` or `offline`), `history_jobs` (the jobs of the run
@@ -58,7 +67,16 @@ pub fn from_params(params: &Params) -> Result<Experiment, ParamError> {
         setup: Setup {
             hardware: Hardware {
                 nodes: small("nodes", 64)?,
-                mpl: small("mpl", 4)?,
+                mpl: match small("mpl", 4)? {
+                    m if m > MAX_MPL => {
+                        return Err(ParamError::BadValue {
+                            key: "mpl".into(),
+                            value: m.to_string(),
+                            expected: format!("a whole number from 1 to {MAX_MPL}"),
+                        });
+                    }
+                    m => m,
+                },
                 contract: SocialContract {
                     cpu: params.number("contract_cpu", 1.0)?,
                     ..SocialContract::default()
@@ -79,7 +97,7 @@ pub fn from_params(params: &Params) -> Result<Experiment, ParamError> {
         },
         workload: ParallelWorkload {
             jobs: whole("jobs", 1000)? as usize,
-            arrival_scale: params.number("arrival_scale", 1.0)?,
+            arrival_scale: params.within("arrival_scale", &ARRIVAL_SCALE)?.unwrap_or(1.0),
             ..ParallelWorkload::default()
         },
         local_share: params.number("local_share", 0.75)?,

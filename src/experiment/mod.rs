@@ -13,10 +13,12 @@
 pub mod cluster;
 pub mod malleable;
 pub mod moldable;
+pub mod prepare;
 pub mod rigid;
 pub mod wiring;
 
 pub use crate::params::{Key, ParamError, Params, Value};
+pub use prepare::{Prepared, Shared, Worker};
 pub use wiring::{Simulate, predictor_for};
 
 use std::path::Path;
@@ -70,7 +72,7 @@ impl Experiment {
     /// The keys this experiment takes.
     pub fn keys(&self) -> Vec<Key> {
         let (own, workload): (&[Key], Vec<Key>) = match self {
-            Experiment::Rigid(r) => match &r.source {
+            Experiment::Rigid(r) => match &r.workload.source {
                 rigid::Source::Model(m) => (&rigid::POLICY_KEYS, rigid::model_keys(m.name())),
                 rigid::Source::Trace(_) => (&rigid::POLICY_KEYS, rigid::TRACE_KEYS.to_vec()),
             },
@@ -85,7 +87,7 @@ impl Experiment {
     /// bounded by its file).
     pub fn expected_jobs(&self) -> Option<u64> {
         match self {
-            Experiment::Rigid(r) => match &r.source {
+            Experiment::Rigid(r) => match &r.workload.source {
                 rigid::Source::Model(m) => Some(m.expected_jobs()),
                 rigid::Source::Trace(_) => None,
             },
@@ -129,7 +131,7 @@ impl Experiment {
         match self {
             Experiment::Rigid(r) => {
                 check_rigid_metric(name)?;
-                if UTILITY_METRICS.get(name).is_ok() && r.augmentation.is_none() {
+                if UTILITY_METRICS.get(name).is_ok() && r.workload.augmentation.is_none() {
                     return Err(format!(
                         "{name} needs utility functions, but this run has none; set priorities on a trace"
                     ));
@@ -147,17 +149,39 @@ impl Experiment {
 /// bytes a job, so this is 2 to 4 GB, what a laptop or a server core can hold.
 pub const JOB_LIMIT: u64 = 20_000_000;
 
+/// Bytes of job tables a generated job takes, about (docs/performance.md, memory per job).
+const BYTES_PER_JOB: f64 = 150.0;
+
 /// Refuses a replication of about `jobs` jobs above [`JOB_LIMIT`] unless `yes`, saying
-/// what it would take and how to run it anyway.
+/// what it would take and how to run it anyway; and, `yes` or not, one whose job tables
+/// would not fit in this machine's memory (read from `/proc/meminfo` where there is one).
 pub fn check_size(jobs: Option<u64>, yes: bool) -> Result<(), String> {
-    match jobs {
-        Some(n) if n > JOB_LIMIT && !yes => Err(format!(
-            "a replication would generate about {n} jobs (roughly {:.1} GB of job tables), above the limit of \
-             {JOB_LIMIT} without --yes; pass --yes to run it anyway",
-            n as f64 * 150.0 / 1e9
-        )),
-        _ => Ok(()),
+    let Some(n) = jobs else { return Ok(()) };
+    let gigabytes = n as f64 * BYTES_PER_JOB / 1e9;
+    if let Some(memory) = machine_memory()
+        && n as f64 * BYTES_PER_JOB > memory as f64
+    {
+        return Err(format!(
+            "a replication would generate about {n} jobs (roughly {gigabytes:.1} GB of job tables), more \
+             than this machine's {:.1} GB of memory; --yes cannot lift this",
+            memory as f64 / 1e9
+        ));
     }
+    if n > JOB_LIMIT && !yes {
+        return Err(format!(
+            "a replication would generate about {n} jobs (roughly {gigabytes:.1} GB of job tables), above the limit of \
+             {JOB_LIMIT} without --yes; pass --yes to run it anyway"
+        ));
+    }
+    Ok(())
+}
+
+/// This machine's memory in bytes (`MemTotal`), where the system says.
+fn machine_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kb.checked_mul(1024)
 }
 
 /// What one run of an experiment gave.
@@ -165,7 +189,7 @@ pub fn check_size(jobs: Option<u64>, yes: bool) -> Result<(), String> {
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum Outcome {
-    Rigid(rigid::RigidOutcome),
+    Rigid(prepare::RigidOutcome),
     Malleable(MalleableReport),
     Moldable(PartitionOutcome),
     /// `None`: the queue stopped moving (saturated).
@@ -197,5 +221,27 @@ impl Outcome {
             Outcome::Cluster(Some(report)) => (CLUSTER_METRICS.get(name).expect(known).value)(report),
             Outcome::Cluster(None) => CLUSTER_METRICS.get(name).expect(known).saturated_value(0),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A replication whose job tables would not fit in memory is refused even with `--yes`
+    /// (a Python caller's interpreter is not aborted by a failed allocation); one above the
+    /// soft limit needs `--yes`.
+    #[test]
+    fn yes_lifts_the_soft_job_limit_but_not_the_machines_memory() {
+        assert!(check_size(Some(JOB_LIMIT), false).is_ok());
+        let e = check_size(Some(JOB_LIMIT + 1), false).unwrap_err();
+        assert!(e.contains("pass --yes"), "{e}");
+        let Some(memory) = machine_memory() else {
+            eprintln!("skipped: this system has no /proc/meminfo to bound memory by");
+            return;
+        };
+        let too_many = memory / 100;
+        let e = check_size(Some(too_many), true).unwrap_err();
+        assert!(e.contains("--yes cannot lift this"), "{e}");
     }
 }

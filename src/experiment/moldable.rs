@@ -43,7 +43,7 @@ pub fn from_params(params: &Params, window: Option<&Window>) -> Result<Moldable,
         .parsed::<Workload>("workload")?
         .ok_or_else(|| "workload: not set; one of wk1, wk2, wk3, wk4".to_string())?;
     let load = params
-        .positive("load")?
+        .within("load", &crate::workload::LOAD_RANGE)?
         .ok_or_else(|| "load: set a positive offered load".to_string())?;
     let procs = match params.whole("procs")? {
         None => 32,

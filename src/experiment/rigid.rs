@@ -1,18 +1,14 @@
 //! Rigid jobs on a space-shared machine under a scheduler (and a runtime predictor): a
 //! real trace replayed, or the Downey model, with utility functions on traces (Lee &
-//! Snavely). The parameters, the workload of each replication, and the run.
+//! Snavely): its parameters, split into the workload half and the policy half. Running
+//! it is [`super::prepare`]'s.
 
-use std::borrow::Cow;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::Simulate;
-use crate::metrics::Summary;
 use crate::params::{Key, ParamError, Params, Value, policy, workload};
 use crate::predict::PredictorKind;
-use crate::sched::{AnyScheduler, SchedulerKind};
-use crate::seed::mix64;
-use crate::sim::{Engine, Window};
+use crate::sched::SchedulerKind;
+use crate::sim::Window;
 use crate::utility::{Augmentation, PriorityMap, UtilityModel};
 use crate::workload::estimates::Tsafrir;
 use crate::workload::resample::{Resample, UserResampling};
@@ -20,7 +16,7 @@ use crate::workload::selection::JobRange;
 use crate::workload::swf::SwfOptions;
 use crate::workload::synth::lublin::LUBLIN_KEYS;
 use crate::workload::synth::{MODEL_NAMES, Model};
-use crate::workload::{MAX_PROCS, Selection, Workload};
+use crate::workload::{MAX_PROCS, Selection};
 
 /// The scheduler and predictor leave the workload alone.
 pub const POLICY_KEYS: [Key; 2] = [policy("scheduler"), policy("predictor")];
@@ -107,13 +103,11 @@ pub enum Source {
     Trace(TraceSource),
 }
 
-/// A rigid experiment.
+/// What a rigid experiment's replications replay: where the jobs come from and what each
+/// replication does to them (its half of the experiment that the scheduler does not touch).
 #[derive(Clone, Debug)]
-pub struct Rigid {
+pub struct WorkloadSpec {
     pub source: Source,
-    pub scheduler: SchedulerKind,
-    /// Runtime predictor, for schedulers that use one.
-    pub predictor: Option<PredictorKind>,
     /// Priorities and utility functions, generated per replication (traces).
     pub augmentation: Option<Augmentation>,
     /// Requested times set to the runtimes, after the utility functions (traces).
@@ -121,6 +115,15 @@ pub struct Rigid {
     /// Users' sessions inferred from the log, and each session's next job released by its
     /// predecessor's end in the simulation (traces; `crate::sim::feedback`).
     pub feedback: bool,
+}
+
+/// A rigid experiment: a workload and the policy that schedules it.
+#[derive(Clone, Debug)]
+pub struct Rigid {
+    pub workload: WorkloadSpec,
+    pub scheduler: SchedulerKind,
+    /// Runtime predictor, for schedulers that use one.
+    pub predictor: Option<PredictorKind>,
 }
 
 /// `model` and the keys of the model named `name` (docs/semantics.md).
@@ -300,9 +303,10 @@ fn resample(params: &Params) -> Result<Option<Resample>, ParamError> {
     }
 }
 
-/// A trace replay's source, its paths relative to `base_dir`.
-fn trace(params: &Params, base_dir: &Path) -> Result<TraceSource, ParamError> {
-    let keys: Vec<Key> = POLICY_KEYS.iter().chain(&TRACE_KEYS).copied().collect();
+/// A trace replay's source, its paths relative to `base_dir`; any other key but `extra` is
+/// refused.
+fn trace(params: &Params, base_dir: &Path, extra: &[Key]) -> Result<TraceSource, ParamError> {
+    let keys: Vec<Key> = extra.iter().chain(&TRACE_KEYS).copied().collect();
     params.only(&keys, "a trace")?;
     let trace = params.text("trace").unwrap_or_default();
     let path = base_dir.join(&trace);
@@ -378,9 +382,36 @@ fn trace(params: &Params, base_dir: &Path) -> Result<TraceSource, ParamError> {
     })
 }
 
-/// Builds a rigid experiment: `scheduler`, `predictor`, and a workload, `model = "downey"`
-/// with its keys or `trace` (relative to `base_dir`) with its own.
-pub fn from_params(params: &Params, base_dir: &Path, window: Option<&Window>) -> Result<Rigid, ParamError> {
+impl WorkloadSpec {
+    /// The workload `params` describe, `model = "downey"` (or another model) with its keys
+    /// or `trace` (relative to `base_dir`) with its own; any other key is refused.
+    pub fn from_params(
+        params: &Params,
+        base_dir: &Path,
+        window: Option<&Window>,
+    ) -> Result<Self, ParamError> {
+        workload_spec(params, base_dir, window, &[])
+    }
+
+    /// Whether a run of this workload on a trace reads only the columns a simulation reads
+    /// (`Jobs::push_simulated`): not when it resamples the trace, generates priorities and
+    /// utility functions, or infers sessions, which read the others.
+    pub fn reads_only_simulated_columns(&self) -> bool {
+        match &self.source {
+            Source::Trace(t) => t.resample.is_none() && self.augmentation.is_none() && !self.feedback,
+            Source::Model(_) => false,
+        }
+    }
+}
+
+/// The workload `params` describe, refusing keys that are neither the workload's nor
+/// `extra`.
+fn workload_spec(
+    params: &Params,
+    base_dir: &Path,
+    window: Option<&Window>,
+    extra: &[Key],
+) -> Result<WorkloadSpec, ParamError> {
     let source = match (params.has("model"), params.has("trace")) {
         (true, true) => return Err("run has both model and trace; choose one".to_string().into()),
         (false, false) => {
@@ -390,275 +421,39 @@ pub fn from_params(params: &Params, base_dir: &Path, window: Option<&Window>) ->
                     .into(),
             );
         }
-        (true, false) => Source::Model(model(params, &POLICY_KEYS, window)?),
-        (false, true) => Source::Trace(trace(params, base_dir)?),
+        (true, false) => Source::Model(model(params, extra, window)?),
+        (false, true) => Source::Trace(trace(params, base_dir, extra)?),
     };
+    Ok(WorkloadSpec {
+        source,
+        augmentation: augmentation(params)?,
+        exact_estimates: params.flag("exact_estimates", false)?,
+        feedback: params.flag("feedback", false)?,
+    })
+}
+
+/// Builds a rigid experiment: `scheduler`, `predictor`, and a workload
+/// ([`WorkloadSpec::from_params`]).
+pub fn from_params(params: &Params, base_dir: &Path, window: Option<&Window>) -> Result<Rigid, ParamError> {
+    let workload = workload_spec(params, base_dir, window, &POLICY_KEYS)?;
     let (scheduler, predictor) = policies(params)?;
-    let augmentation = augmentation(params)?;
     let needs = match scheduler {
         SchedulerKind::Prio => Some("priorities"),
         SchedulerKind::Ga(_) => Some("utility functions"),
         _ => None,
     };
     if let Some(what) = needs
-        && augmentation.is_none()
+        && workload.augmentation.is_none()
     {
         return Err(
             format!("scheduler = {scheduler}: needs {what}; set priorities (e.g. \"sdsc-blue\")").into(),
         );
     }
     Ok(Rigid {
-        source,
+        workload,
         scheduler,
         predictor,
-        augmentation,
-        exact_estimates: params.flag("exact_estimates", false)?,
-        feedback: params.flag("feedback", false)?,
     })
-}
-
-/// Multiplies inter-arrival times by `factor`, keeping the first submit where it is.
-fn scale_arrivals(w: &Workload, factor: f64) -> Workload {
-    let mut scaled = w.clone();
-    let first = w.jobs.submit.first().copied().unwrap_or(0);
-    for s in &mut scaled.jobs.submit {
-        *s = first + ((*s - first) as f64 * factor).round() as i64;
-    }
-    scaled
-}
-
-/// Refuses a factor on `w`'s inter-arrival times that asks (`asked`, in the user's words)
-/// for a load outside [`LOAD_RANGE`](crate::workload::LOAD_RANGE) or takes a submit time
-/// past [`MAX_TIME`](crate::workload::MAX_TIME), before anything is simulated.
-fn check_scale(w: &Workload, path: &Path, offered: f64, factor: f64, asked: &str) -> crate::Result<()> {
-    let range = crate::workload::LOAD_RANGE;
-    let refuse = |message: String| {
-        Err(crate::Error::Workload {
-            path: path.to_path_buf(),
-            message: format!("{asked}: {message}"),
-        })
-    };
-    // Four decimals where that reads well, else scientific notation.
-    let number = |x: f64| {
-        if (1e-3..1e6).contains(&x.abs()) {
-            format!("{}", (x * 1e4).round() / 1e4)
-        } else {
-            format!("{x:.3e}")
-        }
-    };
-    let implied = offered / factor;
-    if offered > 0.0 && !range.contains(&implied) {
-        return refuse(format!(
-            "the trace's offered load {} would become {}, outside {} to {}",
-            number(offered),
-            number(implied),
-            range.start(),
-            range.end()
-        ));
-    }
-    // Offsets are scaled from the first job's submit; the latest submit goes farthest.
-    let (first, last) = match (w.jobs.submit.first(), w.jobs.submit.iter().max()) {
-        (Some(&f), Some(&l)) => (f, l),
-        _ => return Ok(()),
-    };
-    let reach = first as f64 + (last - first) as f64 * factor;
-    if reach > crate::workload::MAX_TIME as f64 {
-        return refuse(format!(
-            "inter-arrival times scaled by {} take the last submit to {} s, past the longest \
-             time schedlab accepts (2^40 s)",
-            number(factor),
-            number(reach)
-        ));
-    }
-    Ok(())
-}
-
-/// A rigid run's result: a summary of the measured jobs, or a saturated run.
-#[derive(Clone, Debug)]
-pub struct RigidOutcome {
-    /// `None` when the run saturated.
-    pub summary: Option<Summary>,
-    /// Jobs in the measured window.
-    pub measured: usize,
-    /// Jobs simulated (for throughput reports).
-    pub simulated: u64,
-}
-
-/// What a thread reuses across rigid runs: one engine, one scheduler per kind.
-#[derive(Default)]
-pub struct Worker {
-    engine: Engine,
-    schedulers: HashMap<SchedulerKind, AnyScheduler>,
-}
-
-impl Worker {
-    pub fn new() -> Self {
-        Worker {
-            engine: Engine::new().with_validation(false),
-            schedulers: HashMap::new(),
-        }
-    }
-}
-
-impl Rigid {
-    /// The jobs of replication `seed`: the model's, or the trace (as read, `trace`, with
-    /// its offered load) scaled to the target load; then the utility functions drawn with
-    /// the seed, and exact requests.
-    pub fn workload<'t>(
-        &self,
-        seed: u64,
-        trace: Option<(&'t Workload, f64)>,
-    ) -> crate::Result<Cow<'t, Workload>> {
-        let base: Cow<Workload> = match &self.source {
-            Source::Model(model) => Cow::Owned(model.generate(seed)),
-            Source::Trace(t) => {
-                let (w, offered) = trace.expect("a trace experiment is given its trace");
-                let scaled = match (t.load, t.load_scale) {
-                    // An offered load of 0 (no work, or one submit instant) scales to no
-                    // target: the factor would be 0 and every job would arrive at once.
-                    (Some(target), _) if offered <= 0.0 => {
-                        return Err(crate::Error::Workload {
-                            path: t.path.clone(),
-                            message: format!(
-                                "load {target}: the trace offers no load to scale (its jobs \
-                                 do no work, or all arrive at one instant)"
-                            ),
-                        });
-                    }
-                    (Some(target), _) => {
-                        let factor = offered / target;
-                        check_scale(w, &t.path, offered, factor, &format!("load {target}"))?;
-                        Cow::Owned(scale_arrivals(w, factor))
-                    }
-                    (None, Some(f)) => {
-                        check_scale(w, &t.path, offered, f, &format!("load_scale {f}"))?;
-                        Cow::Owned(scale_arrivals(w, f))
-                    }
-                    (None, None) => Cow::Borrowed(w),
-                };
-                let shaken = match &t.resample {
-                    Some(method) => {
-                        let mut drawn = scaled.into_owned();
-                        method.apply(&mut drawn.jobs, seed);
-                        Cow::Owned(drawn)
-                    }
-                    None => scaled,
-                };
-                match &t.estimates {
-                    Some(model) => {
-                        let mut estimated = shaken.into_owned();
-                        model.apply(&mut estimated.jobs, &mut estimated.header.comments, seed);
-                        Cow::Owned(estimated)
-                    }
-                    None => shaken,
-                }
-            }
-        };
-        if self.augmentation.is_none() && !self.exact_estimates && !self.feedback {
-            return Ok(base);
-        }
-        let mut owned = base.into_owned();
-        if let Some(a) = &self.augmentation {
-            a.apply(&mut owned.jobs, seed)
-                .map_err(|message| crate::Error::Workload {
-                    path: owned.name.clone().into(),
-                    message,
-                })?;
-        }
-        if self.exact_estimates {
-            crate::utility::exact_estimates(&mut owned.jobs);
-        }
-        if self.feedback {
-            crate::workload::sessions::infer_sessions(
-                &mut owned.jobs,
-                crate::workload::sessions::SESSION_GAP,
-            );
-        }
-        Ok(Cow::Owned(owned))
-    }
-
-    /// Whether a run of this experiment on a trace reads only the columns a simulation
-    /// reads (`Jobs::push_simulated`): not when it resamples the trace, generates
-    /// priorities and utility functions, or infers sessions, which read the others.
-    pub fn reads_only_simulated_columns(&self) -> bool {
-        match &self.source {
-            Source::Trace(t) => t.resample.is_none() && self.augmentation.is_none() && !self.feedback,
-            Source::Model(_) => false,
-        }
-    }
-
-    /// Simulates `workload` (replication `seed`) on `engine` with `scheduler` (of this
-    /// experiment's kind), measuring `window`. The GA's choices get their own stream, apart
-    /// from the workload's.
-    pub fn simulate<'e>(
-        &self,
-        engine: &'e mut Engine,
-        scheduler: &mut AnyScheduler,
-        workload: &Workload,
-        seed: u64,
-        window: Option<&Window>,
-    ) -> crate::sim::Outcome<'e> {
-        scheduler.set_seed(mix64(seed ^ 0x6761_5f73_6565_6473));
-        engine.set_feedback(
-            self.feedback
-                .then(|| crate::sim::Dependencies::from_jobs(&workload.jobs).0),
-        );
-        scheduler.simulate(engine, &workload.jobs, workload.procs, self.predictor, window)
-    }
-
-    /// The run as one JSON object, as `schedlab run --json` prints it and the Python
-    /// package returns it: workload, scheduler, predictor, seed and the jobs outside the
-    /// selection, then the summary's keys (jobs, mean_wait, ...) at the top level.
-    pub fn summary_json(&self, workload: &Workload, seed: u64, summary: &Summary) -> serde_json::Value {
-        let predictor = self.predictor.map_or("estimate".to_string(), |p| p.to_string());
-        let mut object = serde_json::json!({
-            "workload": workload.name,
-            "scheduler": self.scheduler.name(),
-            "predictor": predictor,
-            "seed": seed,
-            "not_selected": workload.not_selected,
-        });
-        if let (Some(o), Ok(serde_json::Value::Object(s))) =
-            (object.as_object_mut(), serde_json::to_value(summary))
-        {
-            o.extend(s);
-        }
-        object
-    }
-
-    /// Simulates `workload` (replication `seed`) with a worker's engine and scheduler, and
-    /// summarises the measured jobs.
-    pub fn run(
-        &self,
-        worker: &mut Worker,
-        workload: &Workload,
-        seed: u64,
-        window: Option<&Window>,
-    ) -> RigidOutcome {
-        let scheduler = worker
-            .schedulers
-            .entry(self.scheduler)
-            .or_insert_with(|| self.scheduler.build());
-        let outcome = self.simulate(&mut worker.engine, scheduler, workload, seed, window);
-        let n = workload.jobs.len();
-        let measured = window.map_or(0..n, |w| w.measured.start.min(n)..w.measured.end.min(n));
-        let simulated = outcome.events / 2;
-        let jobs = outcome.jobs_as_run(&workload.jobs);
-        let summary = (!outcome.saturated).then(|| {
-            Summary::of_outcome(
-                &jobs,
-                workload.procs,
-                &outcome,
-                measured.clone(),
-                &workload.skipped,
-            )
-        });
-        RigidOutcome {
-            summary,
-            measured: measured.len(),
-            simulated,
-        }
-    }
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::metrics::jobs_csv::JOBS_CSV_HEADER;
+use crate::metrics::jobs_csv::jobs_csv_header;
 
 /// A metric in both summaries: its name (nested keys joined by '.', e.g. `wait.p50`) and
 /// the two values.
@@ -125,13 +125,14 @@ pub fn read_jobs_csv(path: &Path) -> Result<Vec<JobRow>> {
     };
     let mut lines = text.lines();
     let header = lines.next().unwrap_or_default();
-    if header != JOBS_CSV_HEADER {
+    let expected = jobs_csv_header();
+    if header != expected {
         return Err(bad(
             1,
-            format!("not a --jobs-out file: expected the header {JOBS_CSV_HEADER}"),
+            format!("not a --jobs-out file: expected the header {expected}"),
         ));
     }
-    let names: Vec<&str> = JOBS_CSV_HEADER.split(',').collect();
+    let names: Vec<&str> = expected.split(',').collect();
     let mut rows = Vec::new();
     for (i, line) in lines.enumerate() {
         let n = i + 2;

@@ -6,17 +6,127 @@ use super::bsld;
 use crate::sim::Outcome;
 use crate::workload::Jobs;
 
-/// The header of `--jobs-out` files.
-pub const JOBS_CSV_HEADER: &str = "job_id,submit,start,end,wait,response,bsld,procs,runtime,estimate,\
-prediction,deadline_misses,absolute_inaccuracy,relative_accuracy,user,predictions";
+/// How a per-job column is stored: its integer width, or a real written with `decimals`
+/// digits in CSV.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ColumnType {
+    I64,
+    U64,
+    U32,
+    I32,
+    F64 { decimals: usize },
+}
 
-/// Writes one row per job: `job_id` is the SWF job number; `prediction` is the job's last
-/// prediction, and the accuracy columns weigh every prediction it had by how long it held;
-/// `user` is SWF field 12 (-1 unknown).
-/// `predictions` lists each prediction the job had as `time:seconds`, separated by `;`, in
-/// time order, from the run's [`Outcome::history`] (empty if the engine kept none).
+/// One job's value in a column: an integer (of the column's type) or a real.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum JobValue {
+    Int(i64),
+    Real(f64),
+}
+
+/// A per-job column of a rigid run, as `--jobs-out` writes it and the Python package
+/// returns it.
+pub struct JobColumn {
+    pub name: &'static str,
+    pub kind: ColumnType,
+    /// Job `j`'s value, from the jobs as run and the run's outcome.
+    pub value: fn(&Jobs, &Outcome, usize) -> JobValue,
+}
+
+use ColumnType::*;
+use JobValue::{Int, Real};
+
+/// Every per-job column, in file order: `job_id` is the SWF job number; `prediction` the
+/// job's last prediction, and the accuracy columns weigh every prediction it had by how
+/// long it held; `user` is SWF field 12 (-1 unknown).
+pub const JOB_COLUMNS: [JobColumn; 15] = [
+    JobColumn {
+        name: "job_id",
+        kind: U64,
+        value: |jobs, _, j| Int(jobs.swf_id[j] as i64),
+    },
+    JobColumn {
+        name: "submit",
+        kind: I64,
+        value: |jobs, _, j| Int(jobs.submit[j]),
+    },
+    JobColumn {
+        name: "start",
+        kind: I64,
+        value: |_, o, j| Int(o.start[j]),
+    },
+    JobColumn {
+        name: "end",
+        kind: I64,
+        value: |_, o, j| Int(o.end[j]),
+    },
+    JobColumn {
+        name: "wait",
+        kind: I64,
+        value: |jobs, o, j| Int(o.start[j] - jobs.submit[j]),
+    },
+    JobColumn {
+        name: "response",
+        kind: I64,
+        value: |jobs, o, j| Int(o.end[j] - jobs.submit[j]),
+    },
+    JobColumn {
+        name: "bsld",
+        kind: F64 { decimals: 6 },
+        value: |jobs, o, j| Real(bsld(o.end[j] - jobs.submit[j], jobs.runtime[j])),
+    },
+    JobColumn {
+        name: "procs",
+        kind: U32,
+        value: |jobs, _, j| Int(jobs.procs[j] as i64),
+    },
+    JobColumn {
+        name: "runtime",
+        kind: I64,
+        value: |jobs, _, j| Int(jobs.runtime[j]),
+    },
+    JobColumn {
+        name: "estimate",
+        kind: I64,
+        value: |jobs, _, j| Int(jobs.estimate[j]),
+    },
+    JobColumn {
+        name: "prediction",
+        kind: I64,
+        value: |_, o, j| Int(o.prediction[j]),
+    },
+    JobColumn {
+        name: "deadline_misses",
+        kind: U32,
+        value: |_, o, j| Int(o.misses(j) as i64),
+    },
+    JobColumn {
+        name: "absolute_inaccuracy",
+        kind: F64 { decimals: 3 },
+        value: |jobs, o, j| Real(o.accuracy(jobs, j).0),
+    },
+    JobColumn {
+        name: "relative_accuracy",
+        kind: F64 { decimals: 6 },
+        value: |jobs, o, j| Real(o.accuracy(jobs, j).1),
+    },
+    JobColumn {
+        name: "user",
+        kind: I32,
+        value: |jobs, _, j| Int(jobs.user[j] as i64),
+    },
+];
+
+/// The header of `--jobs-out` files: [`JOB_COLUMNS`], then `predictions`.
+pub fn jobs_csv_header() -> String {
+    let names: Vec<&str> = JOB_COLUMNS.iter().map(|c| c.name).collect();
+    format!("{},predictions", names.join(","))
+}
+
+/// Writes one row per job: the [`JOB_COLUMNS`], then `predictions`, each prediction the
+/// job had as `time:seconds`, separated by `;`, in time order, from the run's
+/// [`Outcome::history`] (empty if the engine kept none).
 pub fn write_jobs_csv<W: Write>(mut out: W, jobs: &Jobs, outcome: &Outcome) -> std::io::Result<()> {
-    let (start, end) = (outcome.start, outcome.end);
     // Group the time-ordered history by job (a counting sort keeps each job's order).
     let mut first = vec![0usize; jobs.len() + 1];
     for change in outcome.history {
@@ -32,29 +142,16 @@ pub fn write_jobs_csv<W: Write>(mut out: W, jobs: &Jobs, outcome: &Outcome) -> s
         by_job[*slot] = (change.at, change.prediction);
         *slot += 1;
     }
-    writeln!(out, "{JOBS_CSV_HEADER}")?;
+    writeln!(out, "{}", jobs_csv_header())?;
     for j in 0..jobs.len() {
-        let response = end[j] - jobs.submit[j];
-        let (inaccuracy, accuracy) = outcome.accuracy(jobs, j);
-        write!(
-            out,
-            "{},{},{},{},{},{},{:.6},{},{},{},{},{},{:.3},{:.6},{},",
-            jobs.swf_id[j],
-            jobs.submit[j],
-            start[j],
-            end[j],
-            start[j] - jobs.submit[j],
-            response,
-            bsld(response, jobs.runtime[j]),
-            jobs.procs[j],
-            jobs.runtime[j],
-            jobs.estimate[j],
-            outcome.prediction[j],
-            outcome.misses(j),
-            inaccuracy,
-            accuracy,
-            jobs.user[j],
-        )?;
+        for column in &JOB_COLUMNS {
+            match ((column.value)(jobs, outcome, j), column.kind) {
+                (Int(v), U64) => write!(out, "{},", v as u64)?,
+                (Int(v), _) => write!(out, "{v},")?,
+                (Real(v), F64 { decimals }) => write!(out, "{v:.decimals$},")?,
+                (Real(v), _) => write!(out, "{v},")?,
+            }
+        }
         for (i, (at, prediction)) in by_job[first[j]..first[j + 1]].iter().enumerate() {
             let separator = if i == 0 { "" } else { ";" };
             write!(out, "{separator}{at}:{prediction}")?;
@@ -62,4 +159,20 @@ pub fn write_jobs_csv<W: Write>(mut out: W, jobs: &Jobs, outcome: &Outcome) -> s
         writeln!(out)?;
     }
     out.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The file format `compare` reads and scripts parse: the registry must not reorder or
+    /// rename a column without this test (and the readers) changing with it.
+    #[test]
+    fn the_header_is_the_documented_one() {
+        assert_eq!(
+            jobs_csv_header(),
+            "job_id,submit,start,end,wait,response,bsld,procs,runtime,estimate,prediction,\
+             deadline_misses,absolute_inaccuracy,relative_accuracy,user,predictions"
+        );
+    }
 }

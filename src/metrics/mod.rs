@@ -29,12 +29,12 @@
 //! (relative error at most 0.1%); the 100th percentile is the exact maximum.
 
 pub mod compare;
-mod jobs_csv;
+pub mod jobs_csv;
 pub mod registry;
 mod text;
 pub mod timeline;
 
-pub use jobs_csv::write_jobs_csv;
+pub use jobs_csv::{JOB_COLUMNS, write_jobs_csv};
 
 use hdrhistogram::Histogram;
 use serde::Serialize;

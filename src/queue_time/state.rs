@@ -13,46 +13,37 @@
 
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+use serde_json::{Map, Value};
 
 use super::{RunningSet, UniformLog};
 use crate::error::{Error, Result};
 
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug)]
 pub struct MachineState {
     pub total: u32,
     pub free: u32,
     pub running: Vec<RunningJob>,
-    #[serde(default)]
     pub distribution: Option<Distribution>,
     pub request: Request,
 }
 
-#[derive(Clone, Copy, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Copy, Debug)]
 pub struct RunningJob {
     pub age: f64,
     pub size: u32,
 }
 
-#[derive(Clone, Copy, Debug, Deserialize)]
-#[serde(untagged)]
+#[derive(Clone, Copy, Debug)]
 pub enum Distribution {
     Bounds { t_min: f64, t_max: f64 },
     Betas { beta0: f64, beta1: f64 },
 }
 
-#[derive(Clone, Copy, Debug, Deserialize)]
-#[serde(untagged)]
+/// The sizes to predict for: one, or every size from 1 to the machine's.
+#[derive(Clone, Copy, Debug)]
 pub enum Request {
     Size(u32),
-    All(AllSizes),
-}
-
-#[derive(Clone, Copy, Debug, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum AllSizes {
     All,
 }
 
@@ -83,9 +74,77 @@ impl MachineState {
             path: path.to_path_buf(),
             message,
         };
-        let state: MachineState = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
+        let json: Value = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
+        let state = MachineState::from_json(&json).map_err(bad)?;
         state.check().map_err(bad)?;
         Ok(state)
+    }
+
+    /// The state a JSON object describes (the module's format), each field read in the
+    /// user's words: a refusal names the field and what it takes.
+    fn from_json(json: &Value) -> std::result::Result<Self, String> {
+        let object = json
+            .as_object()
+            .ok_or("expected a JSON object: {\"total\": ..., \"free\": ..., ...}")?;
+        only(
+            object,
+            "",
+            &["total", "free", "running", "distribution", "request"],
+        )?;
+        let field = |key: &str| object.get(key).ok_or(format!("{key}: missing"));
+        let running = field("running")?
+            .as_array()
+            .ok_or("running: expected a list of {\"age\": seconds, \"size\": processors}")?
+            .iter()
+            .enumerate()
+            .map(|(i, job)| {
+                let at = format!("running[{i}]");
+                let job = job.as_object().ok_or(format!(
+                    "{at}: expected {{\"age\": seconds, \"size\": processors}}"
+                ))?;
+                only(job, &format!("{at}."), &["age", "size"])?;
+                let get = |k: &str| job.get(k).ok_or(format!("{at}.{k}: missing"));
+                Ok(RunningJob {
+                    age: number(get("age")?, &format!("{at}.age"))?,
+                    size: whole(get("size")?, &format!("{at}.size"))?,
+                })
+            })
+            .collect::<std::result::Result<Vec<_>, String>>()?;
+        let distribution = match object.get("distribution") {
+            None | Some(Value::Null) => None,
+            Some(Value::Object(d)) => {
+                only(d, "distribution.", &["t_min", "t_max", "beta0", "beta1"])?;
+                let get = |k: &str| {
+                    d.get(k)
+                        .map(|v| number(v, &format!("distribution.{k}")))
+                        .transpose()
+                };
+                match (get("t_min")?, get("t_max")?, get("beta0")?, get("beta1")?) {
+                    (Some(t_min), Some(t_max), None, None) => Some(Distribution::Bounds { t_min, t_max }),
+                    (None, None, Some(beta0), Some(beta1)) => Some(Distribution::Betas { beta0, beta1 }),
+                    _ => return Err("distribution: give t_min and t_max, or beta0 and beta1".into()),
+                }
+            }
+            Some(other) => {
+                return Err(format!(
+                    "distribution: {other} is not an object with t_min and t_max, or beta0 and beta1"
+                ));
+            }
+        };
+        let request = match field("request")? {
+            Value::String(s) if s == "all" => Request::All,
+            v => Request::Size(
+                whole(v, "request")
+                    .map_err(|_| format!("request: {v} is not a processor count or \"all\""))?,
+            ),
+        };
+        Ok(MachineState {
+            total: whole(field("total")?, "total")?,
+            free: whole(field("free")?, "free")?,
+            running,
+            distribution,
+            request,
+        })
     }
 
     fn check(&self) -> std::result::Result<(), String> {
@@ -104,7 +163,7 @@ impl MachineState {
             ));
         }
         let work = self.total as usize * self.running.len();
-        if matches!(self.request, Request::All(_)) && work > MAX_ALL_WORK {
+        if matches!(self.request, Request::All) && work > MAX_ALL_WORK {
             return Err(format!(
                 "request: \"all\" asks for {} rows over {} running jobs; the product may be at most \
                  {MAX_ALL_WORK} (a few seconds): ask for one size",
@@ -162,7 +221,7 @@ impl MachineState {
         set.load(self.distribution(), self.free, &ages, &sizes);
         let sizes = match self.request {
             Request::Size(n) => n..=n,
-            Request::All(_) => 1..=self.total,
+            Request::All => 1..=self.total,
         };
         let finite = |x: f64| x.is_finite().then_some(x);
         sizes
@@ -204,4 +263,26 @@ pub fn write_prediction_table(out: &mut dyn std::io::Write, rows: &[PredictionRo
         )?;
     }
     writeln!(out, "queue times in seconds; '-': no benefactor (A) or never met")
+}
+
+/// Refuses a key of `object` outside `keys`, naming it (after `prefix`) and those allowed.
+fn only(object: &Map<String, Value>, prefix: &str, keys: &[&str]) -> std::result::Result<(), String> {
+    match object.keys().find(|k| !keys.contains(&k.as_str())) {
+        Some(k) => Err(format!("{prefix}{k}: unknown; allowed: {}", keys.join(", "))),
+        None => Ok(()),
+    }
+}
+
+/// A whole number from 0 to 2^32 - 1.
+fn whole(v: &Value, key: &str) -> std::result::Result<u32, String> {
+    v.as_u64()
+        .and_then(|n| u32::try_from(n).ok())
+        .ok_or_else(|| format!("{key}: {v} is not a whole number from 0 to {}", u32::MAX))
+}
+
+/// A finite number.
+fn number(v: &Value, key: &str) -> std::result::Result<f64, String> {
+    v.as_f64()
+        .filter(|x| x.is_finite())
+        .ok_or_else(|| format!("{key}: {v} is not a number"))
 }

@@ -10,8 +10,10 @@ use super::task::RunRecord;
 use crate::error::{Error, Result};
 
 /// Merges shard directories into `out`. Refuses shards of different specs, replications
-/// recorded twice, and cells whose replications are missing or incomplete, naming them.
-pub fn merge(shards: &[PathBuf], out: &Path) -> Result<Plan> {
+/// recorded twice, and cells whose replications are missing or incomplete, naming them;
+/// an `out` that is one of the shards, or holds another spec's results unless `force`.
+/// Holds `out`'s lock while it writes there.
+pub fn merge(shards: &[PathBuf], out: &Path, force: bool) -> Result<Plan> {
     let first = shards
         .first()
         .ok_or_else(|| Error::Merge("no shard directories given".into()))?;
@@ -45,6 +47,13 @@ pub fn merge(shards: &[PathBuf], out: &Path) -> Result<Plan> {
                 first.display()
             )));
         }
+    }
+    if let Some(shard) = shards.iter().find(|d| same_folder(d, out)) {
+        return Err(Error::Merge(format!(
+            "--out {} is the shard {}: merging there would replace its runs; write elsewhere",
+            out.display(),
+            shard.display()
+        )));
     }
     let mut seen: Vec<BTreeMap<usize, (PathBuf, RunRecord)>> = vec![BTreeMap::new(); plan.cells.len()];
     for dir in shards {
@@ -87,6 +96,31 @@ pub fn merge(shards: &[PathBuf], out: &Path) -> Result<Plan> {
             missing.join("\n  ")
         )));
     }
+    // Checked and written under the lock, so that no other writer comes between.
+    fs::create_dir_all(out).map_err(|e| Error::Output {
+        path: out.to_path_buf(),
+        error: e,
+    })?;
+    let _lock = super::lock::FolderLock::take(out, &format!("merge of {}", plan.name))?;
+    let held = fs::read_to_string(out.join(HASH_FILE)).unwrap_or_default();
+    if !force && !held.trim().is_empty() && held.trim() != plan.spec_hash {
+        return Err(Error::Merge(format!(
+            "{}: holds the results of another spec (hash {}, these shards {}); pass --force to \
+             overwrite them, or --out to write elsewhere",
+            out.display(),
+            held.trim(),
+            plan.spec_hash
+        )));
+    }
     output::write_outputs(out, &plan, &results, &all)?;
     Ok(plan)
+}
+
+/// Whether `a` and `b` name one folder (through links too); a folder not yet there is no
+/// other's.
+fn same_folder(a: &Path, b: &Path) -> bool {
+    match (fs::canonicalize(a), fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
 }

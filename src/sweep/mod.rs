@@ -3,6 +3,7 @@
 
 pub mod compare;
 pub mod figures;
+pub mod lock;
 pub mod merge;
 pub mod output;
 pub mod runner;
@@ -10,5 +11,5 @@ pub mod spec;
 pub mod stats;
 pub mod task;
 
-pub use runner::{RunOptions, Shard, run_sweep};
+pub use runner::{RunOptions, Shard, capped_threads, run_sweep};
 pub use spec::Plan;

@@ -32,9 +32,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::output::{self, HASH_FILE, RUNS_FILE, Results};
 use super::spec::{Plan, Replications};
-use super::task::{RunRecord, Traces, run_replication};
+use super::task::{PreparedCells, RunRecord, run_replication};
 use crate::error::{Error, Result};
-use crate::experiment::rigid::Worker;
+use crate::experiment::Worker;
 
 /// Which part of the cells this process runs: cells whose index is `index` mod `count`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -403,6 +403,22 @@ struct Report {
     result: Result<(RunRecord, u64)>,
 }
 
+/// At most eight threads per core: more only adds memory and contention (a typo such as
+/// `threads = 100000` would start that many). Returns the threads to start and, when it
+/// capped them, what to tell the user.
+pub fn capped_threads(asked: usize) -> (usize, Option<String>) {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if asked > 8 * cores {
+        let message = format!(
+            "threads {asked} capped at {} (8 per core on {cores} cores)",
+            8 * cores
+        );
+        (8 * cores, Some(message))
+    } else {
+        (asked, None)
+    }
+}
+
 /// Runs (or resumes) the sweep and writes its outputs into `options.out`.
 pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
     let started = Instant::now();
@@ -411,13 +427,15 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
         path: out.clone(),
         error: e,
     })?;
+    let _lock = super::lock::FolderLock::take(out, &format!("sweep {}", plan.name))?;
     let cells = shard_cells(plan, options.shard);
     let cell_refs: Vec<_> = cells.iter().map(|&c| &plan.cells[c]).collect();
-    let traces = Traces::load(plan, &cell_refs)?;
+    let prepared = PreparedCells::new(plan, &cell_refs)?;
     let (mut recorded, resumed) = recorded_runs(plan, out, &cells, options.resume, options.force)?;
     let journal = Journal::open(plan, out)?;
+    let (threads, capped) = capped_threads(options.threads.unwrap_or(0));
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(options.threads.unwrap_or(0))
+        .num_threads(threads)
         .build()
         .map_err(|e| Error::Invalid(format!("cannot start worker threads: {e}")))?;
     let progress = Progress::new(options.quiet, started, cells.len(), plan.cells.len());
@@ -426,7 +444,7 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
     let mut report = SweepReport {
         cells: cells.len(),
         tasks_resumed: resumed,
-        warnings: traces.warnings.clone(),
+        warnings: prepared.warnings.iter().cloned().chain(capped).collect(),
         ..SweepReport::default()
     };
     // Each cell advances on its own: when the last replication of its batch is in, its
@@ -561,13 +579,14 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
                 let rep = waiting[c].pop_front().expect("a waiting task");
                 progress.started(c);
                 in_flight += 1;
-                let (finished, journal, progress, traces) = (finished.clone(), &journal, &progress, &traces);
+                let (finished, journal, progress, prepared) =
+                    (finished.clone(), &journal, &progress, &prepared);
                 scope.spawn(move |_| {
                     // A fresh worker per task: one reused across tasks after a saturated run
                     // made quick.toml 7% slower on one thread (docs/performance.md).
                     let mut worker = Worker::new();
                     let task_started = Instant::now();
-                    let result = run_replication(plan, &plan.cells[c], rep, traces, &mut worker).and_then(
+                    let result = run_replication(plan, &plan.cells[c], rep, prepared, &mut worker).and_then(
                         |(record, jobs)| {
                             journal.append(plan, &record)?;
                             Ok((record, jobs))

@@ -305,6 +305,19 @@ type Rule = Vec<(usize, Vec<Value>)>;
 /// Grids above this many cells ask for `--yes` unless the spec sets `max_cells`.
 pub const DEFAULT_MAX_CELLS: usize = 1000;
 
+/// Combinations of axis values a spec may enumerate, whatever `--yes` says: each cell is
+/// built and checked when the spec is read (about 1 KB and a few microseconds a cell), so
+/// this bounds a spec's reading to about a gigabyte and seconds.
+pub const MAX_GRID: usize = 1_000_000;
+
+/// Replications one cell may run, and runs a sweep may record (about 100 bytes each in
+/// memory): past these a spec is refused when it is read.
+pub const MAX_REPLICATIONS: usize = 100_000;
+pub const MAX_RUNS: usize = 10_000_000;
+
+/// Values one axis may have (a duplicate check compares each with those before it).
+pub const MAX_AXIS_VALUES: usize = 10_000;
+
 impl Plan {
     /// Reads and validates a spec file.
     pub fn from_file(path: &Path) -> Result<Plan> {
@@ -328,8 +341,14 @@ impl Plan {
         };
         let raw: RawSpec = toml::from_str(text).map_err(|e| err(e.to_string().trim_end().to_string()))?;
         let name = raw.name.clone().unwrap_or_else(|| default_name.to_string());
-        if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {
-            return Err(err(format!("name = '{name}': must be a plain folder name")));
+        if name.is_empty()
+            || name.contains(['/', '\\'])
+            || name.starts_with('.')
+            || name.chars().any(char::is_control)
+        {
+            return Err(err(format!(
+                "name = {name:?}: must be a plain folder name (no /, \\, leading dot or control character)"
+            )));
         }
         check_metric_list(&raw.metrics).map_err(err)?;
         let fixed = fixed_params(&raw.run).map_err(err)?;
@@ -366,6 +385,23 @@ impl Plan {
         }
         if cells.is_empty() {
             return Err(err("exclude/only rules leave no cell to run".into()));
+        }
+        let most = match &replications {
+            Replications::Fixed(n) => *n,
+            Replications::Sequential { max, .. } => *max,
+        };
+        if cells.len().saturating_mul(most) > MAX_RUNS {
+            return Err(err(format!(
+                "{} cells x {most} replications = {} runs, above the {MAX_RUNS} a sweep may record; \
+                 lower replications.{}, or split the grid",
+                cells.len(),
+                cells.len() * most,
+                if matches!(replications, Replications::Fixed(_)) {
+                    "count"
+                } else {
+                    "max"
+                }
+            )));
         }
         let warnings = load_warnings(&cells);
         let compare = match &raw.compare {
@@ -446,7 +482,7 @@ fn load_warnings(cells: &[Cell]) -> Vec<String> {
     let mut targets: Vec<f64> = cells
         .iter()
         .filter_map(|c| match &c.experiment {
-            Experiment::Rigid(r) => match &r.source {
+            Experiment::Rigid(r) => match &r.workload.source {
                 crate::experiment::rigid::Source::Trace(t) => t.load,
                 crate::experiment::rigid::Source::Model(m) => m.load_target(),
             },
@@ -519,6 +555,12 @@ fn parse_axes(
         if values.is_empty() {
             return Err(format!("axes.{key}: no values"));
         }
+        if values.len() > MAX_AXIS_VALUES {
+            return Err(format!(
+                "axes.{key}: {} values, above the {MAX_AXIS_VALUES} an axis may have",
+                values.len()
+            ));
+        }
         for (i, v) in values.iter().enumerate() {
             if values[..i].iter().any(|w| w.matches(v)) {
                 return Err(format!("axes.{key}: the value {v} is listed twice"));
@@ -528,6 +570,19 @@ fn parse_axes(
             name: key.clone(),
             values,
         });
+    }
+    // Counted before a cell is built, so that a huge grid is refused at once.
+    let sizes: Vec<usize> = axes.iter().map(|a| a.values.len()).collect();
+    let combinations = sizes
+        .iter()
+        .try_fold(1usize, |n, &k| n.checked_mul(k).filter(|&n| n <= MAX_GRID));
+    if combinations.is_none() {
+        let product: f64 = sizes.iter().map(|&k| k as f64).product();
+        return Err(format!(
+            "axes: {} = {product:.3e} combinations, above the {MAX_GRID} a spec may enumerate; \
+             narrow an axis, or split the grid into several specs",
+            sizes.iter().map(usize::to_string).collect::<Vec<_>>().join(" x ")
+        ));
     }
     Ok(axes)
 }
@@ -625,6 +680,13 @@ fn parse_replications(
             "replications.confidence = {confidence}: must be in (0, 1)"
         ));
     }
+    for (key, n) in [("count", r.count), ("max", r.max)] {
+        if let Some(n) = n.filter(|&n| n > MAX_REPLICATIONS) {
+            return Err(format!(
+                "replications.{key} = {n}: at most {MAX_REPLICATIONS} replications a cell"
+            ));
+        }
+    }
     let rule = match (r.count, r.min, r.max) {
         (Some(0), None, None) => return Err("replications.count = 0: must be at least 1".into()),
         (Some(n), None, None)
@@ -712,12 +774,19 @@ fn check_plots(
             ));
         }
         if p.difference && p.log_y {
-            return Err(format!("plot[{i}]: a difference can be negative; drop log_y"));
+            return Err(format!(
+                "plot[{i}].log_y = true: a difference can be negative; drop log_y"
+            ));
         }
-        for axis in std::iter::once(&p.x).chain(p.series.iter()).chain(p.facet.iter()) {
+        let named = [
+            ("x", Some(&p.x)),
+            ("series", p.series.as_ref()),
+            ("facet", p.facet.as_ref()),
+        ];
+        for (key, axis) in named.into_iter().filter_map(|(k, a)| Some((k, a?))) {
             if !names.contains(&axis.as_str()) {
                 return Err(format!(
-                    "plot[{i}]: '{axis}' is not an axis; axes: {}",
+                    "plot[{i}].{key} = '{axis}': not an axis; axes: {}",
                     names.join(", ")
                 ));
             }
@@ -868,10 +937,13 @@ fn axis_values(key: &str, v: &toml::Value) -> std::result::Result<Vec<Value>, St
                 ));
             }
             let all_ints = [&t["from"], &t["to"], &t["step"]].iter().all(|x| x.is_integer());
-            let count = ((to - from) / step + 1e-9).floor() as usize + 1;
-            if count > 1_000_000 {
-                return Err(format!("range of {count} values is too long"));
+            let count = ((to - from) / step + 1e-9).floor() + 1.0;
+            if count > MAX_AXIS_VALUES as f64 {
+                return Err(format!(
+                    "range from {from} to {to} step {step}: {count} values, above the {MAX_AXIS_VALUES} an axis may have"
+                ));
             }
+            let count = count as usize;
             Ok((0..count)
                 .map(|i| {
                     let x = from + i as f64 * step;

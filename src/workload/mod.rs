@@ -7,14 +7,12 @@ mod jobs;
 pub mod resample;
 pub mod selection;
 pub mod sessions;
-mod source;
 pub mod swf;
 pub mod synth;
 pub mod utility_function;
 
 pub use jobs::{JobId, JobRecord, Jobs, MalleableColumns, narrow};
 pub use selection::Selection;
-pub use source::WorkloadSpec;
 pub use utility_function::{UtilityError, UtilityFunction};
 
 use serde::Serialize;

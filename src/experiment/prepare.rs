@@ -1,0 +1,602 @@
+//! An experiment made ready to run: what every replication starts from is made once (each
+//! trace read and checked once, with its offered load; the reference runs moldable cells
+//! share), and a replication is then one call, [`Prepared::run`]. The sweep, the CLI, the
+//! Python package, the agent's environment and `trace resample` all assemble runs here.
+
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::moldable::References;
+use super::rigid::{Rigid, Source, TraceSource, WorkloadSpec};
+use super::{Experiment, Outcome, Simulate, cluster};
+use crate::error::{Error, Result};
+use crate::malleable::VERSUS_AVG_METRICS;
+use crate::metrics::Summary;
+use crate::predict::PredictorKind;
+use crate::sched::{AnyScheduler, SchedulerKind};
+use crate::seed::mix64;
+use crate::sim::{Engine, Window};
+use crate::workload::Workload;
+use crate::workload::info::TraceInfo;
+use crate::workload::swf::{SwfOptions, read_swf};
+
+/// Identity of a trace as read (before any load scaling), the columns kept aside.
+type TraceKey = (PathBuf, SwfOptions);
+
+fn trace_key(t: &TraceSource) -> TraceKey {
+    (t.path.clone(), t.options.clone())
+}
+
+/// A trace as read, with what is known of it before any run.
+#[derive(Debug)]
+pub struct ReadTrace {
+    pub workload: Workload,
+    /// Its offered load (what `load` scales from) and what to warn about.
+    pub info: TraceInfo,
+}
+
+/// What the experiments of one sweep (or one command) share: the traces, each read once,
+/// and DYN-EQUI's reference runs for moldable cells.
+#[derive(Default)]
+pub struct Shared {
+    /// Traces that every experiment replaying them reads in the simulated columns alone.
+    simulated_columns_only: HashSet<TraceKey>,
+    traces: HashMap<TraceKey, Arc<ReadTrace>>,
+    references: Arc<References>,
+}
+
+impl Shared {
+    /// For runs of `workloads`: a trace is read in the columns a simulation reads alone
+    /// (about half the memory, `Jobs::push_simulated`) when no workload replaying it needs
+    /// the others and `every_column` is false (a caller that writes the trace back, say).
+    pub fn new<'a>(workloads: impl IntoIterator<Item = &'a WorkloadSpec>, every_column: bool) -> Shared {
+        let mut partial = HashSet::new();
+        let mut full = HashSet::new();
+        for w in workloads {
+            if let Source::Trace(t) = &w.source {
+                let set = if w.reads_only_simulated_columns() && !every_column {
+                    &mut partial
+                } else {
+                    &mut full
+                };
+                set.insert(trace_key(t));
+            }
+        }
+        Shared {
+            simulated_columns_only: partial.difference(&full).cloned().collect(),
+            ..Shared::default()
+        }
+    }
+
+    /// The trace `t` names, read on first use: every job it keeps, or an error.
+    fn read(&mut self, t: &TraceSource) -> Result<Arc<ReadTrace>> {
+        let key = trace_key(t);
+        if let Some(read) = self.traces.get(&key) {
+            return Ok(read.clone());
+        }
+        let options = SwfOptions {
+            simulation_only: self.simulated_columns_only.contains(&key),
+            ..t.options.clone()
+        };
+        let workload = read_swf(&t.path, &options)?;
+        workload.require_jobs(&t.path)?;
+        let info = TraceInfo::of(&workload);
+        let read = Arc::new(ReadTrace { workload, info });
+        self.traces.insert(key, read.clone());
+        Ok(read)
+    }
+}
+
+/// A rigid workload ready to draw replications from: its trace read, checked and scaled
+/// within bounds.
+#[derive(Clone, Debug)]
+pub struct PreparedWorkload {
+    pub spec: WorkloadSpec,
+    trace: Option<Arc<ReadTrace>>,
+}
+
+impl WorkloadSpec {
+    /// Reads the trace (through `shared`) and checks everything a replication would find
+    /// wrong before any is run: a trace shorter than `window`, a scale that leaves the
+    /// bounds, a priority map that misses a queue.
+    pub fn prepare(&self, shared: &mut Shared, window: Option<&Window>) -> Result<PreparedWorkload> {
+        let trace = match &self.source {
+            Source::Model(_) => None,
+            Source::Trace(t) => {
+                let read = shared.read(t)?;
+                let w = &read.workload;
+                if let Some(window) = window
+                    && w.jobs.len() < window.measured.end
+                {
+                    return Err(Error::Workload {
+                        path: t.path.clone(),
+                        message: format!(
+                            "{} jobs, but the measure window needs {} (warm-up plus window)",
+                            w.jobs.len(),
+                            window.measured.end
+                        ),
+                    });
+                }
+                scale_factor(t, &read)?;
+                if let Some(a) = &self.augmentation {
+                    a.priorities.apply(&w.jobs).map_err(|message| Error::Workload {
+                        path: t.path.clone(),
+                        message,
+                    })?;
+                }
+                Some(read)
+            }
+        };
+        Ok(PreparedWorkload {
+            spec: self.clone(),
+            trace,
+        })
+    }
+}
+
+impl PreparedWorkload {
+    /// The trace as read, for workloads that replay one.
+    pub fn trace(&self) -> Option<&ReadTrace> {
+        self.trace.as_deref()
+    }
+
+    /// What to know about the trace before trusting a run of it (no estimates, an offered
+    /// load of at least 1).
+    pub fn warnings(&self) -> Vec<String> {
+        let modelled = matches!(&self.spec.source, Source::Trace(t) if t.estimates.is_some());
+        self.trace().map_or_else(Vec::new, |t| t.info.warnings(modelled))
+    }
+
+    /// The jobs of replication `seed`: the model's, or the trace scaled to the target load;
+    /// then the trace's resampling and modelled estimates, the utility functions drawn with
+    /// the seed, exact requests and sessions.
+    pub fn draw(&self, seed: u64) -> Result<Cow<'_, Workload>> {
+        let spec = &self.spec;
+        let base: Cow<Workload> = match (&spec.source, &self.trace) {
+            (Source::Model(model), _) => Cow::Owned(model.generate(seed)),
+            (Source::Trace(t), Some(read)) => {
+                let scaled = match scale_factor(t, read)? {
+                    Some(factor) => Cow::Owned(scale_arrivals(&read.workload, factor)),
+                    None => Cow::Borrowed(&read.workload),
+                };
+                let shaken = match &t.resample {
+                    Some(method) => {
+                        let mut drawn = scaled.into_owned();
+                        method.apply(&mut drawn.jobs, seed);
+                        Cow::Owned(drawn)
+                    }
+                    None => scaled,
+                };
+                match &t.estimates {
+                    Some(model) => {
+                        let mut estimated = shaken.into_owned();
+                        model.apply(&mut estimated.jobs, &mut estimated.header.comments, seed);
+                        Cow::Owned(estimated)
+                    }
+                    None => shaken,
+                }
+            }
+            (Source::Trace(_), None) => unreachable!("preparing a trace workload reads its trace"),
+        };
+        if spec.augmentation.is_none() && !spec.exact_estimates && !spec.feedback {
+            return Ok(base);
+        }
+        let mut owned = base.into_owned();
+        if let Some(a) = &spec.augmentation {
+            a.apply(&mut owned.jobs, seed)
+                .map_err(|message| Error::Workload {
+                    path: owned.name.clone().into(),
+                    message,
+                })?;
+        }
+        if spec.exact_estimates {
+            crate::utility::exact_estimates(&mut owned.jobs);
+        }
+        if spec.feedback {
+            crate::workload::sessions::infer_sessions(
+                &mut owned.jobs,
+                crate::workload::sessions::SESSION_GAP,
+            );
+        }
+        Ok(Cow::Owned(owned))
+    }
+}
+
+impl PreparedWorkload {
+    /// [`PreparedWorkload::draw`] for a run of its own, which says nothing without a job:
+    /// a model's draw with none (a load or a span too small) is refused.
+    pub fn draw_some(&self, seed: u64) -> Result<Cow<'_, Workload>> {
+        let workload = self.draw(seed)?;
+        if workload.jobs.is_empty() {
+            return Err(Error::Invalid(format!(
+                "{}: the seed {seed} draws no job to simulate; raise the load, the days or the jobs",
+                workload.name
+            )));
+        }
+        Ok(workload)
+    }
+}
+
+/// The factor on `t`'s inter-arrival times its `load` or `load_scale` asks for (`None`:
+/// replayed as recorded), refused when it leaves the bounds.
+fn scale_factor(t: &TraceSource, read: &ReadTrace) -> Result<Option<f64>> {
+    let offered = read.info.offered_load;
+    let (factor, asked) = match (t.load, t.load_scale) {
+        // An offered load of 0 (no work, or one submit instant) scales to no target: the
+        // factor would be 0 and every job would arrive at once.
+        (Some(target), _) if offered <= 0.0 => {
+            return Err(Error::Workload {
+                path: t.path.clone(),
+                message: format!(
+                    "load {target}: the trace offers no load to scale (its jobs do no work, or \
+                     all arrive at one instant)"
+                ),
+            });
+        }
+        (Some(target), _) => (offered / target, format!("load {target}")),
+        (None, Some(f)) => (f, format!("load_scale {f}")),
+        (None, None) => return Ok(None),
+    };
+    check_scale(&read.workload, &t.path, offered, factor, &asked)?;
+    Ok(Some(factor))
+}
+
+/// Multiplies inter-arrival times by `factor`, keeping the first submit where it is.
+fn scale_arrivals(w: &Workload, factor: f64) -> Workload {
+    let mut scaled = w.clone();
+    let first = w.jobs.submit.first().copied().unwrap_or(0);
+    for s in &mut scaled.jobs.submit {
+        *s = first + ((*s - first) as f64 * factor).round() as i64;
+    }
+    scaled
+}
+
+/// Refuses a factor on `w`'s inter-arrival times that asks (`asked`, in the user's words)
+/// for a load outside [`LOAD_RANGE`](crate::workload::LOAD_RANGE) or takes a submit time
+/// past [`MAX_TIME`](crate::workload::MAX_TIME), before anything is simulated.
+fn check_scale(w: &Workload, path: &Path, offered: f64, factor: f64, asked: &str) -> Result<()> {
+    let range = crate::workload::LOAD_RANGE;
+    let refuse = |message: String| {
+        Err(Error::Workload {
+            path: path.to_path_buf(),
+            message: format!("{asked}: {message}"),
+        })
+    };
+    // Four decimals where that reads well, else scientific notation.
+    let number = |x: f64| {
+        if (1e-3..1e6).contains(&x.abs()) {
+            format!("{}", (x * 1e4).round() / 1e4)
+        } else {
+            format!("{x:.3e}")
+        }
+    };
+    let implied = offered / factor;
+    if offered > 0.0 && !range.contains(&implied) {
+        return refuse(format!(
+            "the trace's offered load {} would become {}, outside {} to {}",
+            number(offered),
+            number(implied),
+            range.start(),
+            range.end()
+        ));
+    }
+    // Offsets are scaled from the first job's submit; the latest submit goes farthest.
+    let (first, last) = match (w.jobs.submit.first(), w.jobs.submit.iter().max()) {
+        (Some(&f), Some(&l)) => (f, l),
+        _ => return Ok(()),
+    };
+    let reach = first as f64 + (last - first) as f64 * factor;
+    if reach > crate::workload::MAX_TIME as f64 {
+        return refuse(format!(
+            "inter-arrival times scaled by {} take the last submit to {} s, past the longest \
+             time schedlab accepts (2^40 s)",
+            number(factor),
+            number(reach)
+        ));
+    }
+    Ok(())
+}
+
+/// A rigid run's result: a summary of the measured jobs, or a saturated run.
+#[derive(Clone, Debug)]
+pub struct RigidOutcome {
+    /// `None` when the run saturated.
+    pub summary: Option<Summary>,
+    /// Jobs in the measured window.
+    pub measured: usize,
+    /// Jobs simulated (for throughput reports).
+    pub simulated: u64,
+}
+
+/// What a thread reuses across runs: one engine, one scheduler per kind.
+#[derive(Default)]
+pub struct Worker {
+    engine: Engine,
+    schedulers: HashMap<SchedulerKind, AnyScheduler>,
+}
+
+impl Worker {
+    pub fn new() -> Self {
+        Worker {
+            engine: Engine::new().with_validation(false),
+            schedulers: HashMap::new(),
+        }
+    }
+}
+
+/// A rigid experiment ready to run: its workload prepared, its policy and measured window.
+#[derive(Clone, Debug)]
+pub struct PreparedRigid {
+    pub workload: PreparedWorkload,
+    pub scheduler: SchedulerKind,
+    pub predictor: Option<PredictorKind>,
+    pub window: Option<Window>,
+}
+
+impl Rigid {
+    /// Prepares this experiment's workload ([`WorkloadSpec::prepare`]) for runs measuring
+    /// `window`.
+    pub fn prepare(&self, shared: &mut Shared, window: Option<&Window>) -> Result<PreparedRigid> {
+        Ok(PreparedRigid {
+            workload: self.workload.prepare(shared, window)?,
+            scheduler: self.scheduler,
+            predictor: self.predictor,
+            window: window.cloned(),
+        })
+    }
+}
+
+impl PreparedRigid {
+    /// Simulates `workload` (replication `seed`) on `engine` with `scheduler` (of this
+    /// experiment's kind), measuring `window`. The GA's choices get their own stream, apart
+    /// from the workload's.
+    pub fn simulate<'e>(
+        &self,
+        engine: &'e mut Engine,
+        scheduler: &mut AnyScheduler,
+        workload: &Workload,
+        seed: u64,
+    ) -> crate::sim::Outcome<'e> {
+        scheduler.set_seed(mix64(seed ^ 0x6761_5f73_6565_6473));
+        engine.set_feedback(
+            self.workload
+                .spec
+                .feedback
+                .then(|| crate::sim::Dependencies::from_jobs(&workload.jobs).0),
+        );
+        scheduler.simulate(
+            engine,
+            &workload.jobs,
+            workload.procs,
+            self.predictor,
+            self.window.as_ref(),
+        )
+    }
+
+    /// Draws replication `seed`'s workload, simulates it with a worker's engine and
+    /// scheduler, and summarises the measured jobs.
+    pub fn run(&self, seed: u64, worker: &mut Worker) -> Result<RigidOutcome> {
+        let workload = self.workload.draw(seed)?;
+        let scheduler = worker
+            .schedulers
+            .entry(self.scheduler)
+            .or_insert_with(|| self.scheduler.build());
+        let outcome = self.simulate(&mut worker.engine, scheduler, &workload, seed);
+        let n = workload.jobs.len();
+        let measured = self
+            .window
+            .as_ref()
+            .map_or(0..n, |w| w.measured.start.min(n)..w.measured.end.min(n));
+        let simulated = outcome.events / 2;
+        let jobs = outcome.jobs_as_run(&workload.jobs);
+        let summary = (!outcome.saturated).then(|| {
+            Summary::of_outcome(
+                &jobs,
+                workload.procs,
+                &outcome,
+                measured.clone(),
+                &workload.skipped,
+            )
+        });
+        Ok(RigidOutcome {
+            summary,
+            measured: measured.len(),
+            simulated,
+        })
+    }
+
+    /// The run as one JSON object, as `schedlab run --json` prints it and the Python
+    /// package returns it: workload, scheduler, predictor, seed and the jobs outside the
+    /// selection, then the summary's keys (jobs, mean_wait, ...) at the top level.
+    pub fn summary_json(&self, workload: &Workload, seed: u64, summary: &Summary) -> serde_json::Value {
+        let predictor = self.predictor.map_or("estimate".to_string(), |p| p.to_string());
+        let mut object = serde_json::json!({
+            "workload": workload.name,
+            "scheduler": self.scheduler.name(),
+            "predictor": predictor,
+            "seed": seed,
+            "not_selected": workload.not_selected,
+        });
+        if let (Some(o), Ok(serde_json::Value::Object(s))) =
+            (object.as_object_mut(), serde_json::to_value(summary))
+        {
+            o.extend(s);
+        }
+        object
+    }
+}
+
+/// An experiment of any kind ready to run.
+#[derive(Clone, Debug)]
+pub enum Prepared {
+    Rigid(PreparedRigid),
+    Malleable(super::malleable::Malleable),
+    Moldable(super::moldable::Moldable, Arc<References>),
+    Cluster(Box<crate::nondedicated::Experiment>),
+}
+
+impl Experiment {
+    /// Makes this experiment ready for runs measuring `window`, with what it shares with
+    /// others in `shared`.
+    pub fn prepare(&self, shared: &mut Shared, window: Option<&Window>) -> Result<Prepared> {
+        Ok(match self {
+            Experiment::Rigid(r) => Prepared::Rigid(r.prepare(shared, window)?),
+            Experiment::Malleable(m) => Prepared::Malleable(m.clone()),
+            Experiment::Moldable(m) => Prepared::Moldable(m.clone(), shared.references.clone()),
+            Experiment::Cluster(c) => Prepared::Cluster(c.clone()),
+        })
+    }
+}
+
+impl Prepared {
+    /// Runs replication `seed` on `worker`, computing what `metrics` need (runs beside it
+    /// for comparisons only when asked); returns the outcome and the jobs simulated. A run
+    /// that saturates is an outcome like any other.
+    pub fn run(&self, seed: u64, worker: &mut Worker, metrics: &[String]) -> Result<(Outcome, u64)> {
+        let asks = |names: &[&str]| metrics.iter().any(|m| names.contains(&m.as_str()));
+        Ok(match self {
+            Prepared::Rigid(rigid) => {
+                let outcome = rigid.run(seed, worker)?;
+                let simulated = outcome.simulated;
+                (Outcome::Rigid(outcome), simulated)
+            }
+            Prepared::Malleable(m) => {
+                let (report, jobs) = m.run(seed, asks(&VERSUS_AVG_METRICS))?;
+                (Outcome::Malleable(report), jobs)
+            }
+            Prepared::Moldable(m, references) => {
+                let normalize = asks(&["normalized_response"]);
+                let outcome = m.run_with(seed, normalize.then_some(&**references));
+                (Outcome::Moldable(outcome), m.jobs() as u64)
+            }
+            Prepared::Cluster(c) => {
+                let report = cluster::run(c, seed).map_err(|e| Error::Invalid(e.to_string()))?;
+                let jobs = report.as_ref().map_or(0, |r| r.jobs.len() as u64);
+                (Outcome::Cluster(report.map(Box::new)), jobs)
+            }
+        })
+    }
+
+    /// What to know about this experiment's inputs before trusting its runs.
+    pub fn warnings(&self) -> Vec<String> {
+        match self {
+            Prepared::Rigid(r) => r.workload.warnings(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::{Params, Value};
+
+    /// A three-job trace in a folder of its own, and the rigid experiment replaying it with
+    /// `extra` parameters.
+    fn experiment(dir: &Path, extra: &[(&str, Value)]) -> Rigid {
+        let path = dir.join("three.swf");
+        std::fs::write(
+            &path,
+            "; MaxProcs: 4\n\
+             1 0 0 100 2 -1 -1 2 200 -1 1 1 1 1 1 1 -1 -1\n\
+             2 10 0 50 4 -1 -1 4 60 -1 1 2 1 1 2 1 -1 -1\n\
+             3 20 0 10 1 -1 -1 1 20 -1 1 1 1 1 1 1 -1 -1\n",
+        )
+        .unwrap();
+        let mut params = Params::default();
+        params.insert("trace", Value::Str(path.display().to_string()));
+        params.insert("scheduler", Value::Str("fcfs".into()));
+        for (k, v) in extra {
+            params.insert(*k, v.clone());
+        }
+        super::super::rigid::from_params(&params, Path::new(""), None).unwrap()
+    }
+
+    fn folder(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("schedlab-prepare-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// Experiments on one trace share one reading of it, in every column when one of them
+    /// needs more than a simulation reads, in the simulated columns alone otherwise.
+    #[test]
+    fn a_trace_is_read_once_in_the_columns_its_experiments_need() {
+        let dir = folder("columns");
+        let plain = experiment(&dir, &[]);
+        let shaken = experiment(&dir, &[("resample", Value::Str("shake".into()))]);
+        let mut alone = Shared::new([&plain.workload], false);
+        let read = plain.prepare(&mut alone, None).unwrap();
+        let jobs = &read.workload.trace().unwrap().workload.jobs;
+        assert_eq!((jobs.len(), jobs.queue.len()), (3, 0));
+
+        let mut both = Shared::new([&plain.workload, &shaken.workload], false);
+        let a = plain.prepare(&mut both, None).unwrap();
+        let b = shaken.prepare(&mut both, None).unwrap();
+        let (a, b) = (a.workload.trace.unwrap(), b.workload.trace.unwrap());
+        assert!(Arc::ptr_eq(&a, &b), "one reading for both");
+        assert_eq!(a.workload.jobs.queue.len(), 3);
+
+        let mut kept = Shared::new([&plain.workload], true);
+        let every = plain.prepare(&mut kept, None).unwrap();
+        assert_eq!(every.workload.trace().unwrap().workload.jobs.queue.len(), 3);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// What would fail a replication fails the preparation, before any run: a window longer
+    /// than the trace, a scale past the bounds, a priority map that misses a queue.
+    #[test]
+    fn preparing_refuses_what_a_replication_would() {
+        let dir = folder("refuses");
+        let window = Window {
+            measured: 0..10,
+            saturation: None,
+        };
+        let plain = experiment(&dir, &[]);
+        let e = plain
+            .prepare(&mut Shared::new([], false), Some(&window))
+            .unwrap_err();
+        assert!(
+            e.to_string().contains("3 jobs, but the measure window needs 10"),
+            "{e}"
+        );
+
+        let far = experiment(&dir, &[("load_scale", Value::Float(1e15))]);
+        let e = far.prepare(&mut Shared::new([], false), None).unwrap_err();
+        assert!(e.to_string().contains("load_scale 1000000000000000"), "{e}");
+
+        let prio = experiment(
+            &dir,
+            &[
+                ("priorities", Value::Str("1:0".into())),
+                ("scheduler", Value::Str("prio".into())),
+            ],
+        );
+        let e = prio.prepare(&mut Shared::new([], false), None).unwrap_err();
+        assert!(e.to_string().contains("queue 2"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Draws are the replication's own: the same seed gives the same jobs, and a plain
+    /// replay borrows the trace as read.
+    #[test]
+    fn a_plain_replay_borrows_the_trace_and_a_shaken_one_draws_per_seed() {
+        let dir = folder("draw");
+        let plain = experiment(&dir, &[])
+            .prepare(&mut Shared::default(), None)
+            .unwrap();
+        assert!(matches!(plain.workload.draw(1).unwrap(), Cow::Borrowed(_)));
+        let shaken = experiment(&dir, &[("resample", Value::Str("shake".into()))]);
+        let shaken = shaken.prepare(&mut Shared::default(), None).unwrap();
+        let (one, again, other) = (
+            shaken.workload.draw(1).unwrap(),
+            shaken.workload.draw(1).unwrap(),
+            shaken.workload.draw(2).unwrap(),
+        );
+        assert_eq!(one.jobs.submit, again.jobs.submit);
+        assert_ne!(one.jobs.submit, other.jobs.submit);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
