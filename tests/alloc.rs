@@ -40,7 +40,7 @@ static GLOBAL: Counting = Counting;
 /// to sort the whole schedule, outside the event loop.
 fn steady_state_allocations(w: &Workload) -> Vec<(String, u64, u64)> {
     let mut engine = Engine::new().with_validation(false);
-    let mut counts: Vec<(String, u64, u64)> = SchedulerKind::ALL
+    let mut counts: Vec<(String, u64, u64)> = SchedulerKind::on_any_jobs()
         .into_iter()
         .map(|kind| {
             let mut scheduler = kind.build();

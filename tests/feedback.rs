@@ -74,7 +74,7 @@ proptest! {
                 deps.think[j] = think;
             }
         }
-        for kind in SchedulerKind::ALL {
+        for kind in SchedulerKind::on_any_jobs() {
             let mut engine = Engine::new().with_validation(true);
             engine.set_feedback(Some(deps.clone()));
             let o = kind.build().run(&mut engine, &jobs, procs);

@@ -18,14 +18,8 @@ use schedlab::sched::{GaParams, SchedulerKind};
 
 fn scheduler() -> impl Strategy<Value = SchedulerKind> {
     prop_oneof![
-        prop::sample::select(vec![
-            SchedulerKind::Fcfs,
-            SchedulerKind::Easy,
-            SchedulerKind::Sjbf,
-            SchedulerKind::Conservative,
-            SchedulerKind::EasyPred,
-            SchedulerKind::Prio,
-        ]),
+        // Every registered scheduler at its defaults; the GA's parameters drawn below.
+        prop::sample::select(SchedulerKind::EVERY.to_vec()),
         (1u32..=10_000, 0u32..=1_000_000, 0u32..=100).prop_map(|(population, generations, mutation)| {
             SchedulerKind::Ga(GaParams {
                 population,
@@ -313,4 +307,40 @@ fn every_kind_follows_the_same_rules() {
         "easy(x=1)".parse::<SchedulerKind>().unwrap_err().to_string(),
         "scheduler 'easy(x=1)': unknown parameter 'x'; easy takes no parameters"
     );
+}
+
+/// The lists a reader sees are the registry's: every registered scheduler and predictor is
+/// named in docs/sweeps.md's table of keys and in `schedlab run --help`.
+#[test]
+fn the_docs_and_the_help_list_every_registered_scheduler_and_predictor() {
+    let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/sweeps.md")).unwrap();
+    let row = |key: &str| {
+        docs.lines()
+            .find(|l| l.starts_with(&format!("| `{key}` |")))
+            .unwrap_or_else(|| panic!("docs/sweeps.md has no row for {key}"))
+            .to_string()
+    };
+    let help = std::process::Command::new(env!("CARGO_BIN_EXE_schedlab"))
+        .args(["run", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    let (schedulers, predictors) = (row("scheduler"), row("predictor"));
+    for name in SchedulerKind::NAMES {
+        assert!(
+            schedulers.contains(&format!("`{name}`")),
+            "docs/sweeps.md lacks scheduler {name}"
+        );
+        assert!(
+            help.contains(&format!("\n          {name}")),
+            "run --help lacks scheduler {name}"
+        );
+    }
+    for (name, syntax) in PredictorKind::names() {
+        assert!(
+            predictors.contains(&format!("`{name}`")),
+            "docs/sweeps.md lacks predictor {name}"
+        );
+        assert!(help.contains(syntax), "run --help lacks predictor {syntax}");
+    }
 }

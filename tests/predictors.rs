@@ -119,6 +119,62 @@ fn perfect_predictions_never_miss_on_a_real_trace() {
     );
 }
 
+/// Each registered predictor run through the registry's dispatch (`AnyPredictor`) and
+/// directly as its own type gives the same schedule, predictions and misses: the dispatch
+/// forwards every hook the predictor acts on. A new predictor makes the `match` below
+/// non-exhaustive until it is added.
+#[test]
+fn the_dispatch_forwards_every_hook_of_every_predictor() {
+    use schedlab::predict::AnyPredictor;
+    use schedlab::sim::{Outcome, RuntimePredictor, Scheduler};
+    let records: Vec<JobRecord> = (0..400u64)
+        .map(|i| {
+            let runtime = 10 + (i * 7919 % 3000) as i64;
+            let estimate = runtime * (1 + (i % 4) as i64);
+            let mut r = JobRecord::new(i + 1, (i * 37) as i64, runtime, 1 + (i % 16) as u32, estimate);
+            r.user = (i % 9) as i32;
+            r.executable = (i % 5) as i32;
+            r
+        })
+        .collect();
+    let jobs = Jobs::from_records(&records);
+    type Seen = (Vec<i64>, Vec<i64>, u64);
+    fn seen(o: &Outcome, n: usize) -> Seen {
+        (o.start.to_vec(), o.prediction.to_vec(), o.deadline_misses(0..n))
+    }
+    fn direct<S: Scheduler, P: RuntimePredictor>(jobs: &Jobs, s: &mut S, mut p: P) -> Seen {
+        let mut engine = Engine::new().with_validation(true);
+        seen(&engine.run_window(jobs, 16, s, &mut p, None), jobs.len())
+    }
+    let kinds = [
+        "perfect",
+        "estimate",
+        "constant(c=60)",
+        "ruh(k=2,stat=mean,prop=true)",
+        "sbh(criteria=PE|P|E|*,think=600)",
+        "sbh-noest(criteria=P|*,prop=true,cap=100)",
+        "application",
+    ];
+    for text in kinds {
+        let kind: PredictorKind = text.parse().unwrap();
+        let mut easy = schedlab::sched::Easy::new(schedlab::sched::BackfillOrder::ShortestPrediction);
+        let through = direct(&jobs, &mut easy, AnyPredictor::new(kind));
+        let alone = match AnyPredictor::new(kind) {
+            AnyPredictor::Perfect(p) => direct(&jobs, &mut easy, p),
+            AnyPredictor::Estimate(p) => direct(&jobs, &mut easy, p),
+            AnyPredictor::Constant(p) => direct(&jobs, &mut easy, p),
+            AnyPredictor::Ruh(p) => direct(&jobs, &mut easy, p),
+            AnyPredictor::Sbh(p) => direct(&jobs, &mut easy, p),
+            AnyPredictor::Application(p) => direct(&jobs, &mut easy, p),
+        };
+        assert_eq!(through, alone, "{text}");
+        assert!(
+            through.2 > 0 || text == "perfect" || text == "estimate",
+            "{text}: no miss exercised"
+        );
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 

@@ -16,6 +16,7 @@ use schedlab::experiment::rigid::{self, Rigid, Source};
 use schedlab::experiment::{Shared, Value, check_size};
 use schedlab::metrics::timeline::{Bin, binned, timeline, write_timeline_csv};
 use schedlab::metrics::{Summary, write_jobs_csv};
+use schedlab::predict::PredictorKind;
 use schedlab::report::gantt;
 use schedlab::report::plot::{self, Figure, Format, Legend, Point, Series};
 use schedlab::sched::SchedulerKind;
@@ -52,15 +53,27 @@ pub struct RunArgs {
     /// longest runtime rounded up to an hour].
     #[arg(long, requires = "estimates")]
     max_estimate: Option<u64>,
-    /// Scheduling policy: fcfs, easy, sjbf, conservative, easy-pred, prio (Priority-FIFO,
-    /// needs --priorities) or ga (needs --priorities, which keeps the functions of an
-    /// augmented trace), also ga(population=20,generations=100,mutation=10).
-    #[arg(long, value_parser = |s: &str| s.parse::<SchedulerKind>())]
+    #[arg(
+        long,
+        value_parser = |s: &str| s.parse::<SchedulerKind>(),
+        help = format!("Scheduling policy: {} (--help lists what each does)", SchedulerKind::NAMES.join(", ")),
+        long_help = format!("Scheduling policy, one of:\n{}", SchedulerKind::help())
+    )]
     scheduler: SchedulerKind,
-    /// Runtime predictor for sjbf, easy-pred and ga: perfect, estimate (default), constant(c=1),
-    /// ruh(k=3,stat=median,prop=false), sbh(criteria=PE|P|E|*,search=dfs,depth=unlimited,prop=true,think=1200),
-    /// sbh-noest(criteria=PX|P|X|*,...,growth=balanced|unbalanced,cap=100000), application.
-    #[arg(long, value_name = "SPEC")]
+    #[arg(
+        long,
+        value_name = "SPEC",
+        help = format!(
+            "Runtime predictor for {}: {} (--help lists what each does)",
+            predicting_schedulers(),
+            PredictorKind::names().iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+        ),
+        long_help = format!(
+            "Runtime predictor for {}, one of:\n{}",
+            predicting_schedulers(),
+            PredictorKind::help()
+        )
+    )]
     predictor: Option<String>,
     /// Seed of the synthetic model, the trace's resampling, the utility generator and the GA.
     #[arg(long, default_value_t = 1)]
@@ -152,6 +165,16 @@ fn experiment(args: &RunArgs) -> Result<Rigid> {
         t.path = path.clone();
     }
     Ok(rigid)
+}
+
+/// The schedulers that read runtime predictions, for help texts.
+fn predicting_schedulers() -> String {
+    let names: Vec<&str> = SchedulerKind::EVERY
+        .iter()
+        .filter(|k| k.uses_predictor())
+        .map(|k| k.name())
+        .collect();
+    names.join(", ")
 }
 
 /// `A..B`, whole seconds with A < B.

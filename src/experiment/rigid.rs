@@ -437,12 +437,7 @@ fn workload_spec(
 pub fn from_params(params: &Params, base_dir: &Path, window: Option<&Window>) -> Result<Rigid, ParamError> {
     let workload = workload_spec(params, base_dir, window, &POLICY_KEYS)?;
     let (scheduler, predictor) = policies(params)?;
-    let needs = match scheduler {
-        SchedulerKind::Prio => Some("priorities"),
-        SchedulerKind::Ga(_) => Some("utility functions"),
-        _ => None,
-    };
-    if let Some(what) = needs
+    if let Some(what) = scheduler.needs()
         && workload.augmentation.is_none()
     {
         return Err(

@@ -4,7 +4,9 @@
 //! estimate for a job of an unknown executable or an application not seen yet.
 
 use super::live::NONE;
-use super::raise_to_estimate;
+use std::fmt;
+
+use super::{Entry, PredictorKind, raise_to_estimate};
 use crate::Time;
 use crate::sim::{PredictorView, RuntimePredictor};
 use crate::workload::{JobId, Jobs};
@@ -17,6 +19,22 @@ pub struct Application {
     app_runtime: Vec<(Time, u32)>,
     /// (executable, processors, job) of every job, sorted at reset.
     app_keys: Vec<(i32, u32, u32)>,
+}
+
+impl Entry for Application {
+    type Predictor = Application;
+    const NAMES: &'static [(&'static str, &'static str)] = &[("application", "application")];
+    const HELP: &'static str = "the mean runtime of the application's finished jobs (executable and size), \
+                                never above the estimate (Hanzich et al.'s Hybrid on a dedicated machine)";
+    fn parse(_: &mut crate::call::Call) -> Result<PredictorKind, crate::call::CallError> {
+        Ok(PredictorKind::Application)
+    }
+    fn write(_: &PredictorKind, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("application")
+    }
+    fn build(_: &PredictorKind) -> Application {
+        Application::default()
+    }
 }
 
 impl RuntimePredictor for Application {

@@ -1,100 +1,167 @@
-//! A runtime predictor by name and parameters, as written on the command line and in
-//! sweeps (the grammar of [`crate::call`]).
+//! The predictor registry: a runtime predictor by name and parameters, as written on the
+//! command line and in sweeps (the grammar of [`crate::call`]), and the dispatch of a run's
+//! predictor, generated from one line per predictor.
 
 use std::fmt;
 use std::str::FromStr;
 
-use super::ruh::Statistic;
-use super::sbh::SbhParams;
+use super::{Application, Constant, Estimate, Perfect, Ruh, Sbh, SbhParams, Statistic};
 use crate::Time;
 use crate::call::{Call, CallError};
+use crate::sim::{PredictorView, RuntimePredictor};
+use crate::workload::{JobId, Jobs};
 
-/// A predictor by name and parameters, as written on the command line and in sweeps:
-/// `perfect`, `estimate`, `constant(c=SECONDS)` (c defaults to 1),
-/// `ruh(k=3,stat=median)` (k defaults to 3, stat to median), `sbh(...)` and
-/// `sbh-noest(...)` ([`SbhParams`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum PredictorKind {
+/// What a predictor's file registers (`predictors!` below): the names `--predictor` takes
+/// for it and how each is written, what it does, and how its kind is read, written and
+/// built.
+pub trait Entry {
+    /// The predictor the engine calls.
+    type Predictor: RuntimePredictor;
+    /// Each name it is written with, and that name's syntax with its defaults.
+    const NAMES: &'static [(&'static str, &'static str)];
+    /// What it does, in a line.
+    const HELP: &'static str;
+    /// The kind `call` writes, `call` naming one of [`Self::NAMES`].
+    fn parse(call: &mut Call) -> Result<PredictorKind, CallError>;
+    /// Writes `kind` (of this entry) as `parse` reads it back.
+    fn write(kind: &PredictorKind, f: &mut fmt::Formatter<'_>) -> fmt::Result;
+    /// A fresh predictor of `kind` (of this entry).
+    fn build(kind: &PredictorKind) -> Self::Predictor;
+}
+
+/// The registry: one line per predictor, `Variant => Entry` (with the variant's fields as
+/// the kind holds them), from which the kind, the predictor of a run, names, parsing,
+/// printing and the dispatch of every engine hook are generated. Adding a predictor: a file
+/// with its [`RuntimePredictor`] and [`Entry`], and a line here.
+macro_rules! predictors {
+    ($($(#[$doc:meta])* $variant:ident $(($($tuple:ty),*))? $({$($field:ident: $ty:ty),*})? => $entry:ty,)*) => {
+        /// A predictor by name and parameters, as written on the command line and in
+        /// sweeps; each variant is a registered [`Entry`].
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum PredictorKind {
+            $($(#[$doc])* $variant $(($($tuple),*))? $({$($field: $ty),*})?,)*
+        }
+
+        /// The predictor of a run, chosen once by [`PredictorKind`], with the state it
+        /// keeps; buffers are reused between runs. Every hook of [`RuntimePredictor`] is
+        /// forwarded (`tests/predictors.rs` runs each through it and directly).
+        // Made once per run and moved once: boxing the larger would buy nothing.
+        #[allow(clippy::large_enum_variant)]
+        #[derive(Clone, Debug)]
+        pub enum AnyPredictor {
+            $($variant(<$entry as Entry>::Predictor),)*
+        }
+
+        impl PredictorKind {
+            /// Every name a predictor is written with, and its syntax, in registry order.
+            pub fn names() -> Vec<(&'static str, &'static str)> {
+                [$(<$entry as Entry>::NAMES,)*].concat()
+            }
+
+            /// Every registered predictor as `--help` lists it: a line each.
+            pub fn help() -> String {
+                let entries: &[(&[(&str, &str)], &str)] = &[$((<$entry as Entry>::NAMES, <$entry as Entry>::HELP),)*];
+                entries
+                    .iter()
+                    .map(|(names, help)| {
+                        let syntax: Vec<&str> = names.iter().map(|(_, s)| *s).collect();
+                        format!("{}: {help}", syntax.join(" or "))
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            }
+        }
+
+        impl FromStr for PredictorKind {
+            type Err = CallError;
+
+            fn from_str(s: &str) -> Result<Self, CallError> {
+                let mut call = Call::parse("predictor", s)?;
+                let kind = match call.name() {
+                    $(name if <$entry as Entry>::NAMES.iter().any(|(n, _)| *n == name) => <$entry as Entry>::parse(&mut call)?,)*
+                    _ => {
+                        let known: Vec<&str> = PredictorKind::names().iter().map(|(_, s)| *s).collect();
+                        return Err(call.unknown_name(&known));
+                    }
+                };
+                call.finish(kind)
+            }
+        }
+
+        impl fmt::Display for PredictorKind {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                match self {
+                    $(PredictorKind::$variant { .. } => <$entry as Entry>::write(self, f),)*
+                }
+            }
+        }
+
+        impl AnyPredictor {
+            pub fn new(kind: PredictorKind) -> Self {
+                match kind {
+                    $(PredictorKind::$variant { .. } => AnyPredictor::$variant(<$entry as Entry>::build(&kind)),)*
+                }
+            }
+        }
+
+        impl RuntimePredictor for AnyPredictor {
+            /// On when any registered predictor uses it (the engine then records starts
+            /// for every run; only the chosen predictor acts on them).
+            const USES_START_HOOK: bool = false $(|| <<$entry as Entry>::Predictor as RuntimePredictor>::USES_START_HOOK)*;
+
+            fn reset(&mut self, jobs: &Jobs) {
+                match self {
+                    $(AnyPredictor::$variant(p) => p.reset(jobs),)*
+                }
+            }
+
+            fn on_arrival(&mut self, job: JobId, view: &PredictorView) -> Time {
+                match self {
+                    $(AnyPredictor::$variant(p) => p.on_arrival(job, view),)*
+                }
+            }
+
+            fn on_start(&mut self, job: JobId, view: &PredictorView) {
+                match self {
+                    $(AnyPredictor::$variant(p) => p.on_start(job, view),)*
+                }
+            }
+
+            fn on_termination(&mut self, job: JobId, view: &PredictorView, updates: &mut Vec<(JobId, Time)>) {
+                match self {
+                    $(AnyPredictor::$variant(p) => p.on_termination(job, view, updates),)*
+                }
+            }
+
+            fn on_deadline_missed(&mut self, job: JobId, misses: u32, view: &PredictorView) -> Time {
+                match self {
+                    $(AnyPredictor::$variant(p) => p.on_deadline_missed(job, misses, view),)*
+                }
+            }
+        }
+    };
+}
+
+predictors! {
     /// The actual runtime (an upper bound on what any predictor can achieve).
-    Perfect,
+    Perfect => Perfect,
     /// The user estimate (what EASY uses).
-    Estimate,
+    Estimate => Estimate,
     /// The information-less predictor: every job is predicted to run `c` seconds; misses
     /// are extended by the gradual increments.
-    Constant { c: Time },
+    Constant { c: Time } => Constant,
     /// Recent User History: the median (or mean) runtime of the user's last `k` finished
     /// jobs, never above the job's estimate; the estimate while the user has fewer. With
     /// `prop`, each termination recomputes the predictions of the user's waiting and
     /// running jobs.
-    Ruh { k: usize, stat: Statistic, prop: bool },
+    Ruh { k: usize, stat: Statistic, prop: bool } => Ruh,
     /// Session-Based History, with the user estimates (`growth` none) or without.
-    Sbh(SbhParams),
+    Sbh(SbhParams) => Sbh,
     /// Hanzich et al.'s Hybrid estimator (Algorithm 4) on a dedicated machine, where no
     /// task ever shares a node: the mean runtime of the finished jobs of the same
     /// application (executable and processors, any user), never above the estimate; the
     /// estimate for a job of an unknown executable or an application not seen yet.
-    Application,
-}
-
-pub const PREDICTOR_NAMES: [&str; 7] = [
-    "perfect",
-    "estimate",
-    "constant(c=SECONDS)",
-    "ruh(k=3,stat=median|mean,prop=false)",
-    "sbh(criteria=PE|P|E|*,search=dfs|bfs,depth=unlimited|N,prop=true,think=1200)",
-    "sbh-noest(criteria=PX|P|X|*,search=dfs|bfs,depth=unlimited|N,prop=false,think=1200,\
-     growth=balanced|unbalanced,cap=100000)",
-    "application",
-];
-
-impl FromStr for PredictorKind {
-    type Err = CallError;
-
-    fn from_str(s: &str) -> Result<Self, CallError> {
-        let mut call = Call::parse("predictor", s)?;
-        let kind = match call.name() {
-            "perfect" => PredictorKind::Perfect,
-            "estimate" => PredictorKind::Estimate,
-            "application" => PredictorKind::Application,
-            "constant" => PredictorKind::Constant {
-                c: call.take("c", 1, "a whole number of seconds >= 1", |&c| c >= 1)?,
-            },
-            "ruh" => PredictorKind::Ruh {
-                k: call.take("k", 3, "a whole number from 1 to 1000", |k| {
-                    (1..=1000).contains(k)
-                })?,
-                stat: call.choice(
-                    "stat",
-                    Statistic::Median,
-                    &[("median", Statistic::Median), ("mean", Statistic::Mean)],
-                )?,
-                prop: call.flag("prop", false)?,
-            },
-            "sbh" => PredictorKind::Sbh(SbhParams::from_call(false, &mut call)?),
-            "sbh-noest" => PredictorKind::Sbh(SbhParams::from_call(true, &mut call)?),
-            _ => return Err(call.unknown_name(&PREDICTOR_NAMES)),
-        };
-        call.finish(kind)
-    }
-}
-
-impl fmt::Display for PredictorKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PredictorKind::Perfect => f.write_str("perfect"),
-            PredictorKind::Estimate => f.write_str("estimate"),
-            PredictorKind::Application => f.write_str("application"),
-            PredictorKind::Constant { c } => write!(f, "constant(c={c})"),
-            PredictorKind::Ruh { k, stat, prop } => {
-                let stat = match stat {
-                    Statistic::Median => "median",
-                    Statistic::Mean => "mean",
-                };
-                write!(f, "ruh(k={k},stat={stat},prop={prop})")
-            }
-            PredictorKind::Sbh(params) => params.fmt(f),
-        }
-    }
+    Application => Application,
 }
 
 #[cfg(test)]

@@ -1,12 +1,11 @@
 //! Runtime predictors for backfilling (Talby, Tsafrir, Goldberg & Feitelson), one file
-//! each behind the engine's [`RuntimePredictor`] hooks: [`Perfect`], [`Estimate`],
+//! each behind the engine's [`RuntimePredictor`](crate::sim::RuntimePredictor) hooks: [`Perfect`], [`Estimate`],
 //! [`Constant`], [`Ruh`], [`Sbh`] (with and without estimates) and [`Application`]. A
 //! [`PredictorKind`] names one with its parameters; [`AnyPredictor`] holds the chosen one
 //! for a run, so the engine is monomorphised once for all of them.
 //!
-//! Adding a predictor: a file with its struct and `RuntimePredictor` impl, an arm in
-//! [`PredictorKind`] (with its parse and `Display` arms in `kind.rs`), and an arm in
-//! [`AnyPredictor`] and [`AnyPredictor::new`].
+//! Adding a predictor: a file with its struct, its `RuntimePredictor` and its registry
+//! [`Entry`], and a line in the registry (`kind.rs`).
 
 mod application;
 mod constant;
@@ -20,7 +19,7 @@ pub mod sbh;
 pub use application::Application;
 pub use constant::Constant;
 pub use estimate::Estimate;
-pub use kind::{PREDICTOR_NAMES, PredictorKind};
+pub use kind::{AnyPredictor, Entry, PredictorKind};
 pub use perfect::Perfect;
 pub use ruh::{Ruh, Statistic};
 pub use sbh::{Criteria, Growth, Sbh, SbhParams, Search};
@@ -28,7 +27,7 @@ pub use sbh::{Criteria, Growth, Sbh, SbhParams, Search};
 use live::{LiveJobs, NONE};
 
 use crate::Time;
-use crate::sim::{PredictorView, RuntimePredictor};
+use crate::sim::PredictorView;
 use crate::workload::{JobId, Jobs};
 
 /// The gradual increments, in seconds, by which a missed prediction is extended: on the
@@ -104,63 +103,6 @@ fn propagate(
             updates.push((JobId(other), prediction));
         }
         other = live.next(other);
-    }
-}
-
-/// The predictor of a run, chosen once by [`PredictorKind`], with the state it keeps;
-/// buffers are reused between runs.
-#[derive(Clone, Debug)]
-pub enum AnyPredictor {
-    Perfect(Perfect),
-    Estimate(Estimate),
-    Constant(Constant),
-    Ruh(Ruh),
-    Sbh(Box<Sbh>),
-    Application(Application),
-}
-
-impl AnyPredictor {
-    pub fn new(kind: PredictorKind) -> Self {
-        match kind {
-            PredictorKind::Perfect => AnyPredictor::Perfect(Perfect),
-            PredictorKind::Estimate => AnyPredictor::Estimate(Estimate),
-            PredictorKind::Constant { c } => AnyPredictor::Constant(Constant { c }),
-            PredictorKind::Ruh { k, stat, prop } => AnyPredictor::Ruh(Ruh::new(k, stat, prop)),
-            PredictorKind::Sbh(params) => AnyPredictor::Sbh(Box::new(Sbh::new(params))),
-            PredictorKind::Application => AnyPredictor::Application(Application::default()),
-        }
-    }
-}
-
-/// Calls `$call` on the predictor inside `$any`.
-macro_rules! each {
-    ($any:expr, $p:ident => $call:expr) => {
-        match $any {
-            AnyPredictor::Perfect($p) => $call,
-            AnyPredictor::Estimate($p) => $call,
-            AnyPredictor::Constant($p) => $call,
-            AnyPredictor::Ruh($p) => $call,
-            AnyPredictor::Sbh($p) => $call,
-            AnyPredictor::Application($p) => $call,
-        }
-    };
-}
-
-impl RuntimePredictor for AnyPredictor {
-    fn reset(&mut self, jobs: &Jobs) {
-        each!(self, p => p.reset(jobs))
-    }
-
-    fn on_arrival(&mut self, job: JobId, view: &PredictorView) -> Time {
-        each!(self, p => p.on_arrival(job, view))
-    }
-
-    fn on_termination(&mut self, job: JobId, view: &PredictorView, updates: &mut Vec<(JobId, Time)>) {
-        each!(self, p => p.on_termination(job, view, updates))
-    }
-
-    fn on_deadline_missed(&mut self, job: JobId, misses: u32, view: &PredictorView) -> Time {
-        each!(self, p => p.on_deadline_missed(job, misses, view))
     }
 }
 

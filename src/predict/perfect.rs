@@ -1,12 +1,29 @@
 //! Perfect: the actual runtime, an upper bound on what any predictor can achieve.
 
-use super::gradual_increment;
+use std::fmt;
+
+use super::{Entry, PredictorKind, gradual_increment};
 use crate::Time;
 use crate::sim::{PredictorView, RuntimePredictor};
 use crate::workload::{JobId, Jobs};
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Perfect;
+
+impl Entry for Perfect {
+    type Predictor = Perfect;
+    const NAMES: &'static [(&'static str, &'static str)] = &[("perfect", "perfect")];
+    const HELP: &'static str = "the actual runtime: the bound no predictor can beat";
+    fn parse(_: &mut crate::call::Call) -> Result<PredictorKind, crate::call::CallError> {
+        Ok(PredictorKind::Perfect)
+    }
+    fn write(_: &PredictorKind, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("perfect")
+    }
+    fn build(_: &PredictorKind) -> Perfect {
+        Perfect
+    }
+}
 
 impl RuntimePredictor for Perfect {
     fn reset(&mut self, _jobs: &Jobs) {}

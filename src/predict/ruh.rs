@@ -2,9 +2,13 @@
 //! finished jobs, never above the job's estimate; the estimate while the user has fewer.
 //! With `prop`, each termination recomputes the predictions of the user's live jobs.
 
+use std::fmt;
+
 use super::live::LiveJobs;
+use super::{Entry, PredictorKind};
 use super::{Users, propagate, raise_to_estimate};
 use crate::Time;
+use crate::call::{Call, CallError};
 use crate::sim::{PredictorView, RuntimePredictor};
 use crate::workload::{JobId, Jobs};
 
@@ -71,6 +75,44 @@ impl Ruh {
             }
         };
         value.min(estimate)
+    }
+}
+
+impl Entry for Ruh {
+    type Predictor = Ruh;
+    const NAMES: &'static [(&'static str, &'static str)] = &[("ruh", "ruh(k=3,stat=median|mean,prop=false)")];
+    const HELP: &'static str = "Recent User History: the median (or mean) runtime of the user's last k jobs, \
+                                never above the estimate";
+    fn parse(call: &mut Call) -> Result<PredictorKind, CallError> {
+        Ok(PredictorKind::Ruh {
+            k: call.take("k", 3, "a whole number from 1 to 1000", |k| {
+                (1..=1000).contains(k)
+            })?,
+            stat: call.choice(
+                "stat",
+                Statistic::Median,
+                &[("median", Statistic::Median), ("mean", Statistic::Mean)],
+            )?,
+            prop: call.flag("prop", false)?,
+        })
+    }
+    fn write(kind: &PredictorKind, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match kind {
+            PredictorKind::Ruh { k, stat, prop } => {
+                let stat = match stat {
+                    Statistic::Median => "median",
+                    Statistic::Mean => "mean",
+                };
+                write!(f, "ruh(k={k},stat={stat},prop={prop})")
+            }
+            _ => f.write_str("ruh"),
+        }
+    }
+    fn build(kind: &PredictorKind) -> Ruh {
+        match kind {
+            PredictorKind::Ruh { k, stat, prop } => Ruh::new(*k, *stat, *prop),
+            _ => Ruh::new(3, Statistic::Median, false),
+        }
     }
 }
 

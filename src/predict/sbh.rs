@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::fmt;
 
 use super::live::{LiveJobs, NONE};
-use super::{Users, gradual_increment, propagate, raise_to_estimate};
+use super::{Entry, PredictorKind, Users, gradual_increment, propagate, raise_to_estimate};
 use crate::Time;
 use crate::call::{Call, CallError};
 use crate::sim::{PredictorView, RuntimePredictor};
@@ -244,6 +244,39 @@ pub struct Sbh {
     sessions: Sessions,
     /// With propagation: each user's jobs that arrived and have not ended.
     live: LiveJobs,
+}
+
+impl Entry for Sbh {
+    type Predictor = Sbh;
+    const NAMES: &'static [(&'static str, &'static str)] = &[
+        (
+            "sbh",
+            "sbh(criteria=PE|P|E|*,search=dfs|bfs,depth=unlimited|N,prop=true,think=1200)",
+        ),
+        (
+            "sbh-noest",
+            "sbh-noest(criteria=PX|P|X|*,search=dfs|bfs,depth=unlimited|N,prop=false,think=1200,\
+             growth=balanced|unbalanced,cap=100000)",
+        ),
+    ];
+    const HELP: &'static str = "Session-Based History: the runtimes of the user's jobs in the same session that \
+                                match the criteria, with the estimates (sbh) or without (sbh-noest)";
+    fn parse(call: &mut Call) -> Result<PredictorKind, CallError> {
+        let no_estimate = call.name() == "sbh-noest";
+        Ok(PredictorKind::Sbh(SbhParams::from_call(no_estimate, call)?))
+    }
+    fn write(kind: &PredictorKind, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match kind {
+            PredictorKind::Sbh(params) => fmt::Display::fmt(params, f),
+            _ => f.write_str("sbh"),
+        }
+    }
+    fn build(kind: &PredictorKind) -> Sbh {
+        match kind {
+            PredictorKind::Sbh(params) => Sbh::new(*params),
+            _ => Sbh::new(SbhParams::with_estimates()),
+        }
+    }
 }
 
 impl Sbh {

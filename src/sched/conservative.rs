@@ -31,6 +31,7 @@
 //!
 //! Cost: O(profile) per reservation; a re-fit pass is O(waiting x profile).
 
+use super::{Entry, SchedulerKind};
 use crate::Time;
 use crate::sim::profile::Profile;
 use crate::sim::{SchedCtx, Scheduler};
@@ -126,6 +127,18 @@ impl Conservative {
         let at = profile.earliest_fit(now, q.procs, q.duration);
         profile.add(at, at + q.duration, -(q.procs as i64));
         q.reserved = at;
+    }
+}
+
+impl Entry for Conservative {
+    type Scheduler = Conservative;
+    const NAME: &'static str = "conservative";
+    const SYNTAX: &'static str = "conservative";
+    const HELP: &'static str = "conservative backfilling: every waiting job holds a reservation, and a job passes \
+                                others only if it delays none of them";
+    const DEFAULT: SchedulerKind = SchedulerKind::Conservative;
+    fn build(_: &SchedulerKind) -> Conservative {
+        Conservative::default()
     }
 }
 

@@ -32,6 +32,7 @@ use crate::sim::{SchedCtx, Scheduler};
 use crate::workload::{JobId, Jobs};
 
 use super::waitlist::{Reservation, STARTED, WaitList, Waiting};
+use super::{Entry, SchedulerKind};
 
 /// Order in which waiting jobs behind the head are tried for backfilling.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,6 +95,51 @@ impl Easy {
     pub(super) fn compute_reservation(ctx: &mut SchedCtx, head: JobId) -> Reservation {
         let (shadow, extra) = ctx.shadow(ctx.procs(head));
         Reservation { head, shadow, extra }
+    }
+}
+
+impl Entry for Easy {
+    type Scheduler = Easy;
+    const NAME: &'static str = "easy";
+    const SYNTAX: &'static str = "easy";
+    const HELP: &'static str = "EASY backfilling, the classic baseline: jobs pass the head in arrival order when \
+                                they leave its reservation alone, by the users' estimates";
+    const DEFAULT: SchedulerKind = SchedulerKind::Easy;
+    fn build(_: &SchedulerKind) -> Easy {
+        Easy::new(BackfillOrder::Arrival)
+    }
+}
+
+/// The registry's `sjbf`: [`Easy`] backfilling shortest predicted job first.
+pub struct Sjbf;
+
+impl Entry for Sjbf {
+    type Scheduler = Easy;
+    const NAME: &'static str = "sjbf";
+    const SYNTAX: &'static str = "sjbf";
+    const HELP: &'static str =
+        "EASY backfilling the shortest predicted job first, with the runtime predictor";
+    const USES_PREDICTIONS: bool = true;
+    const DEFAULT: SchedulerKind = SchedulerKind::Sjbf;
+    fn build(_: &SchedulerKind) -> Easy {
+        Easy::new(BackfillOrder::ShortestPrediction)
+    }
+}
+
+/// The registry's `easy-pred`: [`Easy`] in arrival order, its shadow time and backfill test
+/// from the runtime predictor.
+pub struct EasyPred;
+
+impl Entry for EasyPred {
+    type Scheduler = Easy;
+    const NAME: &'static str = "easy-pred";
+    const SYNTAX: &'static str = "easy-pred";
+    const HELP: &'static str = "EASY in arrival order with the runtime predictor's predictions for the shadow time \
+                                and the backfill test";
+    const USES_PREDICTIONS: bool = true;
+    const DEFAULT: SchedulerKind = SchedulerKind::EasyPred;
+    fn build(_: &SchedulerKind) -> Easy {
+        Easy::new(BackfillOrder::Arrival)
     }
 }
 

@@ -1,5 +1,6 @@
 //! First come, first served: while the queue head fits in the free processors, start it.
 
+use super::{Entry, SchedulerKind};
 use crate::sim::{SchedCtx, Scheduler};
 use crate::workload::{JobId, Jobs};
 
@@ -11,6 +12,18 @@ pub struct Fcfs {
     /// is dropped in one move once it is half the vector (O(1) amortised per job).
     queue: Vec<JobId>,
     front: usize,
+}
+
+impl Entry for Fcfs {
+    type Scheduler = Fcfs;
+    const NAME: &'static str = "fcfs";
+    const SYNTAX: &'static str = "fcfs";
+    const HELP: &'static str =
+        "first come, first served: the queue's head starts when it fits, and no job passes it";
+    const DEFAULT: SchedulerKind = SchedulerKind::Fcfs;
+    fn build(_: &SchedulerKind) -> Fcfs {
+        Fcfs::default()
+    }
 }
 
 impl Scheduler for Fcfs {

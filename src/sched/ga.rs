@@ -35,7 +35,11 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 use rayon::prelude::*;
 
+use std::fmt;
+
+use super::{Entry, SchedulerKind};
 use crate::Time;
+use crate::call::{Call, CallError};
 use crate::sim::{SchedCtx, Scheduler};
 use crate::workload::UtilityFunction;
 use crate::workload::{JobId, Jobs};
@@ -51,15 +55,18 @@ pub struct GaParams {
 
 impl Default for GaParams {
     fn default() -> Self {
-        GaParams {
-            population: 20,
-            generations: 100,
-            mutation: 10,
-        }
+        GaParams::DEFAULT
     }
 }
 
 impl GaParams {
+    /// The paper's: a population of 20 over 100 generations, 10% mutation.
+    pub const DEFAULT: GaParams = GaParams {
+        population: 20,
+        generations: 100,
+        mutation: 10,
+    };
+
     /// Fitness evaluations of one decision.
     pub fn evaluations(&self) -> u64 {
         self.population as u64 + self.generations as u64 * (self.population as u64 - 1)
@@ -466,6 +473,60 @@ pub fn zipper(a: &[u32], b: &[u32], taken: &mut [bool], out: &mut Vec<u32>) {
     }
     for &job in &out[from..] {
         taken[job as usize] = false;
+    }
+}
+
+impl Entry for Ga {
+    type Scheduler = Ga;
+    const NAME: &'static str = "ga";
+    const SYNTAX: &'static str = "ga(population=20,generations=100,mutation=10)";
+    const HELP: &'static str = "Lee & Snavely's genetic algorithm, evolving the queue's order for the most \
+                                utility; needs --priorities (the utility functions of an augmented trace)";
+    const USES_PREDICTIONS: bool = true;
+    const NEEDS: Option<&'static str> = Some("utility functions");
+    const DEFAULT: SchedulerKind = SchedulerKind::Ga(GaParams::DEFAULT);
+
+    fn parse(call: &mut Call) -> Result<SchedulerKind, CallError> {
+        let d = GaParams::DEFAULT;
+        Ok(SchedulerKind::Ga(GaParams {
+            population: call.take(
+                "population",
+                d.population,
+                "a whole number from 1 to 10000",
+                |&v| (1..=10_000).contains(&v),
+            )?,
+            generations: call.take(
+                "generations",
+                d.generations,
+                "a whole number up to 1000000",
+                |&v| v <= 1_000_000,
+            )?,
+            mutation: call.take("mutation", d.mutation, "a percentage from 0 to 100", |&v| {
+                v <= 100
+            })?,
+        }))
+    }
+
+    fn write(kind: &SchedulerKind, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match kind {
+            SchedulerKind::Ga(p) if *p != GaParams::DEFAULT => write!(
+                f,
+                "ga(population={},generations={},mutation={})",
+                p.population, p.generations, p.mutation
+            ),
+            _ => f.write_str("ga"),
+        }
+    }
+
+    fn build(kind: &SchedulerKind) -> Ga {
+        match kind {
+            SchedulerKind::Ga(p) => Ga::new(*p),
+            _ => Ga::new(GaParams::DEFAULT),
+        }
+    }
+
+    fn seed(ga: &mut Ga, seed: u64) {
+        ga.set_seed(seed);
     }
 }
 

@@ -12,7 +12,7 @@ pub mod ranked;
 mod waitlist;
 
 pub use conservative::Conservative;
-pub use easy::{BackfillOrder, Easy};
+pub use easy::{BackfillOrder, Easy, EasyPred, Sjbf};
 pub use fcfs::Fcfs;
 pub use ga::{Ga, GaParams};
 pub use priority::PriorityFifo;
@@ -45,125 +45,167 @@ pub fn easy_backfills(ctx: &SchedCtx, job: JobId, shadow: Time, extra: &mut u32)
     false
 }
 
-/// The schedulers `--scheduler` accepts. `easy` is the classic baseline and always uses
-/// the user estimates; `sjbf` and `easy-pred` (EASY's arrival order with predictions for
-/// the shadow time and the backfill test) use the chosen runtime predictor. `fcfs` and
-/// `conservative` ignore predictions. `prio` (Priority-FIFO) needs job priorities and `ga`
-/// (written `ga` or `ga(population=20,generations=100,mutation=10)`) utility functions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum SchedulerKind {
-    Fcfs,
-    Easy,
-    Sjbf,
-    Conservative,
-    EasyPred,
-    Prio,
-    Ga(GaParams),
+/// What a scheduler's file registers (`schedulers!` below): its name, how it is written and
+/// what it does, what it reads and needs, and how it is built. The type that implements it
+/// is the registry's entry: the scheduler itself, or a marker when several entries run one
+/// policy with different settings (`sjbf` and `easy-pred` run [`Easy`]).
+pub trait Entry {
+    /// The policy the engine runs.
+    type Scheduler: crate::sim::Scheduler;
+    /// The name `--scheduler` and sweeps take.
+    const NAME: &'static str;
+    /// How it is written with its parameters and their defaults, for help texts.
+    const SYNTAX: &'static str;
+    /// What it does, in a line.
+    const HELP: &'static str;
+    /// Whether it reads runtime predictions (and so takes `--predictor`).
+    const USES_PREDICTIONS: bool = false;
+    /// What the jobs must carry beyond a trace's fields ("priorities"), if anything.
+    const NEEDS: Option<&'static str> = None;
+    /// The kind with its default parameters.
+    const DEFAULT: SchedulerKind;
+    /// The kind `call` (which names this entry) writes, its parameters read from it.
+    fn parse(_call: &mut Call) -> Result<SchedulerKind, CallError> {
+        Ok(Self::DEFAULT)
+    }
+    /// Writes `kind` (of this entry) as `call` reads it back.
+    fn write(_kind: &SchedulerKind, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(Self::NAME)
+    }
+    /// A fresh scheduler of `kind` (of this entry).
+    fn build(kind: &SchedulerKind) -> Self::Scheduler;
+    /// Seeds the scheduler's own random choices; most make none.
+    fn seed(_scheduler: &mut Self::Scheduler, _seed: u64) {}
+}
+
+/// The registry: one line per scheduler, `Variant => Entry` (`Variant(Params) => Entry`
+/// for one with parameters), from which the kind, the scheduler of a run, their names,
+/// parsing, printing and the engine's dispatch (monomorphised per policy) are generated.
+/// Adding a scheduler: a file with its policy and [`Entry`], and a line here.
+macro_rules! schedulers {
+    ($($variant:ident $(($params:ty))? => $entry:ty,)*) => {
+        /// A scheduler by name and parameters, as `--scheduler` and sweeps write it; each
+        /// variant is a registered [`Entry`].
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum SchedulerKind {
+            $($variant $(($params))?,)*
+        }
+
+        /// A scheduler of any kind, kept between runs so its buffers are reused.
+        // One per kind and thread, moved rarely: boxing the GA would buy nothing.
+        #[allow(clippy::large_enum_variant)]
+        #[derive(Debug)]
+        pub enum AnyScheduler {
+            $($variant(<$entry as Entry>::Scheduler),)*
+        }
+
+        impl SchedulerKind {
+            /// Every registered scheduler with its default parameters, in registry order.
+            pub const EVERY: &'static [SchedulerKind] = &[$(<$entry as Entry>::DEFAULT,)*];
+            /// Every registered name, in registry order.
+            pub const NAMES: &'static [&'static str] = &[$(<$entry as Entry>::NAME,)*];
+
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(SchedulerKind::$variant { .. } => <$entry as Entry>::NAME,)*
+                }
+            }
+
+            /// Whether the scheduler reads runtime predictions (and so takes `--predictor`).
+            pub fn uses_predictor(self) -> bool {
+                match self {
+                    $(SchedulerKind::$variant { .. } => <$entry as Entry>::USES_PREDICTIONS,)*
+                }
+            }
+
+            /// What the jobs must carry for it beyond a trace's fields, if anything.
+            pub fn needs(self) -> Option<&'static str> {
+                match self {
+                    $(SchedulerKind::$variant { .. } => <$entry as Entry>::NEEDS,)*
+                }
+            }
+
+            pub fn build(self) -> AnyScheduler {
+                match self {
+                    $(SchedulerKind::$variant { .. } => AnyScheduler::$variant(<$entry as Entry>::build(&self)),)*
+                }
+            }
+
+            /// Every registered scheduler as `--help` lists it: a line each, its syntax and
+            /// what it does.
+            pub fn help() -> String {
+                let lines: &[(&str, &str)] = &[$((<$entry as Entry>::SYNTAX, <$entry as Entry>::HELP),)*];
+                lines.iter().map(|(syntax, help)| format!("{syntax}: {help}")).collect::<Vec<_>>().join("\n")
+            }
+        }
+
+        impl fmt::Display for SchedulerKind {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                match self {
+                    $(SchedulerKind::$variant { .. } => <$entry as Entry>::write(self, f),)*
+                }
+            }
+        }
+
+        impl FromStr for SchedulerKind {
+            type Err = CallError;
+            fn from_str(s: &str) -> Result<Self, CallError> {
+                let mut call = Call::parse("scheduler", s)?;
+                let kind = match call.name() {
+                    $(name if name == <$entry as Entry>::NAME => <$entry as Entry>::parse(&mut call)?,)*
+                    _ => return Err(call.unknown_name(SchedulerKind::NAMES)),
+                };
+                call.finish(kind)
+            }
+        }
+
+        impl AnyScheduler {
+            /// [`AnyScheduler::run`] with predictions from `predictor`, measuring only a
+            /// window of jobs (see [`Engine::run_window`]). Schedulers that do not read
+            /// predictions should be given [`UserEstimates`]; `crate::experiment::Simulate`
+            /// chooses.
+            pub fn run_with<'e, P: RuntimePredictor>(
+                &mut self,
+                engine: &'e mut Engine,
+                jobs: &Jobs,
+                procs: u32,
+                predictor: &mut P,
+                window: Option<&Window>,
+            ) -> Outcome<'e> {
+                match self {
+                    $(AnyScheduler::$variant(s) => engine.run_window(jobs, procs, s, predictor, window),)*
+                }
+            }
+
+            /// Seeds the scheduler's own random choices (only the GA makes any).
+            pub fn set_seed(&mut self, seed: u64) {
+                match self {
+                    $(AnyScheduler::$variant(s) => <$entry as Entry>::seed(s, seed),)*
+                }
+            }
+        }
+    };
+}
+
+schedulers! {
+    Fcfs => Fcfs,
+    Easy => Easy,
+    Sjbf => easy::Sjbf,
+    Conservative => Conservative,
+    EasyPred => easy::EasyPred,
+    Prio => PriorityFifo,
+    Ga(GaParams) => Ga,
 }
 
 impl SchedulerKind {
-    /// The schedulers that run on any job table; `prio` and `ga` also need priorities and
-    /// utility functions (see [`crate::utility`]).
-    pub const ALL: [SchedulerKind; 5] = [
-        SchedulerKind::Fcfs,
-        SchedulerKind::Easy,
-        SchedulerKind::Sjbf,
-        SchedulerKind::Conservative,
-        SchedulerKind::EasyPred,
-    ];
-
-    pub const NAMES: [&'static str; 7] = ["fcfs", "easy", "sjbf", "conservative", "easy-pred", "prio", "ga"];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            SchedulerKind::Fcfs => "fcfs",
-            SchedulerKind::Easy => "easy",
-            SchedulerKind::Sjbf => "sjbf",
-            SchedulerKind::Conservative => "conservative",
-            SchedulerKind::EasyPred => "easy-pred",
-            SchedulerKind::Prio => "prio",
-            SchedulerKind::Ga(_) => "ga",
-        }
+    /// The registered schedulers that run on any job table (those that need nothing more).
+    pub fn on_any_jobs() -> Vec<SchedulerKind> {
+        SchedulerKind::EVERY
+            .iter()
+            .copied()
+            .filter(|k| k.needs().is_none())
+            .collect()
     }
-
-    /// Whether the scheduler reads runtime predictions (and so takes `--predictor`).
-    pub fn uses_predictor(self) -> bool {
-        matches!(
-            self,
-            SchedulerKind::Sjbf | SchedulerKind::EasyPred | SchedulerKind::Ga(_)
-        )
-    }
-
-    pub fn build(self) -> AnyScheduler {
-        match self {
-            SchedulerKind::Fcfs => AnyScheduler::Fcfs(Fcfs::default()),
-            SchedulerKind::Easy | SchedulerKind::EasyPred => {
-                AnyScheduler::Easy(Easy::new(BackfillOrder::Arrival))
-            }
-            SchedulerKind::Sjbf => AnyScheduler::Easy(Easy::new(BackfillOrder::ShortestPrediction)),
-            SchedulerKind::Conservative => AnyScheduler::Conservative(Conservative::default()),
-            SchedulerKind::Prio => AnyScheduler::Prio(PriorityFifo::default()),
-            SchedulerKind::Ga(p) => AnyScheduler::Ga(Box::new(Ga::new(p))),
-        }
-    }
-}
-
-impl fmt::Display for SchedulerKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SchedulerKind::Ga(p) if *p != GaParams::default() => write!(
-                f,
-                "ga(population={},generations={},mutation={})",
-                p.population, p.generations, p.mutation
-            ),
-            k => f.write_str(k.name()),
-        }
-    }
-}
-
-impl FromStr for SchedulerKind {
-    type Err = CallError;
-    fn from_str(s: &str) -> Result<Self, CallError> {
-        let mut call = Call::parse("scheduler", s)?;
-        let kind = match call.name() {
-            "ga" => {
-                let d = GaParams::default();
-                SchedulerKind::Ga(GaParams {
-                    population: call.take(
-                        "population",
-                        d.population,
-                        "a whole number from 1 to 10000",
-                        |&v| (1..=10_000).contains(&v),
-                    )?,
-                    generations: call.take(
-                        "generations",
-                        d.generations,
-                        "a whole number up to 1000000",
-                        |&v| v <= 1_000_000,
-                    )?,
-                    mutation: call.take("mutation", d.mutation, "a percentage from 0 to 100", |&v| {
-                        v <= 100
-                    })?,
-                })
-            }
-            name => SchedulerKind::ALL
-                .into_iter()
-                .chain([SchedulerKind::Prio])
-                .find(|k| k.name() == name)
-                .ok_or_else(|| call.unknown_name(&SchedulerKind::NAMES))?,
-        };
-        call.finish(kind)
-    }
-}
-
-/// A scheduler of any kind, kept between runs so its buffers are reused.
-#[derive(Debug)]
-pub enum AnyScheduler {
-    Fcfs(Fcfs),
-    Easy(Easy),
-    Conservative(Conservative),
-    Prio(PriorityFifo),
-    Ga(Box<Ga>),
 }
 
 impl AnyScheduler {
@@ -171,32 +213,5 @@ impl AnyScheduler {
     /// Predictions come from the user estimates.
     pub fn run<'e>(&mut self, engine: &'e mut Engine, jobs: &Jobs, procs: u32) -> Outcome<'e> {
         self.run_with(engine, jobs, procs, &mut UserEstimates, None)
-    }
-
-    /// [`AnyScheduler::run`] with predictions from `predictor`, measuring only a window of
-    /// jobs (see [`Engine::run_window`]). Schedulers that do not read predictions should be
-    /// given [`UserEstimates`]; `crate::experiment::Simulate` chooses.
-    pub fn run_with<'e, P: RuntimePredictor>(
-        &mut self,
-        engine: &'e mut Engine,
-        jobs: &Jobs,
-        procs: u32,
-        predictor: &mut P,
-        window: Option<&Window>,
-    ) -> Outcome<'e> {
-        match self {
-            AnyScheduler::Fcfs(s) => engine.run_window(jobs, procs, s, predictor, window),
-            AnyScheduler::Easy(s) => engine.run_window(jobs, procs, s, predictor, window),
-            AnyScheduler::Conservative(s) => engine.run_window(jobs, procs, s, predictor, window),
-            AnyScheduler::Prio(s) => engine.run_window(jobs, procs, s, predictor, window),
-            AnyScheduler::Ga(s) => engine.run_window(jobs, procs, s.as_mut(), predictor, window),
-        }
-    }
-
-    /// Seeds the scheduler's own random choices (only the GA has any).
-    pub fn set_seed(&mut self, seed: u64) {
-        if let AnyScheduler::Ga(g) = self {
-            g.set_seed(seed);
-        }
     }
 }

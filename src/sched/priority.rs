@@ -16,6 +16,7 @@
 
 use super::easy::{BackfillOrder, Easy};
 use super::waitlist::{STARTED, WaitList, Waiting};
+use super::{Entry, SchedulerKind};
 use crate::sim::{SchedCtx, Scheduler};
 use crate::workload::{JobId, Jobs};
 
@@ -27,6 +28,19 @@ pub struct PriorityFifo {
     /// Priority of each job of the run.
     priority: Vec<u16>,
     backfilled: u64,
+}
+
+impl Entry for PriorityFifo {
+    type Scheduler = PriorityFifo;
+    const NAME: &'static str = "prio";
+    const SYNTAX: &'static str = "prio";
+    const HELP: &'static str = "Priority-FIFO (Lee & Snavely): the highest priority class first, FIFO within it, \
+                                with EASY backfilling; needs --priorities";
+    const NEEDS: Option<&'static str> = Some("priorities");
+    const DEFAULT: SchedulerKind = SchedulerKind::Prio;
+    fn build(_: &SchedulerKind) -> PriorityFifo {
+        PriorityFifo::default()
+    }
 }
 
 impl Scheduler for PriorityFifo {

@@ -20,6 +20,8 @@ pub struct PredictorView<'a> {
 /// missed-deadline answer to more than the job's current runtime, so a running job's
 /// predicted end is always in the future.
 ///
+/// A hook added here must be forwarded by the predictor registry's dispatch
+/// (`crate::predict`'s `predictors!`), which names each one.
 pub trait RuntimePredictor {
     /// Whether `on_start` does anything: the engine records started jobs only then.
     const USES_START_HOOK: bool = false;
