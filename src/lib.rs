@@ -21,6 +21,7 @@ pub mod params;
 pub mod partition;
 pub mod predict;
 pub mod queue_time;
+pub mod random;
 pub mod report;
 pub mod sched;
 pub mod seed;

@@ -1,6 +1,7 @@
-//! The library's top-level modules depend on each other without cycles (docs/architecture.md):
-//! every `crate::module` a file of the library names is an arrow from its own module, and
-//! no arrow may lead back to where it started.
+//! The library's modules depend on each other without cycles (docs/architecture.md), at the
+//! top level and within every folder: every module a file of the library names
+//! (`crate::a::b`, `super::c`) is an arrow from its own module, and no arrow may lead back
+//! to where it started.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -94,4 +95,160 @@ fn the_engine_and_the_models_never_name_the_layers_above_them() {
             );
         }
     }
+}
+
+/// A module of the library by its path from `src` ("workload::synth::lublin"); a folder's
+/// `mod.rs` is the folder's module.
+fn module_of(rel: &Path) -> Vec<String> {
+    let mut parts: Vec<String> = rel.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+    let last = parts.pop().unwrap();
+    if last != "mod.rs" && last != "lib.rs" {
+        parts.push(last.trim_end_matches(".rs").to_string());
+    }
+    parts
+}
+
+/// The paths a file names: `crate::a::b`, `super::x` (from the file's module), and each
+/// item of `use super::{x, y::z}` groups, as module paths from `src`.
+fn named_paths(module: &[String], text: &str) -> Vec<Vec<String>> {
+    let code: String = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let ident = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    // Segments after a prefix: `a::b::c`, or the items of a `{...}` group (one level).
+    fn segments(rest: &str, ident: &dyn Fn(&str) -> String) -> Vec<Vec<String>> {
+        let mut path = Vec::new();
+        let mut rest = rest;
+        loop {
+            if let Some(group) = rest.strip_prefix('{') {
+                let end = group.find('}').unwrap_or(group.len());
+                return group[..end]
+                    .split(',')
+                    .map(|item| {
+                        let mut p = path.clone();
+                        p.extend(
+                            item.trim()
+                                .split("::")
+                                .map(ident)
+                                .filter(|s| !s.is_empty()),
+                        );
+                        p
+                    })
+                    .collect();
+            }
+            let name = ident(rest);
+            if name.is_empty() {
+                return vec![path];
+            }
+            rest = &rest[name.len()..];
+            path.push(name);
+            match rest.strip_prefix("::") {
+                Some(r) => rest = r,
+                None => return vec![path],
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (i, _) in code.match_indices("crate::") {
+        if code[..i].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+            continue;
+        }
+        out.extend(segments(&code[i + 7..], &ident));
+    }
+    // `super` is the parent of the file's module: a folder's mod.rs climbs from the folder.
+    for (i, _) in code.match_indices("super::") {
+        if code[..i].ends_with("super::")
+            || code[..i].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+        {
+            continue;
+        }
+        let mut rest = &code[i..];
+        let mut base: Vec<String> = module.to_vec();
+        while let Some(r) = rest.strip_prefix("super::") {
+            base.pop();
+            rest = r;
+        }
+        for p in segments(rest, &ident) {
+            out.push(base.iter().cloned().chain(p).collect());
+        }
+    }
+    out
+}
+
+/// No import circle anywhere: within each folder, the modules in it (a subfolder counted
+/// as one, with everything inside it; the folder's own `mod.rs` left out, as the folder's
+/// face) depend on each other without a cycle.
+#[test]
+fn no_import_circle_within_any_folder() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let modules: BTreeSet<Vec<String>> = files
+        .iter()
+        .map(|f| module_of(f.strip_prefix(&src).unwrap()))
+        .collect();
+    // The longest module that is a prefix of `path`.
+    let resolve = |path: &[String]| -> Option<Vec<String>> {
+        (1..=path.len())
+            .rev()
+            .map(|n| path[..n].to_vec())
+            .find(|p| modules.contains(p))
+    };
+    let mut edges: BTreeSet<(Vec<String>, Vec<String>)> = BTreeSet::new();
+    for file in &files {
+        let rel = file.strip_prefix(&src).unwrap();
+        let module = module_of(rel);
+        if module.first().is_some_and(|m| m == "cli" || m == "main") {
+            continue;
+        }
+        for path in named_paths(&module, &std::fs::read_to_string(file).unwrap()) {
+            if let Some(target) = resolve(&path)
+                && target != module
+            {
+                edges.insert((module.clone(), target));
+            }
+        }
+    }
+    let folders: BTreeSet<Vec<String>> = modules
+        .iter()
+        .map(|m| m[..m.len().saturating_sub(1)].to_vec())
+        .collect();
+    let mut cycles = Vec::new();
+    for folder in &folders {
+        // The child of `folder` that `m` is in, unless `m` is the folder itself.
+        let child = |m: &[String]| {
+            (m.len() > folder.len() && m[..folder.len()] == folder[..]).then(|| m[folder.len()].clone())
+        };
+        let mut arrows: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for (from, to) in &edges {
+            if let (Some(a), Some(b)) = (child(from), child(to))
+                && a != b
+                && !(folder.is_empty() && (a == "cli" || a == "main"))
+            {
+                arrows.entry(a).or_default().insert(b);
+            }
+        }
+        for start in arrows.keys() {
+            let mut stack = vec![(start.clone(), vec![start.clone()])];
+            let mut seen = BTreeSet::new();
+            while let Some((m, path)) = stack.pop() {
+                for next in arrows.get(&m).into_iter().flatten() {
+                    let mut longer = path.clone();
+                    longer.push(next.clone());
+                    if next == start {
+                        cycles.push(format!("{}: {}", folder.join("::"), longer.join(" -> ")));
+                    } else if seen.insert(next.clone()) {
+                        stack.push((next.clone(), longer));
+                    }
+                }
+            }
+        }
+    }
+    assert!(cycles.is_empty(), "import circles:\n{}", cycles.join("\n"));
 }

@@ -6,7 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use schedlab::sweep::merge::merge;
-use schedlab::sweep::output::read_runs;
+use schedlab::sweep::runs::read_runs;
 use schedlab::sweep::stats::estimate;
 use schedlab::sweep::{Plan, RunOptions, Shard, run_sweep};
 
@@ -1330,7 +1330,7 @@ log_x = true
 /// batch, within the round under way and max; the fixed count for fixed replications.
 #[test]
 fn projected_replications_follow_the_sample_size_rule() {
-    use schedlab::sweep::output::projected_replications;
+    use schedlab::sweep::stopping::projected_replications;
     use schedlab::sweep::task::RunRecord;
     let dir = temp("projection");
     let plan = plan_from(SMALL, &dir);

@@ -157,7 +157,7 @@ impl Truth {
 
     /// The speed of each of `nodes` nodes (all 1 without noise).
     pub fn speeds(&self, nodes: u32) -> Vec<f64> {
-        use crate::workload::synth::ModelRng;
+        use crate::random::ModelRng;
         use rand_distr::{Distribution, StandardNormal};
         use rand_xoshiro::rand_core::SeedableRng;
         if self.speed_noise == 0.0 {

@@ -26,7 +26,7 @@ use crate::call::{Call, CallError};
 
 use rand_xoshiro::rand_core::SeedableRng;
 
-use crate::workload::synth::{ModelRng, unit};
+use crate::random::{ModelRng, unit};
 use rand_distr::{Distribution, Exp1, Gamma, StandardNormal};
 
 /// A NAS benchmark of Table 3.

@@ -11,7 +11,7 @@ use rand_distr::{Distribution, Exp1};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::SeedableRng;
 
-use crate::workload::synth::unit;
+use crate::random::unit;
 
 /// The two stages of the hyper-exponential essential work W: (probability, mean).
 pub const WORK_STAGES: [(f64, f64); 2] = [(0.125, 101.0), (0.875, 1.3)];

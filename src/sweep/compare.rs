@@ -7,7 +7,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::output::{Results, runs_line};
+use super::runs::{Results, number, runs_line};
 use super::spec::{Compare, Plan};
 use super::stats::{Estimate, estimate};
 use super::task::RunRecord;
@@ -104,7 +104,7 @@ pub fn write(dir: &Path, plan: &Plan, results: &Results, cells: &[usize]) -> Res
                 r.ci_high,
                 a.level,
             ] {
-                row.push(super::output::number(x));
+                row.push(number(x));
             }
             w.write_all(&runs_line(&row))?;
         }

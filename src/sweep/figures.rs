@@ -4,9 +4,9 @@
 
 use std::path::Path;
 
-use super::output::{CellEstimates, Results};
+use super::runs::Results;
 use super::spec::{Plan, PlotSpec};
-use super::stats::Estimate;
+use super::stats::{CellEstimates, Estimate};
 use crate::error::Result;
 use crate::report::markdown::{self, Table};
 use crate::report::plot::{self, Figure, Point, Series};

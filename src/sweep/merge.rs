@@ -4,8 +4,10 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::output::{self, HASH_FILE, RUNS_FILE, Results, SPEC_FILE};
+use super::output;
+use super::runs::{self, HASH_FILE, RUNS_FILE, Results, SPEC_FILE};
 use super::spec::Plan;
+use super::stopping;
 use super::task::RunRecord;
 use crate::error::{Error, Result};
 
@@ -26,7 +28,7 @@ pub fn merge(shards: &[PathBuf], out: &Path, force: bool) -> Result<Plan> {
     let meta: serde_json::Value = serde_json::from_str(&read(first, "summary.json")?)
         .map_err(|e| Error::Merge(format!("{}: {e}", first.join("summary.json").display())))?;
     let name = meta["name"].as_str().unwrap_or_default();
-    let spec_dir = PathBuf::from(read(first, output::SPEC_DIR_FILE)?.trim_end_matches('\n'));
+    let spec_dir = PathBuf::from(read(first, runs::SPEC_DIR_FILE)?.trim_end_matches('\n'));
     let plan = Plan::from_str(&spec_text, &first.join(SPEC_FILE), &spec_dir, name)?;
     if read(first, HASH_FILE)?.trim() != plan.spec_hash {
         return Err(Error::Merge(format!(
@@ -57,7 +59,7 @@ pub fn merge(shards: &[PathBuf], out: &Path, force: bool) -> Result<Plan> {
     }
     let mut seen: Vec<BTreeMap<usize, (PathBuf, RunRecord)>> = vec![BTreeMap::new(); plan.cells.len()];
     for dir in shards {
-        for r in output::read_runs(&dir.join(RUNS_FILE), &plan)? {
+        for r in runs::read_runs(&dir.join(RUNS_FILE), &plan)? {
             if let Some((other, _)) = seen[r.cell].get(&r.rep) {
                 return Err(Error::Merge(format!(
                     "replication {} of cell {} ({}) is in both {} and {}",
@@ -76,7 +78,7 @@ pub fn merge(shards: &[PathBuf], out: &Path, force: bool) -> Result<Plan> {
         .map(|runs| runs.values().map(|(_, r)| r.clone()).collect())
         .collect();
     let all: Vec<usize> = (0..plan.cells.len()).collect();
-    let status = output::statuses(&plan, &results, &all);
+    let status = stopping::statuses(&plan, &results, &all);
     let mut missing = Vec::new();
     for c in 0..plan.cells.len() {
         let runs = &results[c];

@@ -7,8 +7,10 @@ pub mod lock;
 pub mod merge;
 pub mod output;
 pub mod runner;
+pub mod runs;
 pub mod spec;
 pub mod stats;
+pub mod stopping;
 pub mod task;
 
 pub use runner::{RunOptions, Shard, capped_threads, run_sweep};

@@ -10,7 +10,7 @@
 //! each decision reads only its cell's complete prefix, the cells end as they would in
 //! lockstep, whatever the thread count or the order tasks finish in. Under difference
 //! stopping a decision reads a whole group's prefixes (a baseline and the cells compared
-//! with it, `output::decision_group`), once every open member has its batch in. A resumed sweep replays
+//! with it, `stopping::decision_group`), once every open member has its batch in. A resumed sweep replays
 //! the same decisions with the recorded replications filled in, so it ends with the same
 //! bytes as an uninterrupted one.
 //!
@@ -30,8 +30,10 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::output::{self, HASH_FILE, RUNS_FILE, Results};
+use super::output;
+use super::runs::{self, HASH_FILE, RUNS_FILE, Results};
 use super::spec::{Plan, Replications};
+use super::stopping;
 use super::task::{PreparedCells, RunRecord, run_replication};
 use crate::error::{Error, Result};
 use crate::experiment::Worker;
@@ -98,7 +100,7 @@ pub fn shard_cells(plan: &Plan, shard: Option<Shard>) -> Vec<usize> {
     let roots: Vec<usize> = plan
         .cells
         .iter()
-        .map(|c| output::decision_group(plan, c.index))
+        .map(|c| stopping::decision_group(plan, c.index))
         .collect();
     let mut distinct = roots.clone();
     distinct.sort_unstable();
@@ -141,7 +143,7 @@ impl Journal {
             path: path.clone(),
             error: e,
         };
-        crate::atomic::write_atomically(&out.join(output::SPEC_FILE), |w| {
+        crate::atomic::write_atomically(&out.join(runs::SPEC_FILE), |w| {
             w.write_all(plan.spec_text.as_bytes())
         })?;
         crate::atomic::write_atomically(&out.join(HASH_FILE), |w| writeln!(w, "{}", plan.spec_hash))?;
@@ -151,7 +153,7 @@ impl Journal {
             .open(&path)
             .map_err(out_err)?;
         if file.metadata().map_err(out_err)?.len() == 0 {
-            file.write_all(&output::runs_line(&output::runs_header(plan)))
+            file.write_all(&runs::runs_line(&runs::runs_header(plan)))
                 .map_err(out_err)?;
         }
         Ok(Journal {
@@ -161,7 +163,7 @@ impl Journal {
     }
 
     fn append(&self, plan: &Plan, record: &RunRecord) -> Result<()> {
-        let line = output::runs_line(&output::runs_row(plan, record));
+        let line = runs::runs_line(&runs::runs_row(plan, record));
         let mut file = self.file.lock().expect("journal lock");
         file.write_all(&line)
             .and_then(|_| file.flush())
@@ -208,7 +210,7 @@ fn recorded_runs(
         )));
     }
     let mut resumed = 0;
-    for r in output::read_runs(&journal_path, plan)? {
+    for r in runs::read_runs(&journal_path, plan)? {
         if !cells.contains(&r.cell) {
             return Err(Error::Invalid(format!(
                 "{}: holds replications of cell {} which this shard does not run",
@@ -239,7 +241,7 @@ fn recorded_runs(
 /// done, simulated jobs per second, and an ETA from the work done and the work projected.
 ///
 /// Work is measured in task seconds. Each time a cell decides to go on, it gets its
-/// projected replications not yet run ([`output::projected_replications`]); the work left
+/// projected replications not yet run ([`stopping::projected_replications`]); the work left
 /// is those replications, each costing its cell's mean task time so far (the sweep's mean
 /// for a cell without one). The ETA is the elapsed time scaled by work left over work
 /// done, so it accounts for the cores and for cells of different cost.
@@ -481,7 +483,10 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
     // all in this shard (`shard_cells`).
     let mut groups: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     for &c in &cells {
-        groups.entry(output::decision_group(plan, c)).or_default().push(c);
+        groups
+            .entry(stopping::decision_group(plan, c))
+            .or_default()
+            .push(c);
     }
     let cancelled = || options.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
     pool.in_place_scope(|scope| {
@@ -494,7 +499,7 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
                 let missing: Vec<usize> = (0..target[c]).filter(|r| !recorded[c].contains_key(r)).collect();
                 if missing.is_empty() {
                     // A group decides once each of its open members has its batch in.
-                    let members = &groups[&output::decision_group(plan, c)];
+                    let members = &groups[&stopping::decision_group(plan, c)];
                     let batch_in = |m: usize| {
                         is_closed[m]
                             || (target[m] == target[c]
@@ -511,14 +516,14 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
                     let group: Vec<(usize, &[RunRecord])> =
                         open.iter().zip(&runs).map(|(&m, r)| (m, r.as_slice())).collect();
                     for ((&m, runs), (stops, _)) in
-                        open.iter().zip(&runs).zip(output::group_status(plan, &group))
+                        open.iter().zip(&runs).zip(stopping::group_status(plan, &group))
                     {
                         if stops {
                             is_closed[m] = true;
                             closed += 1;
                             progress.cell(m, 0, closed);
                         } else {
-                            let projected = output::projected_replications(plan, runs, target[m]);
+                            let projected = stopping::projected_replications(plan, runs, target[m]);
                             target[m] = next_target(plan, target[m]);
                             ahead[m] = ahead[m].max(target[m]);
                             ahead_limit[m] = projected.max(target[m]);

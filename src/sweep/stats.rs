@@ -63,6 +63,9 @@ impl Estimate {
     }
 }
 
+/// Per-cell estimates, one per metric, and whether the stopping target was met.
+pub type CellEstimates = (usize, Vec<Estimate>, Option<bool>);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -39,9 +39,9 @@ use std::str::FromStr;
 
 use rand_xoshiro::rand_core::SeedableRng;
 
+use crate::random::{ModelRng, unit};
 use crate::workload::Jobs;
 use crate::workload::UtilityFunction;
-use crate::workload::synth::{ModelRng, unit};
 use rand_distr::{Distribution, StandardNormal};
 
 /// Smallest deadline, seconds.

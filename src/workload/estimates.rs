@@ -36,7 +36,7 @@ use rand_xoshiro::rand_core::SeedableRng;
 
 use crate::Time;
 use crate::error::{Error, Result};
-use crate::workload::synth::ModelRng;
+use crate::random::ModelRng;
 use crate::workload::{Jobs, narrow};
 
 const MINUTE: i64 = 60;
@@ -203,7 +203,7 @@ impl Tsafrir {
 
 /// A uniform index below `n` (n >= 1).
 fn below(rng: &mut ModelRng, n: usize) -> usize {
-    crate::workload::synth::below(rng, n as u64) as usize
+    crate::random::below(rng, n as u64) as usize
 }
 
 /// Distinct values K for `n` jobs: piecewise linear through the paper's fitted points.

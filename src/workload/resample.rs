@@ -41,7 +41,7 @@ use rand_xoshiro::rand_core::{Rng, SeedableRng};
 
 use super::Jobs;
 use crate::Time;
-use crate::workload::synth::{ModelRng, below, unit};
+use crate::random::{ModelRng, below, unit};
 
 /// The default jitter of input shaking, seconds.
 pub const DEFAULT_SHAKE_JITTER: Time = 60;

@@ -15,8 +15,9 @@
 //!   (at least 1) with runtime `L / S(n)` rounded to the nearest second, at least 1 s; the
 //!   estimate equals the runtime. `L`, `A` and `sigma` are kept in the job table.
 
-use super::{ModelRng, check_load, check_procs, parse_param, unit, unknown_key};
+use super::{check_load, check_procs, parse_param, unknown_key};
 use crate::error::{Error, Result};
+use crate::random::{ModelRng, unit};
 use crate::speedup::downey_speedup;
 use crate::workload::{JobRecord, Jobs, MalleableColumns, Workload, narrow};
 use rand_distr::{Distribution, Exp};

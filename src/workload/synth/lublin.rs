@@ -36,8 +36,9 @@
 use rand_distr::{Distribution, Gamma};
 use rand_xoshiro::rand_core::SeedableRng;
 
-use super::{ModelRng, check_load, check_procs, parse_param, unit, unknown_key};
+use super::{check_load, check_procs, parse_param, unknown_key};
 use crate::error::{Error, Result};
+use crate::random::{ModelRng, unit};
 use crate::seed::mix64;
 use crate::workload::estimates::EstimateModel;
 use crate::workload::{JobRecord, Jobs, Workload};

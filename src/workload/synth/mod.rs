@@ -9,9 +9,6 @@ use crate::workload::Workload;
 pub use downey::DowneyParams;
 pub use lublin::LublinParams;
 
-/// Random numbers for the models: xoshiro256++ seeded through SplitMix64.
-pub type ModelRng = rand_xoshiro::Xoshiro256PlusPlus;
-
 /// A synthetic workload model with its parameters.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Model {
@@ -82,20 +79,6 @@ impl Model {
     }
 }
 
-/// A uniform draw in [0, 1) with 53 random bits.
-#[inline]
-pub(crate) fn unit(rng: &mut ModelRng) -> f64 {
-    use rand_xoshiro::rand_core::Rng;
-    (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-}
-
-/// A uniform draw from 0 to `n - 1` (n >= 1), by multiplying 64 random bits by `n`.
-#[inline]
-pub(crate) fn below(rng: &mut ModelRng, n: u64) -> u64 {
-    use rand_xoshiro::rand_core::Rng;
-    ((rng.next_u64() as u128 * n as u128) >> 64) as u64
-}
-
 /// The error for a key model `model` does not take.
 pub(crate) fn unknown_key(model: &str, key: &str, value: &str, known: &[&str]) -> Error {
     Error::Param {
@@ -131,10 +114,34 @@ pub(crate) fn check_load(key: &str, load: f64) -> Result<()> {
     })
 }
 
-pub(crate) fn parse_param<T: std::str::FromStr>(key: &str, value: &str) -> Result<T> {
+pub(crate) fn parse_param<T: ParamType>(key: &str, value: &str) -> Result<T> {
     value.parse().map_err(|_| Error::Param {
         key: key.into(),
         value: value.into(),
-        message: format!("expected a {}", std::any::type_name::<T>()),
+        message: format!("expected {}", T::EXPECTED),
     })
+}
+
+/// A model parameter's type, and what it takes in the user's words.
+pub(crate) trait ParamType: std::str::FromStr {
+    const EXPECTED: &'static str;
+}
+
+impl ParamType for u32 {
+    const EXPECTED: &'static str = "a whole number from 0 to 4294967295";
+}
+impl ParamType for u64 {
+    const EXPECTED: &'static str = "a whole number from 0";
+}
+impl ParamType for usize {
+    const EXPECTED: &'static str = "a whole number from 0";
+}
+impl ParamType for i64 {
+    const EXPECTED: &'static str = "a whole number";
+}
+impl ParamType for f64 {
+    const EXPECTED: &'static str = "a number";
+}
+impl ParamType for bool {
+    const EXPECTED: &'static str = "true or false";
 }
