@@ -14,6 +14,7 @@ pub mod atomic;
 pub mod call;
 pub mod error;
 pub mod experiment;
+pub mod machine;
 pub mod malleable;
 pub mod metrics;
 pub mod nondedicated;

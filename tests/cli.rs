@@ -1428,3 +1428,56 @@ fn two_sweeps_on_one_folder_never_both_write() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn trace_info_shows_how_the_jobs_fall_on_a_machines_partitions() {
+    let dir = temp_dir("machine-fit");
+    // Partition (field 16) 1: two jobs of 4 and 16 processors; 2: one of 2; 3: one of 1.
+    let trace = dir.join("parts.swf");
+    std::fs::write(
+        &trace,
+        "; MaxProcs: 32\n\
+         1 0 0 100 4 -1 -1 4 100 -1 1 1 1 1 1 1 -1 -1\n\
+         2 100 0 100 16 -1 -1 16 100 -1 1 1 1 1 1 1 -1 -1\n\
+         3 200 0 100 2 -1 -1 2 100 -1 1 1 1 1 1 2 -1 -1\n\
+         4 300 0 100 1 -1 -1 1 100 -1 1 1 1 1 1 3 -1 -1\n",
+    )
+    .unwrap();
+    let machine = dir.join("m.toml");
+    std::fs::write(
+        &machine,
+        "[[partition]]\nname = \"batch\"\n[[partition.nodes]]\ncount = 2\ncores = 4\n\
+         [[partition]]\nname = \"debug\"\n[[partition.nodes]]\ncount = 1\ncores = 2\n",
+    )
+    .unwrap();
+    let (t, m) = (trace.to_str().unwrap(), machine.to_str().unwrap());
+    let out = schedlab(&["trace", "info", t, "--machine", m]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // Offered load of batch: (400 + 1600) / (8 x 300).
+    assert!(
+        text.contains("partition      batch: 8 cores, 2 jobs (largest 16 processors, 1 larger than the partition), offered load 0.8333"),
+        "{text}"
+    );
+    assert!(
+        text.contains("partition      debug: 2 cores, 1 jobs (largest 2 processors), offered load 0.3333"),
+        "{text}"
+    );
+    assert!(text.contains("unplaced       1 of partition 3"), "{text}");
+    let out = schedlab(&["trace", "info", t, "--machine", m, "--json"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["fit"]["partitions"][0]["too_large"], 1);
+    assert_eq!(json["fit"]["unplaced"]["3"], 1);
+    assert_eq!(json["jobs"], 4);
+    // A bad description is refused naming the file and the key.
+    std::fs::write(
+        &machine,
+        "[[partition]]\nname = \"batch\"\n[[partition.nodes]]\ncount = 0\ncores = 4\n",
+    )
+    .unwrap();
+    assert_refused(
+        &["trace", "info", t, "--machine", m],
+        "m.toml: partition[0].nodes[0].count = 0: expected a whole number from 1 to 1048576",
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

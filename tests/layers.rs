@@ -132,12 +132,7 @@ fn named_paths(module: &[String], text: &str) -> Vec<Vec<String>> {
                     .split(',')
                     .map(|item| {
                         let mut p = path.clone();
-                        p.extend(
-                            item.trim()
-                                .split("::")
-                                .map(ident)
-                                .filter(|s| !s.is_empty()),
-                        );
+                        p.extend(item.trim().split("::").map(ident).filter(|s| !s.is_empty()));
                         p
                     })
                     .collect();

@@ -12,6 +12,7 @@ use schedlab::atomic::write_atomically;
 use schedlab::experiment::Shared;
 use schedlab::experiment::Value;
 use schedlab::experiment::rigid::WorkloadSpec;
+use schedlab::machine::{Fit, Machine};
 use schedlab::workload::info::TraceInfo;
 use schedlab::workload::swf::{SwfOptions, read_swf, write_swf};
 
@@ -71,6 +72,10 @@ pub enum TraceCommand {
         /// Print the facts as one JSON object.
         #[arg(long)]
         json: bool,
+        /// A machine description (TOML, docs/semantics.md): how the jobs fall on its
+        /// partitions by their partition numbers (SWF field 16), and which do not fit.
+        #[arg(long, value_name = "FILE.toml")]
+        machine: Option<PathBuf>,
     },
     /// Write a new workload drawn from a trace for a seed as SWF, with a header saying how
     /// it was made (--resample users or shake; also --estimates tsafrir).
@@ -93,8 +98,13 @@ pub enum TraceCommand {
 }
 
 pub fn run(command: TraceCommand) -> Result<()> {
-    let (path, read, json) = match command {
-        TraceCommand::Info { path, read, json } => (path, read, json),
+    let (path, read, json, machine) = match command {
+        TraceCommand::Info {
+            path,
+            read,
+            json,
+            machine,
+        } => (path, read, json, machine),
         TraceCommand::Resample {
             path,
             read,
@@ -104,19 +114,35 @@ pub fn run(command: TraceCommand) -> Result<()> {
             out,
         } => return resample_trace(&path, &read, &resample, estimates, seed, &out),
     };
-    // What `trace info` reports comes from the simulated columns alone.
+    let machine = match &machine {
+        Some(m) => Some((Machine::read(m)?, m)),
+        None => None,
+    };
+    // What `trace info` reports comes from the simulated columns alone; a machine's fit
+    // also reads the partitions (field 16).
     let options = SwfOptions {
-        simulation_only: true,
+        simulation_only: machine.is_none(),
         ..read.swf_options()
     };
     let workload = read_swf(&path, &options).with_context(|| format!("reading {}", path.display()))?;
     let info = TraceInfo::of(&workload);
+    let fit = machine.map(|(m, p)| Fit::of(&workload, &m, p));
     let mut out = io::stdout().lock();
     if json {
-        serde_json::to_writer(&mut out, &info)?;
+        match &fit {
+            None => serde_json::to_writer(&mut out, &info)?,
+            Some(fit) => {
+                let mut object = serde_json::to_value(&info)?;
+                object["fit"] = serde_json::to_value(fit)?;
+                serde_json::to_writer(&mut out, &object)?
+            }
+        }
         writeln!(out)?;
     } else {
         info.write_text(&mut out)?;
+        if let Some(fit) = &fit {
+            fit.write_text(&mut out)?;
+        }
         for warning in info.warnings(false) {
             writeln!(out, "warning        {warning}")?;
         }

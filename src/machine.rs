@@ -1,0 +1,476 @@
+//! The machine a workload runs on: partitions, each a list of node groups (a count of
+//! nodes with the same cores, memory and GPUs), read from a TOML description; and how a
+//! trace's jobs fall on it (its partition numbers, SWF field 16). Today's machine, when no
+//! description is given, is one partition of one-core nodes. docs/semantics.md, "The
+//! machine", states the choices.
+//!
+//! ```toml
+//! [[partition]]
+//! name = "batch"
+//! swf = [1, 2]          # the SWF partition numbers (field 16) whose jobs it runs
+//! default = true        # and every job no partition lists (unknown, -1, included)
+//! [[partition.nodes]]
+//! name = "thin"
+//! count = 64
+//! cores = 32
+//! memory_gb = 256
+//! gpus = 0
+//! ```
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::workload::{MAX_PROCS, Workload};
+
+/// Nodes a group may have, cores and GPUs a node may have, and memory a node may have
+/// (GB): bounds that keep every sum within 64 bits and a description's size sane.
+pub const MAX_NODES: u32 = 1 << 20;
+pub const MAX_CORES_PER_NODE: u32 = 4096;
+pub const MAX_GPUS_PER_NODE: u32 = 64;
+pub const MAX_MEMORY_GB: f64 = 1_048_576.0;
+
+/// A group of identical nodes.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct NodeGroup {
+    pub name: String,
+    pub count: u32,
+    pub cores: u32,
+    /// Memory per node, GB (0: not described).
+    pub memory_gb: f64,
+    pub gpus: u32,
+}
+
+/// A partition: its nodes, and which of a trace's jobs it runs.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Partition {
+    pub name: String,
+    /// The SWF partition numbers (field 16) of the jobs it runs.
+    pub swf: Vec<i32>,
+    /// Whether it runs the jobs no partition lists (field 16 unknown, -1, included).
+    pub default: bool,
+    pub nodes: Vec<NodeGroup>,
+}
+
+impl Partition {
+    /// Cores over all its nodes.
+    pub fn cores(&self) -> u64 {
+        self.nodes.iter().map(|g| g.count as u64 * g.cores as u64).sum()
+    }
+
+    pub fn gpus(&self) -> u64 {
+        self.nodes.iter().map(|g| g.count as u64 * g.gpus as u64).sum()
+    }
+
+    /// Memory over all its nodes, GB.
+    pub fn memory_gb(&self) -> f64 {
+        self.nodes.iter().map(|g| g.count as f64 * g.memory_gb).sum()
+    }
+}
+
+/// A machine: one or more partitions of disjoint nodes.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Machine {
+    pub partitions: Vec<Partition>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMachine {
+    #[serde(default)]
+    partition: Vec<RawPartition>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPartition {
+    name: String,
+    swf: Option<Vec<i64>>,
+    #[serde(default)]
+    default: bool,
+    #[serde(default)]
+    nodes: Vec<RawNodes>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawNodes {
+    name: Option<String>,
+    count: i64,
+    cores: i64,
+    #[serde(default)]
+    memory_gb: f64,
+    #[serde(default)]
+    gpus: i64,
+}
+
+impl Machine {
+    /// Today's machine: one partition of `procs` one-core nodes, running every job.
+    pub fn single(procs: u32) -> Machine {
+        Machine {
+            partitions: vec![Partition {
+                name: "all".into(),
+                swf: Vec::new(),
+                default: true,
+                nodes: vec![NodeGroup {
+                    name: "node".into(),
+                    count: procs,
+                    cores: 1,
+                    memory_gb: 0.0,
+                    gpus: 0,
+                }],
+            }],
+        }
+    }
+
+    /// Reads a description; errors name the file and the key.
+    pub fn read(path: &Path) -> Result<Machine> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        Machine::from_toml(&text, path)
+    }
+
+    /// A description's text; `path` names it in errors.
+    pub fn from_toml(text: &str, path: &Path) -> Result<Machine> {
+        let err = |message: String| Error::Spec {
+            path: path.to_path_buf(),
+            message,
+        };
+        let raw: RawMachine = toml::from_str(text).map_err(|e| err(e.to_string().trim_end().to_string()))?;
+        if raw.partition.is_empty() {
+            return Err(err("no [[partition]]: a machine needs at least one".into()));
+        }
+        let mut partitions = Vec::new();
+        let mut names = HashSet::new();
+        let mut numbers: BTreeMap<i32, String> = BTreeMap::new();
+        for (i, p) in raw.partition.into_iter().enumerate() {
+            let at = format!("partition[{i}]");
+            check_name(&p.name).map_err(|m| err(format!("{at}.name = {:?}: {m}", p.name)))?;
+            if !names.insert(p.name.clone()) {
+                return Err(err(format!("{at}.name = {:?}: given to two partitions", p.name)));
+            }
+            // Numbered by position (1, 2, ...) unless it says which SWF numbers it runs.
+            let swf = match p.swf {
+                None => vec![i as i64 + 1],
+                Some(list) if list.is_empty() && !p.default => {
+                    return Err(err(format!(
+                        "{at}.swf = []: runs no job; list SWF partition numbers or set default = true"
+                    )));
+                }
+                Some(list) => list,
+            };
+            let mut own = Vec::new();
+            for n in swf {
+                let n = i32::try_from(n)
+                    .ok()
+                    .filter(|&n| n >= 1)
+                    .ok_or_else(|| err(format!("{at}.swf: {n} is not a partition number (1 or more)")))?;
+                if let Some(other) = numbers.insert(n, p.name.clone()) {
+                    return Err(err(format!(
+                        "{at}.swf: partition number {n} is also {other:?}'s; a job runs in one partition"
+                    )));
+                }
+                own.push(n);
+            }
+            if p.nodes.is_empty() {
+                return Err(err(format!(
+                    "{at}: no [[partition.nodes]]; a partition needs nodes"
+                )));
+            }
+            let mut groups = Vec::new();
+            for (j, g) in p.nodes.into_iter().enumerate() {
+                let at = format!("{at}.nodes[{j}]");
+                let whole = |key: &str, v: i64, low: i64, high: u32| {
+                    (low..=high as i64)
+                        .contains(&v)
+                        .then_some(v as u32)
+                        .ok_or_else(|| {
+                            err(format!(
+                                "{at}.{key} = {v}: expected a whole number from {low} to {high}"
+                            ))
+                        })
+                };
+                let count = whole("count", g.count, 1, MAX_NODES)?;
+                let cores = whole("cores", g.cores, 1, MAX_CORES_PER_NODE)?;
+                let gpus = whole("gpus", g.gpus, 0, MAX_GPUS_PER_NODE)?;
+                if !(0.0..=MAX_MEMORY_GB).contains(&g.memory_gb) {
+                    return Err(err(format!(
+                        "{at}.memory_gb = {}: expected a number from 0 to {MAX_MEMORY_GB}",
+                        g.memory_gb
+                    )));
+                }
+                let name = g.name.unwrap_or_else(|| format!("group{j}"));
+                check_name(&name).map_err(|m| err(format!("{at}.name = {name:?}: {m}")))?;
+                groups.push(NodeGroup {
+                    name,
+                    count,
+                    cores,
+                    memory_gb: g.memory_gb,
+                    gpus,
+                });
+            }
+            partitions.push(Partition {
+                name: p.name,
+                swf: own,
+                default: p.default,
+                nodes: groups,
+            });
+        }
+        let defaults: Vec<&str> = partitions
+            .iter()
+            .filter(|p| p.default)
+            .map(|p| p.name.as_str())
+            .collect();
+        if defaults.len() > 1 {
+            return Err(err(format!(
+                "default = true in {}: jobs of unknown partition run in one",
+                defaults.join(" and ")
+            )));
+        }
+        let machine = Machine { partitions };
+        if machine.cores() > MAX_PROCS as u64 {
+            return Err(err(format!(
+                "{} cores in all, above the {MAX_PROCS} schedlab simulates",
+                machine.cores()
+            )));
+        }
+        Ok(machine)
+    }
+
+    /// Cores over every partition.
+    pub fn cores(&self) -> u64 {
+        self.partitions.iter().map(Partition::cores).sum()
+    }
+
+    /// The partition that runs a job of SWF partition `swf`: the one that lists it, else
+    /// the default one (which runs every job no partition lists, -1 unknown included).
+    pub fn partition_of(&self, swf: i32) -> Option<usize> {
+        self.partitions
+            .iter()
+            .position(|p| p.swf.contains(&swf))
+            .or_else(|| self.partitions.iter().position(|p| p.default))
+    }
+}
+
+/// A plain name: letters, digits, `-`, `_` and `.`, 1 to 64 of them.
+fn check_name(name: &str) -> std::result::Result<(), &'static str> {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-_.".contains(c);
+    if name.is_empty() || name.len() > 64 || !name.chars().all(plain) {
+        return Err("expected 1 to 64 letters, digits, '-', '_' or '.'");
+    }
+    Ok(())
+}
+
+/// How a trace's jobs fall on one partition of a machine.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PartitionFit {
+    pub partition: String,
+    pub cores: u64,
+    /// Jobs it runs, and of them those asking more processors than it has.
+    pub jobs: u64,
+    pub too_large: u64,
+    /// The largest job's processors.
+    pub largest: u32,
+    /// Its offered load: the work of its jobs over its cores and the trace's span.
+    pub offered_load: f64,
+}
+
+/// How a trace's jobs fall on a machine: per partition, and the jobs no partition runs.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Fit {
+    pub machine: PathBuf,
+    pub partitions: Vec<PartitionFit>,
+    /// Jobs by SWF partition number that no partition runs.
+    pub unplaced: BTreeMap<i32, u64>,
+}
+
+impl Fit {
+    /// Where `w`'s jobs (read with every column: field 16 is needed) fall on `machine`.
+    pub fn of(w: &Workload, machine: &Machine, path: &Path) -> Fit {
+        let jobs = &w.jobs;
+        let span = match (jobs.submit.first(), jobs.submit.last()) {
+            (Some(&a), Some(&b)) if b > a => (b - a) as f64,
+            _ => 0.0,
+        };
+        let mut partitions: Vec<PartitionFit> = machine
+            .partitions
+            .iter()
+            .map(|p| PartitionFit {
+                partition: p.name.clone(),
+                cores: p.cores(),
+                jobs: 0,
+                too_large: 0,
+                largest: 0,
+                offered_load: 0.0,
+            })
+            .collect();
+        let mut unplaced = BTreeMap::new();
+        for j in 0..jobs.len() {
+            let swf = jobs.partition.get(j).copied().unwrap_or(-1);
+            match machine.partition_of(swf) {
+                None => *unplaced.entry(swf).or_default() += 1,
+                Some(p) => {
+                    let f = &mut partitions[p];
+                    f.jobs += 1;
+                    f.too_large += u64::from(jobs.procs[j] as u64 > f.cores);
+                    f.largest = f.largest.max(jobs.procs[j]);
+                    f.offered_load += jobs.runtime[j] as f64 * jobs.procs[j] as f64;
+                }
+            }
+        }
+        for f in &mut partitions {
+            f.offered_load = if span > 0.0 {
+                f.offered_load / (f.cores as f64 * span)
+            } else {
+                0.0
+            };
+        }
+        Fit {
+            machine: path.to_path_buf(),
+            partitions,
+            unplaced,
+        }
+    }
+
+    /// The fit as `trace info --machine` prints it.
+    pub fn write_text(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        writeln!(out, "machine file   {}", self.machine.display())?;
+        for p in &self.partitions {
+            writeln!(
+                out,
+                "partition      {}: {} cores, {} jobs (largest {} processors{}), offered load {:.4}",
+                p.partition,
+                p.cores,
+                p.jobs,
+                p.largest,
+                match p.too_large {
+                    0 => String::new(),
+                    n => format!(", {n} larger than the partition"),
+                },
+                p.offered_load
+            )?;
+        }
+        if !self.unplaced.is_empty() {
+            let by: Vec<String> = self
+                .unplaced
+                .iter()
+                .map(|(n, c)| format!("{c} of partition {n}"))
+                .collect();
+            writeln!(
+                out,
+                "unplaced       {} (no partition of the machine runs them)",
+                by.join(", ")
+            )?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Machine> {
+        Machine::from_toml(text, Path::new("m.toml"))
+    }
+
+    const TWO: &str = "[[partition]]\nname = \"cpu\"\ndefault = true\n\
+                       [[partition.nodes]]\nname = \"thin\"\ncount = 4\ncores = 8\nmemory_gb = 64\n\
+                       [[partition.nodes]]\ncount = 2\ncores = 16\n\
+                       [[partition]]\nname = \"gpu\"\nswf = [2, 5]\n\
+                       [[partition.nodes]]\ncount = 2\ncores = 4\ngpus = 4\n";
+
+    #[test]
+    fn a_description_reads_into_partitions_of_node_groups() {
+        let m = parse(TWO).unwrap();
+        assert_eq!(m.partitions.len(), 2);
+        let (cpu, gpu) = (&m.partitions[0], &m.partitions[1]);
+        assert_eq!((cpu.cores(), cpu.memory_gb(), cpu.gpus()), (64, 256.0, 0));
+        assert_eq!((gpu.cores(), gpu.gpus()), (8, 8));
+        assert_eq!(cpu.nodes[1].name, "group1");
+        // Unnamed numbers follow the position; the default runs what no partition lists.
+        assert_eq!(cpu.swf, vec![1]);
+        assert_eq!(
+            [1, 2, 5, 3, -1].map(|n| m.partition_of(n)),
+            [Some(0), Some(1), Some(1), Some(0), Some(0)]
+        );
+        assert_eq!(m.cores(), 72);
+        // Today's machine runs every job in its one partition.
+        let single = Machine::single(128);
+        assert_eq!(single.cores(), 128);
+        assert_eq!([1, 7, -1].map(|n| single.partition_of(n)), [Some(0); 3]);
+    }
+
+    #[test]
+    fn without_a_default_a_number_no_partition_lists_has_no_partition() {
+        let m = parse(&TWO.replace("default = true\n", "")).unwrap();
+        assert_eq!(
+            [1, 2, 3, -1].map(|n| m.partition_of(n)),
+            [Some(0), Some(1), None, None]
+        );
+    }
+
+    /// Each refusal names the file and the key, in the user's words.
+    #[test]
+    fn bad_descriptions_are_refused_naming_the_key() {
+        let cases: [(&str, &str); 13] = [
+            ("", "m.toml: no [[partition]]"),
+            (
+                "[[partition]]\nname = \"a\"\n",
+                "partition[0]: no [[partition.nodes]]",
+            ),
+            (
+                "[[partition]]\nname = \"a b\"\n[[partition.nodes]]\ncount = 1\ncores = 1\n",
+                "partition[0].name = \"a b\"",
+            ),
+            (
+                &TWO.replace("count = 4", "count = 0"),
+                "partition[0].nodes[0].count = 0: expected a whole number from 1 to 1048576",
+            ),
+            (
+                &TWO.replace("cores = 8", "cores = -8"),
+                "partition[0].nodes[0].cores = -8",
+            ),
+            (
+                &TWO.replace("gpus = 4", "gpus = 1000"),
+                "partition[1].nodes[0].gpus = 1000: expected a whole number from 0 to 64",
+            ),
+            (
+                &TWO.replace("memory_gb = 64", "memory_gb = -1.0"),
+                "partition[0].nodes[0].memory_gb = -1",
+            ),
+            (
+                &TWO.replace("swf = [2, 5]", "swf = [1]"),
+                "partition[1].swf: partition number 1 is also \"cpu\"'s",
+            ),
+            (
+                &TWO.replace("swf = [2, 5]", "swf = [0]"),
+                "partition[1].swf: 0 is not a partition number",
+            ),
+            (
+                &TWO.replace("swf = [2, 5]", "swf = []"),
+                "partition[1].swf = []: runs no job",
+            ),
+            (
+                &TWO.replace("name = \"gpu\"", "name = \"cpu\""),
+                "partition[1].name = \"cpu\": given to two partitions",
+            ),
+            (
+                &TWO.replace("swf = [2, 5]", "swf = [2]\ndefault = true"),
+                "default = true in cpu and gpu",
+            ),
+            (
+                &TWO.replace("memory_gb = 64", "memory = 64"),
+                "unknown field `memory`",
+            ),
+        ];
+        for (text, expected) in cases {
+            let e = parse(text).unwrap_err().to_string();
+            assert!(e.starts_with("m.toml: ") && e.contains(expected), "{text}\n{e}");
+        }
+        let huge = TWO.replace("count = 4\ncores = 8", "count = 1048576\ncores = 4096");
+        let e = parse(&huge).unwrap_err().to_string();
+        assert!(e.contains("cores in all, above the 67108864"), "{e}");
+    }
+}
