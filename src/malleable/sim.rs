@@ -588,6 +588,20 @@ pub(crate) fn decide_head(
     }
 }
 
+/// The next instant: the earliest of the next arrival, the next completion and the head's
+/// prompt; `None` when nothing is left.
+fn next_instant(
+    arrival: Option<f64>,
+    completions: &BinaryHeap<Reverse<(u64, u32)>>,
+    prompt: Option<f64>,
+) -> Option<f64> {
+    let completion = completions.peek().map(|Reverse((t, _))| f64::from_bits(*t));
+    [arrival, completion, prompt]
+        .into_iter()
+        .flatten()
+        .min_by(f64::total_cmp)
+}
+
 /// Simulates `jobs` (with the Downey model's columns) on `procs` processors.
 pub fn simulate(jobs: &Jobs, procs: u32, allocation: &Allocation) -> Result<MalleableOutcome> {
     let model = jobs.malleable.as_ref().ok_or_else(|| {
@@ -595,7 +609,6 @@ pub fn simulate(jobs: &Jobs, procs: u32, allocation: &Allocation) -> Result<Mall
     })?;
     let n = jobs.len();
     let max_size: Vec<u32> = (0..n).map(|j| max_size(model, j, procs, allocation)).collect();
-    let run = |j: usize, size: u32| run_time(model, j, size);
     let mut start = vec![f64::NAN; n];
     let mut end = vec![f64::NAN; n];
     let mut size = vec![0u32; n];
@@ -616,12 +629,7 @@ pub fn simulate(jobs: &Jobs, procs: u32, allocation: &Allocation) -> Result<Mall
 
     loop {
         let arrival = jobs.submit.get(cursor).map(|&s| s as f64);
-        let completion = completions.peek().map(|Reverse((t, _))| f64::from_bits(*t));
-        let Some(now) = [arrival, completion, head.prompt]
-            .into_iter()
-            .flatten()
-            .min_by(f64::total_cmp)
-        else {
+        let Some(now) = next_instant(arrival, &completions, head.prompt) else {
             break;
         };
         if !queue.is_empty() {
@@ -680,7 +688,7 @@ pub fn simulate(jobs: &Jobs, procs: u32, allocation: &Allocation) -> Result<Mall
             };
             debug_assert!(n_j >= 1 && n_j <= free && n_j <= max_size[j]);
             queue.pop_front();
-            let runtime = run(j, n_j);
+            let runtime = run_time(model, j, n_j);
             start[j] = now;
             end[j] = now + runtime;
             size[j] = n_j;
@@ -699,6 +707,51 @@ pub fn simulate(jobs: &Jobs, procs: u32, allocation: &Allocation) -> Result<Mall
         }
     }
     assert!(queue.is_empty() && running.is_empty(), "every job ran");
+    let decided = Decided {
+        start,
+        end,
+        size,
+        rebels,
+        pairs,
+    };
+    Ok(outcome(
+        jobs,
+        model,
+        procs,
+        decided,
+        (waiting_work, waiting_time),
+        &quality,
+    ))
+}
+
+/// What a run decided: each job's start, end and cluster size, the heads that rebelled,
+/// and the prediction pairs.
+struct Decided {
+    start: Vec<f64>,
+    end: Vec<f64>,
+    size: Vec<u32>,
+    rebels: u64,
+    pairs: Vec<(f64, f64)>,
+}
+
+/// A finished run's metrics: `waiting` is the integral of the running jobs' speedup over
+/// the time jobs waited, and that time.
+fn outcome(
+    jobs: &Jobs,
+    model: &crate::workload::MalleableColumns,
+    procs: u32,
+    decided: Decided,
+    (waiting_work, waiting_time): (f64, f64),
+    quality: &BiasFit,
+) -> MalleableOutcome {
+    let Decided {
+        start,
+        end,
+        size,
+        rebels,
+        pairs,
+    } = decided;
+    let n = jobs.len();
     let mut response: Vec<f64> = (0..n).map(|j| end[j] - jobs.submit[j] as f64).collect();
     let mut runs: Vec<f64> = (0..n).map(|j| end[j] - start[j]).collect();
     let mean = |xs: &[f64]| xs.iter().sum::<f64>() / xs.len().max(1) as f64;
@@ -707,7 +760,7 @@ pub fn simulate(jobs: &Jobs, procs: u32, allocation: &Allocation) -> Result<Mall
     let utilization = model.lifetime.iter().sum::<f64>() / (procs as f64 * span);
     let quality = (quality.quality().pairs >= 2).then(|| quality.quality());
     let allocated: f64 = (0..n).map(|j| size[j] as f64 * (end[j] - start[j])).sum();
-    Ok(MalleableOutcome {
+    MalleableOutcome {
         utilization_while_waiting: waiting_work / (procs as f64 * waiting_time),
         allocated_efficiency: model.lifetime.iter().sum::<f64>() / allocated,
         start,
@@ -722,5 +775,5 @@ pub fn simulate(jobs: &Jobs, procs: u32, allocation: &Allocation) -> Result<Mall
         quality,
         pairs,
         vs_avg: None,
-    })
+    }
 }

@@ -419,23 +419,11 @@ impl Summary {
                     expansion_h.record(thousandths(expansion));
                     bsld_h.record(thousandths(b));
                 }
-                let mut busy = 0f64;
-                if n > 0 {
-                    for j in 0..jobs.len() {
-                        if start[j] == crate::sim::state::UNSET {
-                            continue;
-                        }
-                        let finish = if end[j] == crate::sim::state::UNSET {
-                            last_end
-                        } else {
-                            end[j]
-                        };
-                        let overlap = finish.min(last_end) - start[j].max(first_submit);
-                        if overlap > 0 {
-                            busy += overlap as f64 * jobs.procs[j] as f64;
-                        }
-                    }
-                }
+                let busy = if n > 0 {
+                    busy_processor_seconds(jobs, start, end, first_submit..last_end)
+                } else {
+                    0.0
+                };
                 (bsld_h, expansion_h, sum_bsld, sum_expansion, classes, busy)
             },
             || {
@@ -821,6 +809,27 @@ impl Summary {
         let m = UTILITY_METRICS.get(name).ok()?;
         Some(self.utility.as_ref().map_or(f64::NAN, m.value))
     }
+}
+
+/// Processor-seconds the jobs held within `span` (a job still running counts to its end),
+/// summed in job order.
+fn busy_processor_seconds(jobs: &Jobs, start: &[Time], end: &[Time], span: std::ops::Range<Time>) -> f64 {
+    let mut busy = 0f64;
+    for j in 0..jobs.len() {
+        if start[j] == crate::sim::state::UNSET {
+            continue;
+        }
+        let finish = if end[j] == crate::sim::state::UNSET {
+            span.end
+        } else {
+            end[j]
+        };
+        let overlap = finish.min(span.end) - start[j].max(span.start);
+        if overlap > 0 {
+            busy += overlap as f64 * jobs.procs[j] as f64;
+        }
+    }
+    busy
 }
 
 /// Whether `name` is a metric of a rigid run, with or without utility functions; the error

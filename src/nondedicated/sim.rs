@@ -231,13 +231,8 @@ pub fn simulate(setup: &Setup, jobs: &[ParallelJob], local: &LocalLoad) -> Resul
     simulate_observed(setup, jobs, local, &mut NoObserver)
 }
 
-/// [`simulate`], telling `observer` of every arrival, start and end.
-pub fn simulate_observed(
-    setup: &Setup,
-    jobs: &[ParallelJob],
-    local: &LocalLoad,
-    observer: &mut dyn Observer,
-) -> Result<Run, SimError> {
+/// Refuses jobs out of arrival order, and jobs no node set of the cluster could ever run.
+fn check_jobs(setup: &Setup, jobs: &[ParallelJob]) -> Result<(), SimError> {
     let hw = &setup.hardware;
     for (i, j) in jobs.iter().enumerate() {
         let ordered = j.arrival.is_finite() && j.arrival >= jobs[i.saturating_sub(1)].arrival;
@@ -251,21 +246,19 @@ pub fn simulate_observed(
             });
         }
     }
-    let mut c = Cluster {
-        setup: *setup,
-        jobs,
-        nodes: vec![Node::default(); hw.nodes as usize],
-        speeds: setup.truth.speeds(hw.nodes),
-        sessions: vec![None; hw.nodes as usize],
-        running: Vec::new(),
-        queue: Vec::new(),
-        events: BinaryHeap::new(),
-        outcomes: vec![None; jobs.len()],
-        generation: vec![0; jobs.len()],
-        scratch: PassScratch::default(),
-        started: Vec::new(),
-        passes: 0,
-    };
+    Ok(())
+}
+
+/// [`simulate`], telling `observer` of every arrival, start and end.
+pub fn simulate_observed(
+    setup: &Setup,
+    jobs: &[ParallelJob],
+    local: &LocalLoad,
+    observer: &mut dyn Observer,
+) -> Result<Run, SimError> {
+    let hw = &setup.hardware;
+    check_jobs(setup, jobs)?;
+    let mut c = Cluster::new(setup, jobs);
     let mut process = LocalProcess::new(local, hw.nodes);
     let mut next_arrival = 0;
     let mut done = 0;
@@ -364,6 +357,28 @@ pub fn simulate_observed(
         mean_queue: if span > 0.0 { queue_area / span } else { 0.0 },
         ..run
     })
+}
+
+impl<'j> Cluster<'j> {
+    /// An idle cluster of `setup`'s nodes, before the first of `jobs` arrives.
+    fn new(setup: &Setup, jobs: &'j [ParallelJob]) -> Self {
+        let nodes = setup.hardware.nodes;
+        Cluster {
+            setup: *setup,
+            jobs,
+            nodes: vec![Node::default(); nodes as usize],
+            speeds: setup.truth.speeds(nodes),
+            sessions: vec![None; nodes as usize],
+            running: Vec::new(),
+            queue: Vec::new(),
+            events: BinaryHeap::new(),
+            outcomes: vec![None; jobs.len()],
+            generation: vec![0; jobs.len()],
+            scratch: PassScratch::default(),
+            started: Vec::new(),
+            passes: 0,
+        }
+    }
 }
 
 impl Cluster<'_> {

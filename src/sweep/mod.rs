@@ -6,6 +6,8 @@ pub mod figures;
 pub mod lock;
 pub mod merge;
 pub mod output;
+pub mod progress;
+pub mod rounds;
 pub mod runner;
 pub mod runs;
 pub mod spec;

@@ -800,31 +800,7 @@ fn check_plots(
                 ));
             }
         }
-        let series_values = match (&p.series_values, &p.series) {
-            (None, _) => None,
-            (Some(_), None) => return Err(format!("plot[{i}].series_values: needs a series axis")),
-            (Some(values), Some(axis)) => {
-                let axis = axes.iter().find(|a| &a.name == axis).expect("checked above");
-                let mut shown = Vec::new();
-                for v in values {
-                    let value = Value::from_toml(v);
-                    match axis
-                        .values
-                        .iter()
-                        .find(|a| value.as_ref().is_some_and(|v| v.matches(a)))
-                    {
-                        Some(a) => shown.push(a.to_string()),
-                        None => {
-                            return Err(format!(
-                                "plot[{i}].series_values: {v} is not a value of axis '{}'",
-                                axis.name
-                            ));
-                        }
-                    }
-                }
-                Some(shown)
-            }
-        };
+        let series_values = series_values(i, p.series_values.as_deref(), p.series.as_deref(), axes)?;
         let legend = match p.legend.as_deref() {
             None | Some("right") => Legend::Right,
             Some("bottom") => Legend::Bottom,
@@ -844,21 +820,7 @@ fn check_plots(
                 ));
             }
         };
-        let mut formats = Vec::new();
-        for f in p.formats.unwrap_or_else(|| vec!["svg".into()]) {
-            let format = match f.as_str() {
-                "svg" => Format::Svg,
-                "png" => Format::Png,
-                other => return Err(format!("plot[{i}].formats: '{other}': expected svg or png")),
-            };
-            if formats.contains(&format) {
-                return Err(format!("plot[{i}].formats: '{f}' listed twice"));
-            }
-            formats.push(format);
-        }
-        if formats.is_empty() {
-            return Err(format!("plot[{i}].formats: list svg, png or both"));
-        }
+        let formats = formats(i, p.formats)?;
         checked.push(PlotSpec {
             metric: p.metric,
             x: p.x,
@@ -877,6 +839,61 @@ fn check_plots(
         });
     }
     Ok(checked)
+}
+
+/// A plot's `series_values`: values of its series axis, as the axis writes them.
+fn series_values(
+    i: usize,
+    values: Option<&[toml::Value]>,
+    series: Option<&str>,
+    axes: &[Axis],
+) -> std::result::Result<Option<Vec<String>>, String> {
+    let (values, axis) = match (values, series) {
+        (None, _) => return Ok(None),
+        (Some(_), None) => return Err(format!("plot[{i}].series_values: needs a series axis")),
+        (Some(values), Some(axis)) => (
+            values,
+            axes.iter().find(|a| a.name == axis).expect("checked before"),
+        ),
+    };
+    let mut shown = Vec::new();
+    for v in values {
+        let value = Value::from_toml(v);
+        match axis
+            .values
+            .iter()
+            .find(|a| value.as_ref().is_some_and(|v| v.matches(a)))
+        {
+            Some(a) => shown.push(a.to_string()),
+            None => {
+                return Err(format!(
+                    "plot[{i}].series_values: {v} is not a value of axis '{}'",
+                    axis.name
+                ));
+            }
+        }
+    }
+    Ok(Some(shown))
+}
+
+/// A plot's `formats`: svg (the default), png or both, each once.
+fn formats(i: usize, listed: Option<Vec<String>>) -> std::result::Result<Vec<Format>, String> {
+    let mut formats = Vec::new();
+    for f in listed.unwrap_or_else(|| vec!["svg".into()]) {
+        let format = match f.as_str() {
+            "svg" => Format::Svg,
+            "png" => Format::Png,
+            other => return Err(format!("plot[{i}].formats: '{other}': expected svg or png")),
+        };
+        if formats.contains(&format) {
+            return Err(format!("plot[{i}].formats: '{f}' listed twice"));
+        }
+        formats.push(format);
+    }
+    if formats.is_empty() {
+        return Err(format!("plot[{i}].formats: list svg, png or both"));
+    }
+    Ok(formats)
 }
 
 /// The cells' axis values: the cartesian product in axis order, last axis fastest, without
