@@ -160,7 +160,7 @@ impl Scheduler for AgentQueue {
 
 /// The result of one step.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Step {
+pub struct AgentStep {
     /// The episode is over (every job has ended).
     pub terminated: bool,
     /// The reward: 0 until the episode ends.
@@ -321,7 +321,7 @@ impl Environment {
     ///
     /// # Panics
     /// Before [`Environment::reset`] or after the episode's end.
-    pub fn step(&mut self, action: usize) -> Step {
+    pub fn step(&mut self, action: usize) -> AgentStep {
         assert!(
             self.run.is_some() && !self.done(),
             "step outside an episode: call reset"
@@ -332,7 +332,7 @@ impl Environment {
         self.engine.pass(&self.jobs, &mut self.queue, &mut UserEstimates);
         self.steps += 1;
         self.run_to_choice();
-        Step {
+        AgentStep {
             terminated: self.done(),
             reward: self.outcome.unwrap_or(0.0),
             invalid,

@@ -1,7 +1,7 @@
 //! The library's modules depend on each other without cycles (docs/architecture.md), at the
 //! top level and within every folder: every module a file of the library names
 //! (`crate::a::b`, `super::c`) is an arrow from its own module, and no arrow may lead back
-//! to where it started.
+//! to where it started. And one meaning per noun: no two public types share a name.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -246,4 +246,37 @@ fn no_import_circle_within_any_folder() {
         }
     }
     assert!(cycles.is_empty(), "import circles:\n{}", cycles.join("\n"));
+}
+
+/// One meaning per noun: no two public types of the library share a name (a reader who
+/// meets `Outcome` or `Workload` knows which one it is).
+#[test]
+fn no_two_public_types_share_a_name() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut seen: BTreeMap<String, PathBuf> = BTreeMap::new();
+    let mut twice = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for line in text.lines() {
+            let line = line.trim_start();
+            for kind in ["pub struct ", "pub enum ", "pub type ", "pub trait "] {
+                if let Some(rest) = line.strip_prefix(kind) {
+                    let name: String = rest
+                        .chars()
+                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                        .collect();
+                    if let Some(first) = seen.insert(name.clone(), file.clone()) {
+                        twice.push(format!("{name}: {} and {}", first.display(), file.display()));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        twice.is_empty(),
+        "public types named twice:\n{}",
+        twice.join("\n")
+    );
 }

@@ -10,7 +10,7 @@ use schedlab::malleable::{MALLEABLE_METRICS, MalleableReport, simulate};
 use schedlab::metrics::registry::{Metric, RENAMED, Registry, Unit, WhenSaturated};
 use schedlab::metrics::{RIGID_METRICS, Summary, UTILITY_METRICS, check_rigid_metric, saturated_metric};
 use schedlab::nondedicated::CLUSTER_METRICS;
-use schedlab::partition::{Measure, PARTITION_METRICS, PartitionOutcome, Policy, Workload, generate};
+use schedlab::partition::{Measure, MoldableWorkload, PARTITION_METRICS, PartitionOutcome, Policy, generate};
 use schedlab::sched::SchedulerKind;
 use schedlab::sim::Engine;
 use schedlab::workload::synth::Model;
@@ -173,7 +173,7 @@ fn malleable_and_partition_accessors() {
         mean_response
     );
 
-    let jobs = generate(Workload::Wk1, 32, 0.5, 300, 9);
+    let jobs = generate(MoldableWorkload::Wk1, 32, 0.5, 300, 9);
     let measure = Measure {
         warmup: 50,
         window: 200,

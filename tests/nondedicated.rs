@@ -3,12 +3,12 @@
 //! workloads.
 
 use schedlab::nondedicated::{
-    Application, Hardware, JobSelection, LocalLoad, LocalSession, NodeSelection, ParallelJob,
-    ParallelWorkload, Run, Setup, SocialContract, Truth, simulate,
+    ClusterRun, Hardware, JobSelection, LocalLoad, LocalSession, NodeSelection, ParallelApp, ParallelJob,
+    ParallelWorkload, Setup, SocialContract, Truth, simulate,
 };
 
-fn app(tasks: u32, cpu: f64, memory_mb: f64, exec: f64) -> Application {
-    Application {
+fn app(tasks: u32, cpu: f64, memory_mb: f64, exec: f64) -> ParallelApp {
+    ParallelApp {
         benchmark: None,
         tasks,
         cpu,
@@ -124,7 +124,7 @@ fn the_social_contract_holds_a_job_back_until_the_local_user_leaves() {
     assert!(close(run.jobs[0].start, 300.0));
 }
 
-fn check_run(setup: &Setup, jobs: &[ParallelJob], run: &Run) {
+fn check_run(setup: &Setup, jobs: &[ParallelJob], run: &ClusterRun) {
     let mpl = setup.hardware.mpl;
     for (j, o) in jobs.iter().zip(&run.jobs) {
         assert!(o.start >= j.arrival && o.end > o.start);
@@ -227,7 +227,7 @@ fn impossible_jobs_are_refused_with_a_reason() {
 mod estimators {
     use super::*;
     use schedlab::nondedicated::estimate::{
-        Accuracy, Estimator, HistDb, Offline, Online, Prediction, Record,
+        Accuracy, Estimator, HistDb, Offline, Online, Record, TurnaroundPrediction,
     };
     use schedlab::nondedicated::{Benchmark, JobOutcome, simulate_observed};
 
@@ -246,7 +246,7 @@ mod estimators {
         all
     }
 
-    fn assert_exact(predictions: &[Option<Prediction>], run: &Run) {
+    fn assert_exact(predictions: &[Option<TurnaroundPrediction>], run: &ClusterRun) {
         for (i, (p, o)) in predictions.iter().zip(&run.jobs).enumerate() {
             let p = p.unwrap_or_else(|| panic!("job {i} has no prediction"));
             assert!(
@@ -391,11 +391,11 @@ mod estimators {
         };
         let outcomes = [o(0.0, 10.0, 110.0), o(0.0, 0.0, 50.0), o(5.0, 25.0, 125.0)];
         let predictions = [
-            Some(Prediction {
+            Some(TurnaroundPrediction {
                 wait: 20.0,
                 exec: 100.0,
             }),
-            Some(Prediction {
+            Some(TurnaroundPrediction {
                 wait: 0.0,
                 exec: 40.0,
             }),

@@ -4,12 +4,12 @@
 use proptest::prelude::*;
 
 use schedlab::queue_time::solve::{ABS_TOL, REL_TOL};
-use schedlab::queue_time::{RunningSet, UniformLog};
+use schedlab::queue_time::{RunningAges, UniformLog};
 
-fn state(free: u32, jobs: &[(f64, u32)]) -> RunningSet {
+fn state(free: u32, jobs: &[(f64, u32)]) -> RunningAges {
     let ages: Vec<f64> = jobs.iter().map(|j| j.0).collect();
     let sizes: Vec<u32> = jobs.iter().map(|j| j.1).collect();
-    let mut set = RunningSet::default();
+    let mut set = RunningAges::default();
     set.load(UniformLog::downey_model(), free, &ages, &sizes);
     set
 }

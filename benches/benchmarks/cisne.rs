@@ -10,8 +10,8 @@ use criterion::{BenchmarkId, Criterion, criterion_group};
 
 use schedlab::nondedicated::estimate::{Estimator, HistDb, Online};
 use schedlab::nondedicated::{
-    Experiment, Hardware, JobSelection, Node, NodeSelection, Observer, ParallelJob, ParallelWorkload,
-    RunningJob, Setup, Snapshot, SocialContract, Truth, simulate_observed,
+    ClusterExperiment, Hardware, JobSelection, Node, NodeSelection, Observer, ParallelJob, ParallelWorkload,
+    RunningView, Setup, Snapshot, SocialContract, Truth, simulate_observed,
 };
 
 /// An owned copy of a snapshot, and the job that had just arrived.
@@ -19,7 +19,7 @@ struct State {
     job: usize,
     now: f64,
     nodes: Vec<Node>,
-    running: Vec<RunningJob>,
+    running: Vec<RunningView>,
     queue: Vec<usize>,
 }
 
@@ -45,8 +45,8 @@ impl Observer for Captured {
     }
 }
 
-fn experiment(nodes: u32) -> Experiment {
-    Experiment {
+fn experiment(nodes: u32) -> ClusterExperiment {
+    ClusterExperiment {
         setup: Setup {
             hardware: Hardware {
                 nodes,

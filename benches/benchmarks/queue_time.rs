@@ -12,15 +12,15 @@ use criterion::{BatchSize, BenchmarkId, Criterion, criterion_group};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 
-use schedlab::queue_time::{QueueMethod, RunningSet, UniformLog, choose_cluster_size};
+use schedlab::queue_time::{QueueMethod, RunningAges, UniformLog, choose_cluster_size};
 use schedlab::speedup::downey_speedup;
 
-fn machine(p: usize) -> RunningSet {
+fn machine(p: usize) -> RunningAges {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(p as u64);
     let mut unit = || (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
     let ages: Vec<f64> = (0..p).map(|_| (11.0 * unit()).exp()).collect();
     let sizes: Vec<u32> = (0..p).map(|_| 1 + (16.0 * unit()) as u32).collect();
-    let mut set = RunningSet::default();
+    let mut set = RunningAges::default();
     set.load(UniformLog::downey_model(), 4, &ages, &sizes);
     set
 }

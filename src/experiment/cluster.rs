@@ -2,7 +2,7 @@
 //! run; the model itself is in [`crate::nondedicated`].
 
 use crate::nondedicated::{
-    Experiment, Hardware, ParallelWorkload, Report, Setup, SimError, SocialContract, Truth,
+    ClusterExperiment, Hardware, ParallelWorkload, Report, Setup, SimError, SocialContract, Truth,
 };
 use crate::params::{Key, ParamError, Params, policy, workload};
 
@@ -41,7 +41,7 @@ pub const MAX_MPL: u32 = 1024;
 /// `estimator` (none), `mode` (`online` or `offline`), `history_jobs` (the jobs of the run
 /// that fills the Historical and Hybrid history; default `jobs`), `speed_noise` (0) and
 /// `interference` (0).
-pub fn from_params(params: &Params) -> Result<Experiment, ParamError> {
+pub fn from_params(params: &Params) -> Result<ClusterExperiment, ParamError> {
     params.only(&KEYS, "model cisne")?;
     let whole = |k: &str, default: u64| params.whole(k).map(|v| v.unwrap_or(default));
     let small = |k: &str, default: u32| -> Result<u32, ParamError> {
@@ -63,7 +63,7 @@ pub fn from_params(params: &Params) -> Result<Experiment, ParamError> {
             });
         }
     };
-    let experiment = Experiment {
+    let experiment = ClusterExperiment {
         setup: Setup {
             hardware: Hardware {
                 nodes: small("nodes", 64)?,
@@ -111,7 +111,7 @@ pub fn from_params(params: &Params) -> Result<Experiment, ParamError> {
 
 /// One replication. A run whose queue stops moving (a social contract that leaves no
 /// room) is saturated (`Ok(None)`); any other failure is an error.
-pub fn run(experiment: &Experiment, seed: u64) -> Result<Option<Report>, SimError> {
+pub fn run(experiment: &ClusterExperiment, seed: u64) -> Result<Option<Report>, SimError> {
     match experiment.run(seed) {
         Ok(report) => Ok(Some(report)),
         Err(SimError::Stuck { .. }) => Ok(None),

@@ -8,7 +8,7 @@
 //!
 //! Adding a model parameter: a [`Key`] in the kind's table and a line in its
 //! `from_params`. Adding a kind: a module here, a variant of [`Experiment`] and of
-//! [`Outcome`], an arm in [`Experiment::from_params`], and its registry.
+//! [`RunOutcome`], an arm in [`Experiment::from_params`], and its registry.
 
 pub mod cluster;
 pub mod malleable;
@@ -39,7 +39,7 @@ pub enum Experiment {
     /// Moldable jobs under a partitioning policy (Anastasiadis & Sevcik).
     Moldable(moldable::Moldable),
     /// A non-dedicated cluster (Hanzich et al.).
-    Cluster(Box<crate::nondedicated::Experiment>),
+    Cluster(Box<crate::nondedicated::ClusterExperiment>),
 }
 
 impl Experiment {
@@ -188,7 +188,7 @@ fn machine_memory() -> Option<u64> {
 // One per replication, moved once: boxing the large variant would buy nothing.
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
-pub enum Outcome {
+pub enum RunOutcome {
     Rigid(prepare::RigidOutcome),
     Malleable(MalleableReport),
     Moldable(PartitionOutcome),
@@ -196,14 +196,14 @@ pub enum Outcome {
     Cluster(Option<Box<Report>>),
 }
 
-impl Outcome {
+impl RunOutcome {
     /// Whether the run saturated: its queue grew without bound.
     pub fn saturated(&self) -> bool {
         match self {
-            Outcome::Rigid(r) => r.summary.is_none(),
-            Outcome::Malleable(_) => false,
-            Outcome::Moldable(m) => m.run.saturated,
-            Outcome::Cluster(report) => report.is_none(),
+            RunOutcome::Rigid(r) => r.summary.is_none(),
+            RunOutcome::Malleable(_) => false,
+            RunOutcome::Moldable(m) => m.run.saturated,
+            RunOutcome::Cluster(report) => report.is_none(),
         }
     }
 
@@ -212,14 +212,14 @@ impl Outcome {
     pub fn metric(&self, name: &str) -> f64 {
         let known = "a metric the experiment checked";
         match self {
-            Outcome::Rigid(r) => match &r.summary {
+            RunOutcome::Rigid(r) => match &r.summary {
                 Some(s) => s.metric(name).expect(known),
                 None => crate::metrics::saturated_metric(name, r.measured).expect(known),
             },
-            Outcome::Malleable(m) => (MALLEABLE_METRICS.get(name).expect(known).value)(m),
-            Outcome::Moldable(m) => (PARTITION_METRICS.get(name).expect(known).value)(m),
-            Outcome::Cluster(Some(report)) => (CLUSTER_METRICS.get(name).expect(known).value)(report),
-            Outcome::Cluster(None) => CLUSTER_METRICS.get(name).expect(known).saturated_value(0),
+            RunOutcome::Malleable(m) => (MALLEABLE_METRICS.get(name).expect(known).value)(m),
+            RunOutcome::Moldable(m) => (PARTITION_METRICS.get(name).expect(known).value)(m),
+            RunOutcome::Cluster(Some(report)) => (CLUSTER_METRICS.get(name).expect(known).value)(report),
+            RunOutcome::Cluster(None) => CLUSTER_METRICS.get(name).expect(known).saturated_value(0),
         }
     }
 }

@@ -5,7 +5,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::params::{Key, ParamError, Params, policy, workload};
-use crate::partition::{Measure, PartitionOutcome, PartitionRun, Policy, Workload, generate, simulate};
+use crate::partition::{
+    Measure, MoldableWorkload, PartitionOutcome, PartitionRun, Policy, generate, simulate,
+};
 use crate::sim::Window;
 
 pub const KEYS: [Key; 5] = [
@@ -20,7 +22,7 @@ pub const KEYS: [Key; 5] = [
 #[derive(Clone, Debug)]
 pub struct Moldable {
     pub policy: Policy,
-    pub workload: Workload,
+    pub workload: MoldableWorkload,
     pub procs: u32,
     /// Offered load.
     pub load: f64,
@@ -40,7 +42,7 @@ pub fn from_params(params: &Params, window: Option<&Window>) -> Result<Moldable,
         .parsed("policy")?
         .ok_or_else(|| format!("policy: not set; one of {}", Policy::NAMES.join(", ")))?;
     let workload = params
-        .parsed::<Workload>("workload")?
+        .parsed::<MoldableWorkload>("workload")?
         .ok_or_else(|| "workload: not set; one of wk1, wk2, wk3, wk4".to_string())?;
     let load = params
         .within("load", &crate::workload::LOAD_RANGE)?
@@ -104,7 +106,7 @@ pub struct References {
 }
 
 /// What DYN-EQUI's run depends on: the workload, machine, load, window and seed.
-type ReferenceKey = (Workload, u32, u64, Measure, u64);
+type ReferenceKey = (MoldableWorkload, u32, u64, Measure, u64);
 
 impl References {
     fn get_or_run(&self, m: &Moldable, seed: u64, run: impl FnOnce() -> PartitionRun) -> PartitionRun {
@@ -133,7 +135,7 @@ mod tests {
         for policy in ["dyn-equi", "asp", "sdf", "aep(2)"] {
             let m = Moldable {
                 policy: policy.parse().unwrap(),
-                workload: Workload::Wk2,
+                workload: MoldableWorkload::Wk2,
                 procs: 16,
                 load: 0.6,
                 measure: Measure {

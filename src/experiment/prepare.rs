@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use super::moldable::References;
 use super::rigid::{Rigid, Source, TraceSource, WorkloadSpec};
-use super::{Experiment, Outcome, Simulate, cluster};
+use super::{Experiment, RunOutcome, Simulate, cluster};
 use crate::error::{Error, Result};
 use crate::malleable::VERSUS_AVG_METRICS;
 use crate::metrics::Summary;
@@ -434,7 +434,7 @@ pub enum Prepared {
     Rigid(PreparedRigid),
     Malleable(super::malleable::Malleable),
     Moldable(super::moldable::Moldable, Arc<References>),
-    Cluster(Box<crate::nondedicated::Experiment>),
+    Cluster(Box<crate::nondedicated::ClusterExperiment>),
 }
 
 impl Experiment {
@@ -454,27 +454,27 @@ impl Prepared {
     /// Runs replication `seed` on `worker`, computing what `metrics` need (runs beside it
     /// for comparisons only when asked); returns the outcome and the jobs simulated. A run
     /// that saturates is an outcome like any other.
-    pub fn run(&self, seed: u64, worker: &mut Worker, metrics: &[String]) -> Result<(Outcome, u64)> {
+    pub fn run(&self, seed: u64, worker: &mut Worker, metrics: &[String]) -> Result<(RunOutcome, u64)> {
         let asks = |names: &[&str]| metrics.iter().any(|m| names.contains(&m.as_str()));
         Ok(match self {
             Prepared::Rigid(rigid) => {
                 let outcome = rigid.run(seed, worker)?;
                 let simulated = outcome.simulated;
-                (Outcome::Rigid(outcome), simulated)
+                (RunOutcome::Rigid(outcome), simulated)
             }
             Prepared::Malleable(m) => {
                 let (report, jobs) = m.run(seed, asks(&VERSUS_AVG_METRICS))?;
-                (Outcome::Malleable(report), jobs)
+                (RunOutcome::Malleable(report), jobs)
             }
             Prepared::Moldable(m, references) => {
                 let normalize = asks(&["normalized_response"]);
                 let outcome = m.run_with(seed, normalize.then_some(&**references));
-                (Outcome::Moldable(outcome), m.jobs() as u64)
+                (RunOutcome::Moldable(outcome), m.jobs() as u64)
             }
             Prepared::Cluster(c) => {
                 let report = cluster::run(c, seed).map_err(|e| Error::Invalid(e.to_string()))?;
                 let jobs = report.as_ref().map_or(0, |r| r.jobs.len() as u64);
-                (Outcome::Cluster(report.map(Box::new)), jobs)
+                (RunOutcome::Cluster(report.map(Box::new)), jobs)
             }
         })
     }

@@ -32,7 +32,7 @@ use super::bias::{BiasFit, PredictionQuality};
 use super::{Allocation, Strategy};
 use crate::error::{Error, Result};
 use crate::metrics::registry::{Registry, row};
-use crate::queue_time::{Choice, LifetimeFit, RunningSet, UniformLog, choose_cluster_size, choose_with};
+use crate::queue_time::{Choice, LifetimeFit, RunningAges, UniformLog, choose_cluster_size, choose_with};
 use crate::speedup::downey_speedup;
 use crate::workload::{Jobs, MalleableColumns};
 
@@ -291,7 +291,7 @@ pub static MALLEABLE_METRICS: Registry<MalleableReport> = Registry {
 /// The cluster-size choice of OPT, PRED and BIAS, with its buffers.
 #[derive(Debug, Default)]
 pub(crate) struct Chooser {
-    set: RunningSet,
+    set: RunningAges,
     ages: Vec<f64>,
     sizes: Vec<u32>,
     ends: Vec<(f64, u32)>,

@@ -9,7 +9,7 @@ use crate::workload::Jobs;
 
 /// The state from `time` until the next step's time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Step {
+pub struct TimelineStep {
     pub time: Time,
     pub busy: u64,
     pub running: u32,
@@ -23,7 +23,7 @@ pub const TIMELINE_CSV_HEADER: &str = "time,utilization,busy_procs,running,queue
 /// job counts as queued from its submit to its start and running from its start to its
 /// end; at one instant, ends and starts apply before the state is recorded. Jobs that never
 /// started (a run stopped early) stay queued to the last step; jobs unfinished stay running.
-pub fn timeline(jobs: &Jobs, start: &[Time], end: &[Time]) -> Vec<Step> {
+pub fn timeline(jobs: &Jobs, start: &[Time], end: &[Time]) -> Vec<TimelineStep> {
     // (time, change in busy processors, in running, in queued)
     let mut events: Vec<(Time, i64, i32, i32)> = Vec::with_capacity(3 * jobs.len());
     for j in 0..jobs.len() {
@@ -37,7 +37,7 @@ pub fn timeline(jobs: &Jobs, start: &[Time], end: &[Time]) -> Vec<Step> {
         }
     }
     events.sort_unstable_by_key(|e| e.0);
-    let mut steps: Vec<Step> = Vec::new();
+    let mut steps: Vec<TimelineStep> = Vec::new();
     let (mut busy, mut running, mut queued) = (0i64, 0i32, 0i32);
     let mut i = 0;
     while i < events.len() {
@@ -48,7 +48,7 @@ pub fn timeline(jobs: &Jobs, start: &[Time], end: &[Time]) -> Vec<Step> {
             queued += events[i].3;
             i += 1;
         }
-        let step = Step {
+        let step = TimelineStep {
             time: now,
             busy: busy as u64,
             running: running as u32,
@@ -65,7 +65,7 @@ pub fn timeline(jobs: &Jobs, start: &[Time], end: &[Time]) -> Vec<Step> {
 }
 
 /// Writes `steps` as CSV ([`TIMELINE_CSV_HEADER`]; utilisation = busy / `procs`).
-pub fn write_timeline_csv<W: Write>(mut out: W, steps: &[Step], procs: u32) -> std::io::Result<()> {
+pub fn write_timeline_csv<W: Write>(mut out: W, steps: &[TimelineStep], procs: u32) -> std::io::Result<()> {
     writeln!(out, "{TIMELINE_CSV_HEADER}")?;
     for s in steps {
         writeln!(
@@ -93,7 +93,7 @@ pub struct Bin {
 
 /// Time-weighted means over `bins` equal bins from the first step to the last. Empty for
 /// fewer than two steps.
-pub fn binned(steps: &[Step], bins: usize) -> Vec<Bin> {
+pub fn binned(steps: &[TimelineStep], bins: usize) -> Vec<Bin> {
     let (Some(first), Some(last)) = (steps.first(), steps.last()) else {
         return Vec::new();
     };
@@ -147,7 +147,7 @@ mod tests {
         ];
         let jobs = Jobs::from_records(&records);
         let steps = timeline(&jobs, &[0, 10, 10], &[10, 20, 12]);
-        let step = |time, busy, running, queued| Step {
+        let step = |time, busy, running, queued| TimelineStep {
             time,
             busy,
             running,

@@ -20,7 +20,7 @@
 //!   computation-bound), preferring those running more tasks of the other kind, so the two
 //!   kinds share nodes and each kind is spread evenly; then by demand and index.
 
-use super::model::Application;
+use super::model::ParallelApp;
 
 /// Limits the local users grant the parallel tasks on their node (module docs).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -64,14 +64,14 @@ impl Node {
         self.tasks + self.has_local as u32
     }
 
-    pub fn add_task(&mut self, app: &Application) {
+    pub fn add_task(&mut self, app: &ParallelApp) {
         self.paral_cpu += app.cpu;
         self.paral_memory += app.memory_mb;
         self.tasks += 1;
         self.comm_tasks += app.communication_bound() as u32;
     }
 
-    pub fn remove_task(&mut self, app: &Application) {
+    pub fn remove_task(&mut self, app: &ParallelApp) {
         self.tasks -= 1;
         self.comm_tasks -= app.communication_bound() as u32;
         if self.tasks == 0 {
@@ -111,7 +111,7 @@ const EPS: f64 = 1e-9;
 
 impl Hardware {
     /// Whether `node` may take one more task of `app` under the social contract.
-    pub fn admits(&self, node: &Node, app: &Application) -> bool {
+    pub fn admits(&self, node: &Node, app: &ParallelApp) -> bool {
         if node.tasks >= self.mpl {
             return false;
         }
@@ -195,7 +195,7 @@ impl Truth {
 pub fn select(
     hw: &Hardware,
     nodes: &[Node],
-    app: &Application,
+    app: &ParallelApp,
     policy: super::NodeSelection,
     keys: &mut Vec<(u32, u32, f64, u32)>,
     out: &mut Vec<u32>,

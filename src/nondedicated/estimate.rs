@@ -32,7 +32,7 @@ use std::str::FromStr;
 use crate::call::{Call, CallError};
 
 use super::cluster::{Node, rate};
-use super::model::{Application, Benchmark, ParallelJob};
+use super::model::{Benchmark, ParallelApp, ParallelJob};
 use super::policy::{PassScratch, Projected, pass};
 use super::sim::{JobOutcome, Observer, Snapshot};
 
@@ -123,12 +123,12 @@ impl FromStr for Estimator {
 
 /// A predicted wait and execution time.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Prediction {
+pub struct TurnaroundPrediction {
     pub wait: f64,
     pub exec: f64,
 }
 
-impl Prediction {
+impl TurnaroundPrediction {
     pub fn turnaround(&self) -> f64 {
         self.wait + self.exec
     }
@@ -168,7 +168,7 @@ impl HistDb {
     }
 
     /// Algorithms 1 and 2.
-    pub fn historical(&self, app: &Application, ahead: f64) -> Option<Prediction> {
+    pub fn historical(&self, app: &ParallelApp, ahead: f64) -> Option<TurnaroundPrediction> {
         let key = app.key();
         let wait = self.nearest(key, ahead)?.wait;
         let limit = THRESHOLD * ahead.max(1.0);
@@ -190,7 +190,7 @@ impl HistDb {
                 .expect("not empty")
                 .exec
         };
-        Some(Prediction { wait, exec })
+        Some(TurnaroundPrediction { wait, exec })
     }
 
     /// Algorithm 4's average execution time of `app` at SharedTasksCount `shared` (or the
@@ -225,7 +225,7 @@ fn shared_tasks(nodes: &[Node], on: &[u32], own_tasks_here: bool) -> u32 {
 #[derive(Clone, Debug)]
 struct Dummy {
     job: usize,
-    app: Application,
+    app: ParallelApp,
     nodes: Vec<u32>,
     start: f64,
     exec_cur: f64,
@@ -395,7 +395,7 @@ pub struct Online {
     pub estimator: Estimator,
     pub db: HistDb,
     /// Per job: the prediction made at its arrival.
-    pub predictions: Vec<Option<Prediction>>,
+    pub predictions: Vec<Option<TurnaroundPrediction>>,
     /// Seconds spent estimating, and estimates made.
     pub cost: f64,
     pub estimates: u64,
@@ -423,7 +423,7 @@ impl Online {
     }
 
     /// One estimate for `job`, waiting at the end of `state.queue`.
-    pub fn predict(&self, job: usize, state: &Snapshot) -> Option<Prediction> {
+    pub fn predict(&self, job: usize, state: &Snapshot) -> Option<TurnaroundPrediction> {
         let app = &state.jobs[job].app;
         match self.estimator {
             Estimator::Historical => {
@@ -453,11 +453,11 @@ impl Online {
     }
 }
 
-fn online(kernel: &Kernel, job: usize, state: &Snapshot) -> Option<Prediction> {
+fn online(kernel: &Kernel, job: usize, state: &Snapshot) -> Option<TurnaroundPrediction> {
     let mut out = vec![None; state.jobs.len()];
     kernel.project(state, state.queue.to_vec(), &[], Some(job), &mut out);
     let (start, end) = out[job]?;
-    (end.is_finite()).then_some(Prediction {
+    (end.is_finite()).then_some(TurnaroundPrediction {
         wait: start - state.now,
         exec: end - start,
     })
@@ -506,7 +506,7 @@ impl Observer for Online {
 pub struct Offline<'a> {
     pub estimator: Estimator,
     pub db: &'a HistDb,
-    pub predictions: Vec<Option<Prediction>>,
+    pub predictions: Vec<Option<TurnaroundPrediction>>,
     pub cost: f64,
 }
 
@@ -550,12 +550,12 @@ impl Observer for Offline<'_> {
         let mut out = vec![None; state.jobs.len()];
         kernel.project(state, state.queue.to_vec(), &later, None, &mut out);
         for (j, o) in out.iter().enumerate() {
-            self.predictions[j] = o
-                .filter(|(_, end)| end.is_finite())
-                .map(|(start, end)| Prediction {
-                    wait: start - state.jobs[j].arrival,
-                    exec: end - start,
-                });
+            self.predictions[j] =
+                o.filter(|(_, end)| end.is_finite())
+                    .map(|(start, end)| TurnaroundPrediction {
+                        wait: start - state.jobs[j].arrival,
+                        exec: end - start,
+                    });
         }
         self.cost = t0.elapsed().as_secs_f64();
     }
@@ -582,14 +582,14 @@ pub struct Accuracy {
 }
 
 impl Accuracy {
-    pub fn of(predictions: &[Option<Prediction>], outcomes: &[JobOutcome]) -> Accuracy {
-        let pairs: Vec<(Prediction, &JobOutcome)> = predictions
+    pub fn of(predictions: &[Option<TurnaroundPrediction>], outcomes: &[JobOutcome]) -> Accuracy {
+        let pairs: Vec<(TurnaroundPrediction, &JobOutcome)> = predictions
             .iter()
             .zip(outcomes)
             .filter_map(|(p, o)| p.map(|p| (p, o)))
             .collect();
         // (observed X, predicted Y) per metric.
-        let series = |f: fn(&Prediction, &JobOutcome) -> (f64, f64)| -> Vec<(f64, f64)> {
+        let series = |f: fn(&TurnaroundPrediction, &JobOutcome) -> (f64, f64)| -> Vec<(f64, f64)> {
             pairs.iter().map(|(p, o)| f(p, o)).collect()
         };
         let turnaround = series(|p, o| (o.turnaround(), p.turnaround()));

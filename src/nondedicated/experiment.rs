@@ -7,14 +7,14 @@
 //! estimators is warmed by a run of `history_jobs` jobs in the same environment under the
 //! next seed. The node speeds of the ground truth (`Truth`) come from a third stream.
 
-use super::estimate::{Accuracy, Estimator, HistDb, Offline, Online, Prediction};
+use super::estimate::{Accuracy, Estimator, HistDb, Offline, Online, TurnaroundPrediction};
 use super::model::{LocalLoad, ParallelJob, ParallelWorkload};
-use super::sim::{Run, Setup, SimError, simulate, simulate_observed};
+use super::sim::{ClusterRun, Setup, SimError, simulate, simulate_observed};
 use crate::metrics::registry::{Registry, row};
 
 /// Everything one run needs besides its seed.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Experiment {
+pub struct ClusterExperiment {
     pub setup: Setup,
     pub workload: ParallelWorkload,
     /// Share of nodes carrying a local user at any time.
@@ -30,8 +30,8 @@ pub struct Experiment {
 #[derive(Clone, Debug)]
 pub struct Report {
     pub jobs: Vec<ParallelJob>,
-    pub run: Run,
-    pub predictions: Option<Vec<Option<Prediction>>>,
+    pub run: ClusterRun,
+    pub predictions: Option<Vec<Option<TurnaroundPrediction>>>,
     pub accuracy: Option<Accuracy>,
     /// Records in the history when the run began.
     pub history: usize,
@@ -130,7 +130,7 @@ pub static CLUSTER_METRICS: Registry<Report> = Registry {
     ],
 };
 
-impl Experiment {
+impl ClusterExperiment {
     /// The local users for `seed`.
     pub fn local(&self, seed: u64) -> LocalLoad {
         LocalLoad::Generated {

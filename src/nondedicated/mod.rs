@@ -21,11 +21,12 @@ mod report;
 pub mod sim;
 
 pub use cluster::{Hardware, Node, SocialContract, Truth};
-pub use experiment::{CLUSTER_METRICS, Experiment, Report};
+pub use experiment::{CLUSTER_METRICS, ClusterExperiment, Report};
 pub use model::{
-    Application, Benchmark, JobSelection, LocalLoad, LocalSession, NodeSelection, ParallelJob,
-    ParallelWorkload, Profile,
+    Benchmark, JobSelection, LocalLoad, LocalSession, NodeSelection, ParallelApp, ParallelJob,
+    ParallelWorkload, UserProfile,
 };
 pub use sim::{
-    JobOutcome, NoObserver, Observer, Run, RunningJob, Setup, SimError, Snapshot, simulate, simulate_observed,
+    ClusterRun, JobOutcome, NoObserver, Observer, RunningView, Setup, SimError, Snapshot, simulate,
+    simulate_observed,
 };

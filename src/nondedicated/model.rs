@@ -78,7 +78,7 @@ impl Benchmark {
     }
 
     /// The application on `tasks` tasks (4, 8 or 16).
-    pub fn application(self, tasks: u32) -> Application {
+    pub fn application(self, tasks: u32) -> ParallelApp {
         let i = match tasks {
             4 => 0,
             8 => 1,
@@ -86,7 +86,7 @@ impl Benchmark {
             _ => panic!("NAS jobs run on 4, 8 or 16 tasks, not {tasks}"),
         };
         let (cpu, memory_mb, network, exec) = self.table()[i];
-        Application {
+        ParallelApp {
             benchmark: Some(self),
             tasks,
             cpu,
@@ -99,7 +99,7 @@ impl Benchmark {
 
 /// What a parallel application needs per task, and how long it runs alone.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Application {
+pub struct ParallelApp {
     pub benchmark: Option<Benchmark>,
     pub tasks: u32,
     /// CPU share each task uses when alone (CPU(J) of the paper), in (0, 1].
@@ -111,7 +111,7 @@ pub struct Application {
     pub exec: f64,
 }
 
-impl Application {
+impl ParallelApp {
     /// Communication-bound: more time communicating than computing.
     pub fn communication_bound(&self) -> bool {
         self.network > self.cpu
@@ -128,7 +128,7 @@ impl Application {
     }
 }
 
-impl fmt::Display for Application {
+impl fmt::Display for ParallelApp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.benchmark {
             Some(b) => write!(f, "{}.{}", b.name(), self.tasks),
@@ -141,7 +141,7 @@ impl fmt::Display for Application {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ParallelJob {
     pub arrival: f64,
-    pub app: Application,
+    pub app: ParallelApp,
 }
 
 /// Parameters of the parallel workload.
@@ -190,21 +190,21 @@ impl ParallelWorkload {
 
 /// A local user's profile (Table 2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Profile {
+pub enum UserProfile {
     Shell,
     Xwin,
     Internet,
 }
 
-impl Profile {
-    pub const ALL: [Profile; 3] = [Profile::Shell, Profile::Xwin, Profile::Internet];
+impl UserProfile {
+    pub const ALL: [UserProfile; 3] = [UserProfile::Shell, UserProfile::Xwin, UserProfile::Internet];
 
     /// (share of sessions, CPU mean, CPU sd, memory mean, memory sd), shares of a node.
     fn table(self) -> (f64, f64, f64, f64, f64) {
         match self {
-            Profile::Shell => (0.15, 0.40, 0.20, 0.20, 0.15),
-            Profile::Xwin => (0.62, 0.15, 0.10, 0.35, 0.55),
-            Profile::Internet => (0.23, 0.20, 0.10, 0.60, 0.75),
+            UserProfile::Shell => (0.15, 0.40, 0.20, 0.20, 0.15),
+            UserProfile::Xwin => (0.62, 0.15, 0.10, 0.35, 0.55),
+            UserProfile::Internet => (0.23, 0.20, 0.10, 0.60, 0.75),
         }
     }
 }
@@ -284,8 +284,8 @@ impl LocalProcess {
         let node = self.idle.swap_remove(k.min(self.idle.len() - 1));
         let pick = unit(rng);
         let mut acc = 0.0;
-        let mut profile = Profile::Internet;
-        for p in Profile::ALL {
+        let mut profile = UserProfile::Internet;
+        for p in UserProfile::ALL {
             acc += p.table().0;
             if pick < acc {
                 profile = p;

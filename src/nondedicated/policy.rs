@@ -11,7 +11,7 @@
 //!   the head (then they are added). Local users are taken to stay as they are.
 
 use super::cluster::{Node, rate, select};
-use super::model::{Application, ParallelJob};
+use super::model::{ParallelApp, ParallelJob};
 use super::{JobSelection, Setup};
 
 /// A running job as a pass sees it.
@@ -19,7 +19,7 @@ use super::{JobSelection, Setup};
 pub struct Projected {
     /// When the caller expects it to end.
     pub end: f64,
-    pub app: Application,
+    pub app: ParallelApp,
     pub nodes: Vec<u32>,
 }
 
@@ -62,7 +62,7 @@ pub fn pass(
         return;
     }
     // Projected ends of the running jobs and of those just started.
-    let mut ends: Vec<(f64, Application, &[u32])> = running
+    let mut ends: Vec<(f64, ParallelApp, &[u32])> = running
         .iter()
         .map(|r| (r.end, r.app, r.nodes.as_slice()))
         .collect();

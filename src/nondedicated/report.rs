@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use super::experiment::{Experiment, Report};
+use super::experiment::{ClusterExperiment, Report};
 
 impl Report {
     /// The per-job CSV: application, times, CPU time, nodes, and the estimate if any.
@@ -36,7 +36,7 @@ impl Report {
     }
 
     /// The report of `experiment`'s run with `seed` as one JSON object.
-    pub fn to_json(&self, experiment: &Experiment, seed: u64) -> serde_json::Value {
+    pub fn to_json(&self, experiment: &ClusterExperiment, seed: u64) -> serde_json::Value {
         let (setup, run) = (&experiment.setup, &self.run);
         serde_json::json!({
             "jsp": setup.jsp.to_string(), "nsp": setup.nsp.to_string(), "mpl": setup.hardware.mpl,
@@ -52,7 +52,12 @@ impl Report {
     }
 
     /// The report of `experiment`'s run with `seed` as text.
-    pub fn write_text(&self, out: &mut dyn Write, experiment: &Experiment, seed: u64) -> io::Result<()> {
+    pub fn write_text(
+        &self,
+        out: &mut dyn Write,
+        experiment: &ClusterExperiment,
+        seed: u64,
+    ) -> io::Result<()> {
         let (setup, run) = (&experiment.setup, &self.run);
         writeln!(
             out,

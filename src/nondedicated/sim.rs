@@ -71,7 +71,7 @@ impl JobOutcome {
 
 /// A whole run.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Run {
+pub struct ClusterRun {
     pub jobs: Vec<JobOutcome>,
     /// Local sessions that started during the run.
     pub local_sessions: u64,
@@ -80,7 +80,7 @@ pub struct Run {
     pub mean_queue: f64,
 }
 
-impl Run {
+impl ClusterRun {
     pub fn mean(&self, f: impl Fn(&JobOutcome) -> f64) -> f64 {
         self.jobs.iter().map(f).sum::<f64>() / self.jobs.len().max(1) as f64
     }
@@ -190,7 +190,7 @@ struct Cluster<'a> {
 
 /// A running job as an observer sees it.
 #[derive(Clone, Debug, PartialEq)]
-pub struct RunningJob {
+pub struct RunningView {
     pub job: usize,
     pub start: f64,
     pub nodes: Vec<u32>,
@@ -207,7 +207,7 @@ pub struct Snapshot<'a> {
     pub setup: &'a Setup,
     pub jobs: &'a [ParallelJob],
     pub nodes: &'a [Node],
-    pub running: Vec<RunningJob>,
+    pub running: Vec<RunningView>,
     /// Waiting jobs in arrival order.
     pub queue: &'a [usize],
 }
@@ -227,7 +227,7 @@ pub struct NoObserver;
 impl Observer for NoObserver {}
 
 /// Runs `jobs` (in arrival order) on the cluster with the local users of `local`.
-pub fn simulate(setup: &Setup, jobs: &[ParallelJob], local: &LocalLoad) -> Result<Run, SimError> {
+pub fn simulate(setup: &Setup, jobs: &[ParallelJob], local: &LocalLoad) -> Result<ClusterRun, SimError> {
     simulate_observed(setup, jobs, local, &mut NoObserver)
 }
 
@@ -255,7 +255,7 @@ pub fn simulate_observed(
     jobs: &[ParallelJob],
     local: &LocalLoad,
     observer: &mut dyn Observer,
-) -> Result<Run, SimError> {
+) -> Result<ClusterRun, SimError> {
     let hw = &setup.hardware;
     check_jobs(setup, jobs)?;
     let mut c = Cluster::new(setup, jobs);
@@ -342,7 +342,7 @@ pub fn simulate_observed(
         }
         c.update_rates(now);
     }
-    let run = Run {
+    let run = ClusterRun {
         jobs: c
             .outcomes
             .into_iter()
@@ -353,7 +353,7 @@ pub fn simulate_observed(
         mean_queue: 0.0,
     };
     let span = run.makespan();
-    Ok(Run {
+    Ok(ClusterRun {
         mean_queue: if span > 0.0 { queue_area / span } else { 0.0 },
         ..run
     })
@@ -390,7 +390,7 @@ impl Cluster<'_> {
             .map(|r| {
                 let app = &self.jobs[r.job].app;
                 let outcome = self.outcomes[r.job].as_ref().expect("started");
-                RunningJob {
+                RunningView {
                     job: r.job,
                     start: outcome.start,
                     nodes: r.nodes.clone(),

@@ -8,4 +8,4 @@ pub mod workload;
 
 pub use policy::Policy;
 pub use sim::{Measure, PARTITION_METRICS, PartitionOutcome, PartitionRun, simulate};
-pub use workload::{MoldableJob, Shape, Workload, generate};
+pub use workload::{MoldableJob, MoldableWorkload, Shape, generate};

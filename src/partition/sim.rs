@@ -396,7 +396,7 @@ mod tests {
     fn dyn_equi_keeps_work_exact_over_a_long_run() {
         // 3,000 jobs of the mixed workload at 70% load: every job's executed fraction sums to
         // 1 within rounding, and shares never exceed p_max (partition <= mean p_max bound).
-        let jobs = crate::partition::generate(crate::partition::Workload::Wk4, 32, 0.7, 3_000, 11);
+        let jobs = crate::partition::generate(crate::partition::MoldableWorkload::Wk4, 32, 0.7, 3_000, 11);
         let r = simulate(&jobs, 32, Policy::DynEqui, &all(3_000));
         assert!(!r.saturated && r.drift < 1e-9, "{r:?}");
         let mut shares = Vec::new();

@@ -28,7 +28,7 @@ pub enum Shape {
 
 /// The paper's four workloads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Workload {
+pub enum MoldableWorkload {
     /// mu = +inf (good speedup).
     Wk1,
     /// mu = 0.4.
@@ -39,25 +39,25 @@ pub enum Workload {
     Wk4,
 }
 
-impl Workload {
+impl MoldableWorkload {
     pub const NAMES: [&'static str; 4] = ["wk1", "wk2", "wk3", "wk4"];
 
     /// E[T(1)] as Table 3 gives it (thousands of seconds): what sets the arrival rate.
     pub fn mean_sequential_time(self) -> f64 {
         match self {
-            Workload::Wk1 => 14.06,
-            Workload::Wk2 => 16.06,
-            Workload::Wk3 => 19.06,
-            Workload::Wk4 => 16.40,
+            MoldableWorkload::Wk1 => 14.06,
+            MoldableWorkload::Wk2 => 16.06,
+            MoldableWorkload::Wk3 => 19.06,
+            MoldableWorkload::Wk4 => 16.40,
         }
     }
 
     fn shapes(self) -> &'static [Shape] {
         match self {
-            Workload::Wk1 => &[Shape::Good],
-            Workload::Wk2 => &[Shape::Mu(0.4)],
-            Workload::Wk3 => &[Shape::Mu(0.2)],
-            Workload::Wk4 => &[Shape::Good, Shape::Mu(0.4), Shape::Mu(0.2)],
+            MoldableWorkload::Wk1 => &[Shape::Good],
+            MoldableWorkload::Wk2 => &[Shape::Mu(0.4)],
+            MoldableWorkload::Wk3 => &[Shape::Mu(0.2)],
+            MoldableWorkload::Wk4 => &[Shape::Good, Shape::Mu(0.4), Shape::Mu(0.2)],
         }
     }
 
@@ -81,22 +81,22 @@ impl Workload {
     }
 }
 
-impl FromStr for Workload {
+impl FromStr for MoldableWorkload {
     type Err = CallError;
     fn from_str(s: &str) -> Result<Self, CallError> {
         let call = Call::parse("workload", s)?;
         let workload = match call.name() {
-            "wk1" => Workload::Wk1,
-            "wk2" => Workload::Wk2,
-            "wk3" => Workload::Wk3,
-            "wk4" => Workload::Wk4,
+            "wk1" => MoldableWorkload::Wk1,
+            "wk2" => MoldableWorkload::Wk2,
+            "wk3" => MoldableWorkload::Wk3,
+            "wk4" => MoldableWorkload::Wk4,
             _ => return Err(call.unknown_name(&Self::NAMES)),
         };
         call.finish(workload)
     }
 }
 
-impl fmt::Display for Workload {
+impl fmt::Display for MoldableWorkload {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let i = *self as usize;
         f.write_str(Self::NAMES[i])
@@ -147,7 +147,13 @@ pub fn sample_work(rng: &mut Xoshiro256PlusPlus) -> f64 {
 /// `jobs` jobs of `workload` arriving at offered `load` on `procs` processors: mean
 /// inter-arrival E[T(1)] / (procs x load), E[T(1)] from Table 3. Each job draws, in this
 /// order, its inter-arrival gap, W, p_max and (WK4) its shape.
-pub fn generate(workload: Workload, procs: u32, load: f64, jobs: usize, seed: u64) -> Vec<MoldableJob> {
+pub fn generate(
+    workload: MoldableWorkload,
+    procs: u32,
+    load: f64,
+    jobs: usize,
+    seed: u64,
+) -> Vec<MoldableJob> {
     assert!(load > 0.0 && procs >= 1);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let mean_gap = workload.mean_sequential_time() / (procs as f64 * load);
@@ -205,10 +211,10 @@ mod tests {
         // Exact: WK1 14.07, WK2 16.24, WK3 19.08, WK4 16.46 (the table: 14.06, 16.06, 19.06,
         // 16.40; its E[alpha] = 2.0 for mu = 0.4 is 2.18 exactly).
         let expect = [
-            (Workload::Wk1, 14.07),
-            (Workload::Wk2, 16.24),
-            (Workload::Wk3, 19.08),
-            (Workload::Wk4, 16.46),
+            (MoldableWorkload::Wk1, 14.07),
+            (MoldableWorkload::Wk2, 16.24),
+            (MoldableWorkload::Wk3, 19.08),
+            (MoldableWorkload::Wk4, 16.46),
         ];
         for (w, e) in expect {
             let exact = w.exact_mean_sequential_time();
@@ -216,7 +222,7 @@ mod tests {
             assert!((exact - w.mean_sequential_time()).abs() < 0.2, "{w}");
         }
         // The generator reaches the offered load: sum T(1) / (P x span) near the target.
-        let jobs = generate(Workload::Wk4, 32, 0.5, 200_000, 3);
+        let jobs = generate(MoldableWorkload::Wk4, 32, 0.5, 200_000, 3);
         let demand: f64 = jobs.iter().map(|j| j.time(1)).sum();
         let load = demand / (32.0 * jobs.last().unwrap().arrival);
         assert!((load - 0.5 * 16.46 / 16.40).abs() < 0.02, "load {load}");

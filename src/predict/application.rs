@@ -6,7 +6,7 @@
 use super::live::NONE;
 use std::fmt;
 
-use super::{Entry, PredictorKind, raise_to_estimate};
+use super::{PredictorEntry, PredictorKind, raise_to_estimate};
 use crate::Time;
 use crate::sim::{PredictorView, RuntimePredictor};
 use crate::workload::{JobId, Jobs};
@@ -21,7 +21,7 @@ pub struct Application {
     app_keys: Vec<(i32, u32, u32)>,
 }
 
-impl Entry for Application {
+impl PredictorEntry for Application {
     type Predictor = Application;
     const NAMES: &'static [(&'static str, &'static str)] = &[("application", "application")];
     const HELP: &'static str = "the mean runtime of the application's finished jobs (executable and size), \

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use super::{Entry, PredictorKind, gradual_increment};
+use super::{PredictorEntry, PredictorKind, gradual_increment};
 use crate::Time;
 use crate::call::{Call, CallError};
 use crate::sim::{PredictorView, RuntimePredictor};
@@ -14,7 +14,7 @@ pub struct Constant {
     pub c: Time,
 }
 
-impl Entry for Constant {
+impl PredictorEntry for Constant {
     type Predictor = Constant;
     const NAMES: &'static [(&'static str, &'static str)] = &[("constant", "constant(c=SECONDS)")];
     const HELP: &'static str = "every job predicted to run c seconds (default 1), misses extended gradually: \

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use super::{Entry, PredictorKind, raise_to_estimate};
+use super::{PredictorEntry, PredictorKind, raise_to_estimate};
 use crate::Time;
 use crate::sim::{PredictorView, RuntimePredictor};
 use crate::workload::{JobId, Jobs};
@@ -11,7 +11,7 @@ use crate::workload::{JobId, Jobs};
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Estimate;
 
-impl Entry for Estimate {
+impl PredictorEntry for Estimate {
     type Predictor = Estimate;
     const NAMES: &'static [(&'static str, &'static str)] = &[("estimate", "estimate")];
     const HELP: &'static str = "the user's estimate, what EASY uses (the default)";

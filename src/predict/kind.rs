@@ -14,7 +14,7 @@ use crate::workload::{JobId, Jobs};
 /// What a predictor's file registers (`predictors!` below): the names `--predictor` takes
 /// for it and how each is written, what it does, and how its kind is read, written and
 /// built.
-pub trait Entry {
+pub trait PredictorEntry {
     /// The predictor the engine calls.
     type Predictor: RuntimePredictor;
     /// Each name it is written with, and that name's syntax with its defaults.
@@ -29,14 +29,14 @@ pub trait Entry {
     fn build(kind: &PredictorKind) -> Self::Predictor;
 }
 
-/// The registry: one line per predictor, `Variant => Entry` (with the variant's fields as
+/// The registry: one line per predictor, `Variant => PredictorEntry` (with the variant's fields as
 /// the kind holds them), from which the kind, the predictor of a run, names, parsing,
 /// printing and the dispatch of every engine hook are generated. Adding a predictor: a file
-/// with its [`RuntimePredictor`] and [`Entry`], and a line here.
+/// with its [`RuntimePredictor`] and [`PredictorEntry`], and a line here.
 macro_rules! predictors {
     ($($(#[$doc:meta])* $variant:ident $(($($tuple:ty),*))? $({$($field:ident: $ty:ty),*})? => $entry:ty,)*) => {
         /// A predictor by name and parameters, as written on the command line and in
-        /// sweeps; each variant is a registered [`Entry`].
+        /// sweeps; each variant is a registered [`PredictorEntry`].
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum PredictorKind {
             $($(#[$doc])* $variant $(($($tuple),*))? $({$($field: $ty),*})?,)*
@@ -49,18 +49,18 @@ macro_rules! predictors {
         #[allow(clippy::large_enum_variant)]
         #[derive(Clone, Debug)]
         pub enum AnyPredictor {
-            $($variant(<$entry as Entry>::Predictor),)*
+            $($variant(<$entry as PredictorEntry>::Predictor),)*
         }
 
         impl PredictorKind {
             /// Every name a predictor is written with, and its syntax, in registry order.
             pub fn names() -> Vec<(&'static str, &'static str)> {
-                [$(<$entry as Entry>::NAMES,)*].concat()
+                [$(<$entry as PredictorEntry>::NAMES,)*].concat()
             }
 
             /// Every registered predictor as `--help` lists it: a line each.
             pub fn help() -> String {
-                let entries: &[(&[(&str, &str)], &str)] = &[$((<$entry as Entry>::NAMES, <$entry as Entry>::HELP),)*];
+                let entries: &[(&[(&str, &str)], &str)] = &[$((<$entry as PredictorEntry>::NAMES, <$entry as PredictorEntry>::HELP),)*];
                 entries
                     .iter()
                     .map(|(names, help)| {
@@ -78,7 +78,7 @@ macro_rules! predictors {
             fn from_str(s: &str) -> Result<Self, CallError> {
                 let mut call = Call::parse("predictor", s)?;
                 let kind = match call.name() {
-                    $(name if <$entry as Entry>::NAMES.iter().any(|(n, _)| *n == name) => <$entry as Entry>::parse(&mut call)?,)*
+                    $(name if <$entry as PredictorEntry>::NAMES.iter().any(|(n, _)| *n == name) => <$entry as PredictorEntry>::parse(&mut call)?,)*
                     _ => {
                         let known: Vec<&str> = PredictorKind::names().iter().map(|(_, s)| *s).collect();
                         return Err(call.unknown_name(&known));
@@ -91,7 +91,7 @@ macro_rules! predictors {
         impl fmt::Display for PredictorKind {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 match self {
-                    $(PredictorKind::$variant { .. } => <$entry as Entry>::write(self, f),)*
+                    $(PredictorKind::$variant { .. } => <$entry as PredictorEntry>::write(self, f),)*
                 }
             }
         }
@@ -99,7 +99,7 @@ macro_rules! predictors {
         impl AnyPredictor {
             pub fn new(kind: PredictorKind) -> Self {
                 match kind {
-                    $(PredictorKind::$variant { .. } => AnyPredictor::$variant(<$entry as Entry>::build(&kind)),)*
+                    $(PredictorKind::$variant { .. } => AnyPredictor::$variant(<$entry as PredictorEntry>::build(&kind)),)*
                 }
             }
         }
@@ -107,7 +107,7 @@ macro_rules! predictors {
         impl RuntimePredictor for AnyPredictor {
             /// On when any registered predictor uses it (the engine then records starts
             /// for every run; only the chosen predictor acts on them).
-            const USES_START_HOOK: bool = false $(|| <<$entry as Entry>::Predictor as RuntimePredictor>::USES_START_HOOK)*;
+            const USES_START_HOOK: bool = false $(|| <<$entry as PredictorEntry>::Predictor as RuntimePredictor>::USES_START_HOOK)*;
 
             fn reset(&mut self, jobs: &Jobs) {
                 match self {

@@ -5,7 +5,7 @@
 //! for a run, so the engine is monomorphised once for all of them.
 //!
 //! Adding a predictor: a file with its struct, its `RuntimePredictor` and its registry
-//! [`Entry`], and a line in the registry (`kind.rs`).
+//! [`PredictorEntry`], and a line in the registry (`kind.rs`).
 
 mod application;
 mod constant;
@@ -19,7 +19,7 @@ pub mod sbh;
 pub use application::Application;
 pub use constant::Constant;
 pub use estimate::Estimate;
-pub use kind::{AnyPredictor, Entry, PredictorKind};
+pub use kind::{AnyPredictor, PredictorEntry, PredictorKind};
 pub use perfect::Perfect;
 pub use ruh::{Ruh, Statistic};
 pub use sbh::{Criteria, Growth, Sbh, SbhParams, Search};

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use super::{Entry, PredictorKind, gradual_increment};
+use super::{PredictorEntry, PredictorKind, gradual_increment};
 use crate::Time;
 use crate::sim::{PredictorView, RuntimePredictor};
 use crate::workload::{JobId, Jobs};
@@ -10,7 +10,7 @@ use crate::workload::{JobId, Jobs};
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Perfect;
 
-impl Entry for Perfect {
+impl PredictorEntry for Perfect {
     type Predictor = Perfect;
     const NAMES: &'static [(&'static str, &'static str)] = &[("perfect", "perfect")];
     const HELP: &'static str = "the actual runtime: the bound no predictor can beat";

@@ -5,7 +5,7 @@
 use std::fmt;
 
 use super::live::LiveJobs;
-use super::{Entry, PredictorKind};
+use super::{PredictorEntry, PredictorKind};
 use super::{Users, propagate, raise_to_estimate};
 use crate::Time;
 use crate::call::{Call, CallError};
@@ -78,7 +78,7 @@ impl Ruh {
     }
 }
 
-impl Entry for Ruh {
+impl PredictorEntry for Ruh {
     type Predictor = Ruh;
     const NAMES: &'static [(&'static str, &'static str)] = &[("ruh", "ruh(k=3,stat=median|mean,prop=false)")];
     const HELP: &'static str = "Recent User History: the median (or mean) runtime of the user's last k jobs, \

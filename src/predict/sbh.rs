@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::fmt;
 
 use super::live::{LiveJobs, NONE};
-use super::{Entry, PredictorKind, Users, gradual_increment, propagate, raise_to_estimate};
+use super::{PredictorEntry, PredictorKind, Users, gradual_increment, propagate, raise_to_estimate};
 use crate::Time;
 use crate::call::{Call, CallError};
 use crate::sim::{PredictorView, RuntimePredictor};
@@ -246,7 +246,7 @@ pub struct Sbh {
     live: LiveJobs,
 }
 
-impl Entry for Sbh {
+impl PredictorEntry for Sbh {
     type Predictor = Sbh;
     const NAMES: &'static [(&'static str, &'static str)] = &[
         (

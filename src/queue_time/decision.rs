@@ -6,7 +6,7 @@ use std::str::FromStr;
 
 use crate::call::{Call, CallError};
 
-use super::RunningSet;
+use super::RunningAges;
 use super::solve::{ABS_TOL, REL_TOL};
 
 /// Which queue-time prediction a decision uses.
@@ -20,7 +20,7 @@ pub enum QueueMethod {
     /// The exact median (dynamic programming).
     Exact,
     /// Hanzich et al.'s simulation kernel: running jobs projected to end at their median
-    /// remaining lifetime ([`RunningSet::simulation`]).
+    /// remaining lifetime ([`RunningAges::simulation`]).
     Simulation,
 }
 
@@ -28,7 +28,7 @@ impl QueueMethod {
     pub const NAMES: [&'static str; 5] = ["a", "b", "combined", "exact", "simulation"];
 
     /// Q(n) in seconds (infinite: never).
-    pub fn queue_time(self, set: &mut RunningSet, n: u32) -> f64 {
+    pub fn queue_time(self, set: &mut RunningAges, n: u32) -> f64 {
         match self {
             QueueMethod::A => set.a(n).unwrap_or_else(|| set.b(n)),
             QueueMethod::B => set.b(n),
@@ -78,7 +78,7 @@ struct ByBenefactors {
 
 impl ByBenefactors {
     /// A for `n`, which must have a benefactor.
-    fn a(&mut self, set: &mut RunningSet, n: u32) -> f64 {
+    fn a(&mut self, set: &mut RunningAges, n: u32) -> f64 {
         if set.needed(n) == 0 {
             return 0.0;
         }
@@ -120,7 +120,7 @@ impl Choice {
 /// range's ends and splits only ranges whose bound could beat the best so far, a handful
 /// of B solutions instead of one per size.
 pub fn choose_cluster_size(
-    set: &mut RunningSet,
+    set: &mut RunningAges,
     method: QueueMethod,
     max: u32,
     run: impl Fn(u32) -> f64,
@@ -322,10 +322,10 @@ mod tests {
     use super::*;
     use crate::queue_time::UniformLog;
 
-    fn set(free: u32, jobs: &[(f64, u32)]) -> RunningSet {
+    fn set(free: u32, jobs: &[(f64, u32)]) -> RunningAges {
         let ages: Vec<f64> = jobs.iter().map(|j| j.0).collect();
         let sizes: Vec<u32> = jobs.iter().map(|j| j.1).collect();
-        let mut s = RunningSet::default();
+        let mut s = RunningAges::default();
         s.load(UniformLog::downey_model(), free, &ages, &sizes);
         s
     }

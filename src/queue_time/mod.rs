@@ -10,5 +10,5 @@ pub mod state;
 
 pub use decision::{Choice, QueueMethod, choose_cluster_size, choose_with};
 pub use lifetime::{LifetimeFit, UniformLog};
-pub use predictors::{Prediction, RunningSet};
+pub use predictors::{QueuePrediction, RunningAges};
 pub use state::{MachineState, PredictionRow, write_prediction_table};

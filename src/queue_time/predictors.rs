@@ -31,7 +31,7 @@ use super::solve::{bisect, halley};
 /// The running jobs and free processors a prediction starts from, with the logs of the
 /// ages precomputed once for every request size. Buffers are reused between loads.
 #[derive(Clone, Debug, Default)]
-pub struct RunningSet {
+pub struct RunningAges {
     dist: Option<UniformLog>,
     free: u32,
     ages: Vec<f64>,
@@ -61,7 +61,7 @@ pub struct RunningSet {
 
 /// Every predictor's answer for one request, in seconds (infinite: never).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Prediction {
+pub struct QueuePrediction {
     /// Processors asked for, and how many more than are free.
     pub n: u32,
     pub needed: u32,
@@ -71,7 +71,7 @@ pub struct Prediction {
     pub combined: f64,
 }
 
-impl RunningSet {
+impl RunningAges {
     /// Loads a machine state: `free` processors and running jobs of `ages` (seconds run so
     /// far) and `sizes` (processors held).
     pub fn load(&mut self, dist: UniformLog, free: u32, ages: &[f64], sizes: &[u32]) {
@@ -314,8 +314,8 @@ impl RunningSet {
     }
 
     /// Every predictor for a request of `n`.
-    pub fn predict(&mut self, n: u32) -> Prediction {
-        Prediction {
+    pub fn predict(&mut self, n: u32) -> QueuePrediction {
+        QueuePrediction {
             n,
             needed: self.needed(n),
             benefactors: self.benefactors(n),
@@ -350,7 +350,7 @@ impl RunningSet {
         self.dp[cap]
     }
 
-    /// The exact median of Q(n) (equations 6-8) by [`RunningSet::chance_met_by`]; infinite
+    /// The exact median of Q(n) (equations 6-8) by [`RunningAges::chance_met_by`]; infinite
     /// if the request can never be met.
     pub fn exact(&mut self, n: u32) -> f64 {
         let needed = self.needed(n);

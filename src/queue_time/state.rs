@@ -16,20 +16,20 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::{RunningSet, UniformLog};
+use super::{RunningAges, UniformLog};
 use crate::error::{Error, Result};
 
 #[derive(Clone, Debug)]
 pub struct MachineState {
     pub total: u32,
     pub free: u32,
-    pub running: Vec<RunningJob>,
+    pub running: Vec<AgedJob>,
     pub distribution: Option<Distribution>,
     pub request: Request,
 }
 
 #[derive(Clone, Copy, Debug)]
-pub struct RunningJob {
+pub struct AgedJob {
     pub age: f64,
     pub size: u32,
 }
@@ -104,7 +104,7 @@ impl MachineState {
                 ))?;
                 only(job, &format!("{at}."), &["age", "size"])?;
                 let get = |k: &str| job.get(k).ok_or(format!("{at}.{k}: missing"));
-                Ok(RunningJob {
+                Ok(AgedJob {
                     age: number(get("age")?, &format!("{at}.age"))?,
                     size: whole(get("size")?, &format!("{at}.size"))?,
                 })
@@ -217,7 +217,7 @@ impl MachineState {
     pub fn predict(&self) -> Vec<PredictionRow> {
         let ages: Vec<f64> = self.running.iter().map(|j| j.age).collect();
         let sizes: Vec<u32> = self.running.iter().map(|j| j.size).collect();
-        let mut set = RunningSet::default();
+        let mut set = RunningAges::default();
         set.load(self.distribution(), self.free, &ages, &sizes);
         let sizes = match self.request {
             Request::Size(n) => n..=n,

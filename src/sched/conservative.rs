@@ -31,7 +31,7 @@
 //!
 //! Cost: O(profile) per reservation; a re-fit pass is O(waiting x profile).
 
-use super::{Entry, SchedulerKind};
+use super::{SchedulerEntry, SchedulerKind};
 use crate::Time;
 use crate::sim::profile::Profile;
 use crate::sim::{SchedCtx, Scheduler};
@@ -130,7 +130,7 @@ impl Conservative {
     }
 }
 
-impl Entry for Conservative {
+impl SchedulerEntry for Conservative {
     type Scheduler = Conservative;
     const NAME: &'static str = "conservative";
     const SYNTAX: &'static str = "conservative";

@@ -32,7 +32,7 @@ use crate::sim::{SchedCtx, Scheduler};
 use crate::workload::{JobId, Jobs};
 
 use super::waitlist::{Reservation, STARTED, WaitList, Waiting};
-use super::{Entry, SchedulerKind};
+use super::{SchedulerEntry, SchedulerKind};
 
 /// Order in which waiting jobs behind the head are tried for backfilling.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,7 +98,7 @@ impl Easy {
     }
 }
 
-impl Entry for Easy {
+impl SchedulerEntry for Easy {
     type Scheduler = Easy;
     const NAME: &'static str = "easy";
     const SYNTAX: &'static str = "easy";
@@ -113,7 +113,7 @@ impl Entry for Easy {
 /// The registry's `sjbf`: [`Easy`] backfilling shortest predicted job first.
 pub struct Sjbf;
 
-impl Entry for Sjbf {
+impl SchedulerEntry for Sjbf {
     type Scheduler = Easy;
     const NAME: &'static str = "sjbf";
     const SYNTAX: &'static str = "sjbf";
@@ -130,7 +130,7 @@ impl Entry for Sjbf {
 /// from the runtime predictor.
 pub struct EasyPred;
 
-impl Entry for EasyPred {
+impl SchedulerEntry for EasyPred {
     type Scheduler = Easy;
     const NAME: &'static str = "easy-pred";
     const SYNTAX: &'static str = "easy-pred";

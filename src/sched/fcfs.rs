@@ -1,6 +1,6 @@
 //! First come, first served: while the queue head fits in the free processors, start it.
 
-use super::{Entry, SchedulerKind};
+use super::{SchedulerEntry, SchedulerKind};
 use crate::sim::{SchedCtx, Scheduler};
 use crate::workload::{JobId, Jobs};
 
@@ -14,7 +14,7 @@ pub struct Fcfs {
     front: usize,
 }
 
-impl Entry for Fcfs {
+impl SchedulerEntry for Fcfs {
     type Scheduler = Fcfs;
     const NAME: &'static str = "fcfs";
     const SYNTAX: &'static str = "fcfs";

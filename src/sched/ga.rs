@@ -37,7 +37,7 @@ use rayon::prelude::*;
 
 use std::fmt;
 
-use super::{Entry, SchedulerKind};
+use super::{SchedulerEntry, SchedulerKind};
 use crate::Time;
 use crate::call::{Call, CallError};
 use crate::sim::{SchedCtx, Scheduler};
@@ -476,7 +476,7 @@ pub fn zipper(a: &[u32], b: &[u32], taken: &mut [bool], out: &mut Vec<u32>) {
     }
 }
 
-impl Entry for Ga {
+impl SchedulerEntry for Ga {
     type Scheduler = Ga;
     const NAME: &'static str = "ga";
     const SYNTAX: &'static str = "ga(population=20,generations=100,mutation=10)";

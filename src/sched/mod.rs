@@ -49,7 +49,7 @@ pub fn easy_backfills(ctx: &SchedCtx, job: JobId, shadow: Time, extra: &mut u32)
 /// what it does, what it reads and needs, and how it is built. The type that implements it
 /// is the registry's entry: the scheduler itself, or a marker when several entries run one
 /// policy with different settings (`sjbf` and `easy-pred` run [`Easy`]).
-pub trait Entry {
+pub trait SchedulerEntry {
     /// The policy the engine runs.
     type Scheduler: crate::sim::Scheduler;
     /// The name `--scheduler` and sweeps take.
@@ -78,14 +78,14 @@ pub trait Entry {
     fn seed(_scheduler: &mut Self::Scheduler, _seed: u64) {}
 }
 
-/// The registry: one line per scheduler, `Variant => Entry` (`Variant(Params) => Entry`
+/// The registry: one line per scheduler, `Variant => SchedulerEntry` (`Variant(Params) => SchedulerEntry`
 /// for one with parameters), from which the kind, the scheduler of a run, their names,
 /// parsing, printing and the engine's dispatch (monomorphised per policy) are generated.
-/// Adding a scheduler: a file with its policy and [`Entry`], and a line here.
+/// Adding a scheduler: a file with its policy and [`SchedulerEntry`], and a line here.
 macro_rules! schedulers {
     ($($variant:ident $(($params:ty))? => $entry:ty,)*) => {
         /// A scheduler by name and parameters, as `--scheduler` and sweeps write it; each
-        /// variant is a registered [`Entry`].
+        /// variant is a registered [`SchedulerEntry`].
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum SchedulerKind {
             $($variant $(($params))?,)*
@@ -96,45 +96,45 @@ macro_rules! schedulers {
         #[allow(clippy::large_enum_variant)]
         #[derive(Debug)]
         pub enum AnyScheduler {
-            $($variant(<$entry as Entry>::Scheduler),)*
+            $($variant(<$entry as SchedulerEntry>::Scheduler),)*
         }
 
         impl SchedulerKind {
             /// Every registered scheduler with its default parameters, in registry order.
-            pub const EVERY: &'static [SchedulerKind] = &[$(<$entry as Entry>::DEFAULT,)*];
+            pub const EVERY: &'static [SchedulerKind] = &[$(<$entry as SchedulerEntry>::DEFAULT,)*];
             /// Every registered name, in registry order.
-            pub const NAMES: &'static [&'static str] = &[$(<$entry as Entry>::NAME,)*];
+            pub const NAMES: &'static [&'static str] = &[$(<$entry as SchedulerEntry>::NAME,)*];
 
             pub fn name(self) -> &'static str {
                 match self {
-                    $(SchedulerKind::$variant { .. } => <$entry as Entry>::NAME,)*
+                    $(SchedulerKind::$variant { .. } => <$entry as SchedulerEntry>::NAME,)*
                 }
             }
 
             /// Whether the scheduler reads runtime predictions (and so takes `--predictor`).
             pub fn uses_predictor(self) -> bool {
                 match self {
-                    $(SchedulerKind::$variant { .. } => <$entry as Entry>::USES_PREDICTIONS,)*
+                    $(SchedulerKind::$variant { .. } => <$entry as SchedulerEntry>::USES_PREDICTIONS,)*
                 }
             }
 
             /// What the jobs must carry for it beyond a trace's fields, if anything.
             pub fn needs(self) -> Option<&'static str> {
                 match self {
-                    $(SchedulerKind::$variant { .. } => <$entry as Entry>::NEEDS,)*
+                    $(SchedulerKind::$variant { .. } => <$entry as SchedulerEntry>::NEEDS,)*
                 }
             }
 
             pub fn build(self) -> AnyScheduler {
                 match self {
-                    $(SchedulerKind::$variant { .. } => AnyScheduler::$variant(<$entry as Entry>::build(&self)),)*
+                    $(SchedulerKind::$variant { .. } => AnyScheduler::$variant(<$entry as SchedulerEntry>::build(&self)),)*
                 }
             }
 
             /// Every registered scheduler as `--help` lists it: a line each, its syntax and
             /// what it does.
             pub fn help() -> String {
-                let lines: &[(&str, &str)] = &[$((<$entry as Entry>::SYNTAX, <$entry as Entry>::HELP),)*];
+                let lines: &[(&str, &str)] = &[$((<$entry as SchedulerEntry>::SYNTAX, <$entry as SchedulerEntry>::HELP),)*];
                 lines.iter().map(|(syntax, help)| format!("{syntax}: {help}")).collect::<Vec<_>>().join("\n")
             }
         }
@@ -142,7 +142,7 @@ macro_rules! schedulers {
         impl fmt::Display for SchedulerKind {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 match self {
-                    $(SchedulerKind::$variant { .. } => <$entry as Entry>::write(self, f),)*
+                    $(SchedulerKind::$variant { .. } => <$entry as SchedulerEntry>::write(self, f),)*
                 }
             }
         }
@@ -152,7 +152,7 @@ macro_rules! schedulers {
             fn from_str(s: &str) -> Result<Self, CallError> {
                 let mut call = Call::parse("scheduler", s)?;
                 let kind = match call.name() {
-                    $(name if name == <$entry as Entry>::NAME => <$entry as Entry>::parse(&mut call)?,)*
+                    $(name if name == <$entry as SchedulerEntry>::NAME => <$entry as SchedulerEntry>::parse(&mut call)?,)*
                     _ => return Err(call.unknown_name(SchedulerKind::NAMES)),
                 };
                 call.finish(kind)
@@ -180,7 +180,7 @@ macro_rules! schedulers {
             /// Seeds the scheduler's own random choices (only the GA makes any).
             pub fn set_seed(&mut self, seed: u64) {
                 match self {
-                    $(AnyScheduler::$variant(s) => <$entry as Entry>::seed(s, seed),)*
+                    $(AnyScheduler::$variant(s) => <$entry as SchedulerEntry>::seed(s, seed),)*
                 }
             }
         }

@@ -16,7 +16,7 @@
 
 use super::easy::{BackfillOrder, Easy};
 use super::waitlist::{STARTED, WaitList, Waiting};
-use super::{Entry, SchedulerKind};
+use super::{SchedulerEntry, SchedulerKind};
 use crate::sim::{SchedCtx, Scheduler};
 use crate::workload::{JobId, Jobs};
 
@@ -30,7 +30,7 @@ pub struct PriorityFifo {
     backfilled: u64,
 }
 
-impl Entry for PriorityFifo {
+impl SchedulerEntry for PriorityFifo {
     type Scheduler = PriorityFifo;
     const NAME: &'static str = "prio";
     const SYNTAX: &'static str = "prio";

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use super::runs::{Results, number, runs_line};
 use super::spec::{Compare, Plan};
-use super::stats::{Estimate, estimate};
+use super::stats::{Interval, estimate};
 use super::task::RunRecord;
 use crate::atomic::write_atomically;
 use crate::error::Result;
@@ -19,8 +19,8 @@ use crate::report::markdown::{self, Table};
 pub struct Difference {
     pub cell: usize,
     pub metric: usize,
-    pub absolute: Estimate,
-    pub relative: Estimate,
+    pub absolute: Interval,
+    pub relative: Interval,
 }
 
 /// Paired differences of metric `m` between `runs` and their baseline's `base`, over the

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::runs::Results;
 use super::spec::{Plan, PlotSpec};
-use super::stats::{CellEstimates, Estimate};
+use super::stats::{CellEstimates, Interval};
 use crate::error::Result;
 use crate::report::markdown::{self, Table};
 use crate::report::plot::{self, Figure, Point, Series};
@@ -255,7 +255,7 @@ fn difference_estimates(plan: &Plan, results: &Results, estimates: &[CellEstimat
             by_cell.push((d.cell, vec![nan; plan.metrics.len()], None));
         }
         let r = d.relative;
-        by_cell.last_mut().expect("pushed").1[d.metric] = Estimate {
+        by_cell.last_mut().expect("pushed").1[d.metric] = Interval {
             mean: 100.0 * r.mean,
             sd: 100.0 * r.sd,
             ci_low: 100.0 * r.ci_low,

@@ -13,13 +13,13 @@ use super::runs::{
     HASH_FILE, RUNS_FILE, Results, SPEC_DIR_FILE, SPEC_FILE, number, runs_header, runs_line, runs_row,
 };
 use super::spec::{Plan, Replications, StopOn};
-use super::stats::{CellEstimates, Estimate, estimate};
+use super::stats::{CellEstimates, Interval, estimate};
 use super::stopping::statuses;
 use super::task::RunRecord;
 use crate::atomic::write_atomically;
 use crate::error::{Error, Result};
 
-fn cell_estimates(plan: &Plan, runs: &[RunRecord]) -> Vec<Estimate> {
+fn cell_estimates(plan: &Plan, runs: &[RunRecord]) -> Vec<Interval> {
     (0..plan.metrics.len())
         .map(|k| {
             estimate(

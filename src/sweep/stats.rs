@@ -8,7 +8,7 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 /// standard deviation and interval need two replications; any infinite sample (a
 /// saturated run) makes the mean infinite and the interval undefined.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Estimate {
+pub struct Interval {
     pub n: usize,
     pub mean: f64,
     pub sd: f64,
@@ -19,10 +19,10 @@ pub struct Estimate {
 }
 
 /// Two-sided Student-t interval at `level`: mean +- t_{(1+level)/2, n-1} sd / sqrt(n).
-pub fn estimate(samples: &[f64], level: f64) -> Estimate {
+pub fn estimate(samples: &[f64], level: f64) -> Interval {
     let n = samples.len();
     let nan = f64::NAN;
-    let mut e = Estimate {
+    let mut e = Interval {
         n,
         mean: nan,
         sd: nan,
@@ -49,7 +49,7 @@ pub fn estimate(samples: &[f64], level: f64) -> Estimate {
     e
 }
 
-impl Estimate {
+impl Interval {
     /// Whether the interval's half-width is at most `target` times |mean| (a zero-width
     /// interval around 0 also counts).
     pub fn meets(&self, target: f64) -> bool {
@@ -64,7 +64,7 @@ impl Estimate {
 }
 
 /// Per-cell estimates, one per metric, and whether the stopping target was met.
-pub type CellEstimates = (usize, Vec<Estimate>, Option<bool>);
+pub type CellEstimates = (usize, Vec<Interval>, Option<bool>);
 
 #[cfg(test)]
 mod tests {

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use super::runs::Results;
 use super::spec::{Plan, Replications, StopOn};
-use super::stats::{Estimate, estimate};
+use super::stats::{Interval, estimate};
 use super::task::RunRecord;
 
 /// Whether a cell's replications are complete under the plan's stopping rule, and whether
@@ -138,7 +138,7 @@ pub fn statuses(plan: &Plan, results: &Results, cells: &[usize]) -> HashMap<usiz
 }
 
 /// The interval of the stopping rule's `metric` over `runs`.
-fn stopping_estimate(plan: &Plan, metric: &str, runs: &[RunRecord]) -> Estimate {
+fn stopping_estimate(plan: &Plan, metric: &str, runs: &[RunRecord]) -> Interval {
     let k = plan.metrics.iter().position(|m| m == metric).expect("validated");
     let samples: Vec<f64> = runs.iter().map(|r| r.metrics[k]).collect();
     estimate(&samples, plan.confidence)
