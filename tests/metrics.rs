@@ -64,15 +64,30 @@ fn every_registry_is_well_formed_and_renames_point_somewhere() {
             "{old} renamed to {new}, which no registry has"
         );
         let err = CLUSTER_METRICS.get(old).unwrap_err();
-        assert!(err.contains(new), "{err}");
+        assert_eq!(
+            err,
+            schedlab::metrics::MetricError::Renamed {
+                name: old.to_string(),
+                new
+            }
+        );
+        assert!(err.to_string().contains(new), "{err}");
     }
     // One vocabulary: a name means the same quantity in every registry that has it.
     for shared in ["mean_wait", "mean_response", "utilization", "jobs"] {
         assert!(RIGID_METRICS.get(shared).is_ok(), "{shared}");
     }
     assert!(check_rigid_metric("earned_p50").is_ok());
-    let err = check_rigid_metric("mean_bsd").unwrap_err();
-    assert!(err.contains("mean_bsld") && err.contains("earned_p50"), "{err}");
+    // An unknown name lists the rigid metrics and the utility ones, as a value, not as text.
+    match check_rigid_metric("mean_bsd").unwrap_err() {
+        schedlab::metrics::MetricError::Unknown { allowed, .. } => {
+            assert!(
+                allowed.contains(&"mean_bsld") && allowed.contains(&"earned_p50"),
+                "{allowed:?}"
+            )
+        }
+        other => panic!("{other}"),
+    }
 }
 
 #[test]

@@ -27,44 +27,48 @@ pub fn from_params(params: &Params, window: Option<&Window>) -> Result<Malleable
     let evaluation = params.text("evaluation");
     let Some(strategy) = params.text("strategy") else {
         let e = evaluation.unwrap_or_default();
-        return Err(format!("evaluation = {e}: applies to malleable runs; set a strategy").into());
+        return Err(ParamError::Invalid(format!(
+            "evaluation = {e}: applies to malleable runs; set a strategy"
+        )));
     };
     let application = match evaluation.as_deref() {
         None | Some("system") => false,
         Some("application") => true,
-        Some(e) => return Err(format!("evaluation = {e}: expected system or application").into()),
+        Some(e) => {
+            return Err(ParamError::Invalid(format!(
+                "evaluation = {e}: expected system or application"
+            )));
+        }
     };
     let mut allocation: Allocation = strategy.parse()?;
     if let Some(rule) = params.text("max_cluster") {
-        allocation.max_cluster = rule.parse()?;
+        allocation.max_cluster = rule.parse().map_err(ParamError::Invalid)?;
     }
     if params.has("trace") {
-        return Err(format!(
+        return Err(ParamError::Invalid(format!(
             "strategy = {strategy}: malleable strategies need model = \"downey\", not a trace"
-        )
-        .into());
+        )));
     }
     if params.has("scheduler") || params.has("predictor") {
-        return Err(format!(
+        return Err(ParamError::Invalid(format!(
             "strategy = {strategy}: a malleable run has its own FCFS queue; drop scheduler and predictor"
-        )
-        .into());
+        )));
     }
     if window.is_some() {
-        return Err(format!(
+        return Err(ParamError::Invalid(format!(
             "strategy = {strategy}: a malleable run simulates the whole workload; drop [measure]"
-        )
-        .into());
+        )));
     }
     if allocation.strategy == Strategy::Avg && application {
-        return Err(format!(
+        return Err(ParamError::Invalid(format!(
             "strategy = {strategy}: the application-centric evaluation compares a strategy with AVG; \
              drop avg from such cells with [[exclude]]"
-        )
-        .into());
+        )));
     }
     if !params.is("model", "downey") {
-        return Err(format!("strategy = {strategy}: malleable strategies need model = \"downey\"").into());
+        return Err(ParamError::Invalid(format!(
+            "strategy = {strategy}: malleable strategies need model = \"downey\""
+        )));
     }
     let model = model(params, &KEYS, None)?;
     Ok(Malleable {

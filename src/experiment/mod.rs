@@ -24,7 +24,7 @@ pub use wiring::{Simulate, predictor_for};
 use std::path::Path;
 
 use crate::malleable::{MALLEABLE_METRICS, MalleableReport};
-use crate::metrics::{RIGID_METRICS, UTILITY_METRICS, check_rigid_metric};
+use crate::metrics::{MetricError, RIGID_METRICS, UTILITY_METRICS, check_rigid_metric};
 use crate::nondedicated::{CLUSTER_METRICS, Report};
 use crate::partition::{PARTITION_METRICS, PartitionOutcome};
 use crate::sim::Window;
@@ -57,9 +57,9 @@ impl Experiment {
         }
         if params.is("model", "cisne") {
             if window.is_some() {
-                return Err("model cisne: a cluster run measures every job; drop [measure]"
-                    .to_string()
-                    .into());
+                return Err(ParamError::Invalid(
+                    "model cisne: a cluster run measures every job; drop [measure]".to_string(),
+                ));
             }
             return Ok(Experiment::Cluster(Box::new(cluster::from_params(params)?)));
         }
@@ -127,14 +127,14 @@ impl Experiment {
     }
 
     /// Whether this experiment reports metric `name`; the error names those it does.
-    pub fn check_metric(&self, name: &str) -> Result<(), String> {
+    pub fn check_metric(&self, name: &str) -> Result<(), MetricError> {
         match self {
             Experiment::Rigid(r) => {
                 check_rigid_metric(name)?;
                 if UTILITY_METRICS.get(name).is_ok() && r.workload.augmentation.is_none() {
-                    return Err(format!(
-                        "{name} needs utility functions, but this run has none; set priorities on a trace"
-                    ));
+                    return Err(MetricError::NeedsUtility {
+                        name: name.to_string(),
+                    });
                 }
                 Ok(())
             }

@@ -34,29 +34,34 @@ pub struct Moldable {
 pub fn from_params(params: &Params, window: Option<&Window>) -> Result<Moldable, ParamError> {
     params.only(&KEYS, "model sevcik")?;
     if !params.is("model", "sevcik") {
-        return Err("policy: partitioning policies need model = \"sevcik\""
-            .to_string()
-            .into());
+        return Err(ParamError::Invalid(
+            "policy: partitioning policies need model = \"sevcik\"".to_string(),
+        ));
     }
-    let policy = params
-        .parsed("policy")?
-        .ok_or_else(|| format!("policy: not set; one of {}", Policy::NAMES.join(", ")))?;
+    let policy = params.parsed("policy")?.ok_or_else(|| {
+        ParamError::Invalid(format!("policy: not set; one of {}", Policy::NAMES.join(", ")))
+    })?;
     let workload = params
         .parsed::<MoldableWorkload>("workload")?
-        .ok_or_else(|| "workload: not set; one of wk1, wk2, wk3, wk4".to_string())?;
+        .ok_or_else(|| ParamError::Invalid("workload: not set; one of wk1, wk2, wk3, wk4".to_string()))?;
     let load = params
         .within("load", &crate::workload::LOAD_RANGE)?
-        .ok_or_else(|| "load: set a positive offered load".to_string())?;
+        .ok_or_else(|| ParamError::Invalid("load: set a positive offered load".to_string()))?;
     let procs = match params.whole("procs")? {
         None => 32,
         Some(p) if p <= crate::workload::MAX_PROCS as u64 => p as u32,
         Some(p) => {
-            return Err(format!("procs = {p}: at most {} processors", crate::workload::MAX_PROCS).into());
+            return Err(ParamError::Invalid(format!(
+                "procs = {p}: at most {} processors",
+                crate::workload::MAX_PROCS
+            )));
         }
     };
     let window = window.ok_or_else(|| {
-        "model sevcik: set [measure] (the paper: warmup = 500, window = 19500, saturation = 10000)"
-            .to_string()
+        ParamError::Invalid(
+            "model sevcik: set [measure] (the paper: warmup = 500, window = 19500, saturation = 10000)"
+                .to_string(),
+        )
     })?;
     Ok(Moldable {
         policy,

@@ -141,7 +141,10 @@ pub fn model_keys(name: &str) -> Vec<Key> {
 pub(crate) fn model(params: &Params, extra: &[Key], window: Option<&Window>) -> Result<Model, ParamError> {
     let name = params.text("model").unwrap_or_default();
     if !MODEL_NAMES.contains(&name.as_str()) {
-        return Err(format!("model = '{name}': unknown; allowed: {}", MODEL_NAMES.join(", ")).into());
+        return Err(ParamError::Invalid(format!(
+            "model = '{name}': unknown; allowed: {}",
+            MODEL_NAMES.join(", ")
+        )));
     }
     let keys = model_keys(&name);
     let allowed: Vec<Key> = extra.iter().chain(&keys).copied().collect();
@@ -155,10 +158,9 @@ pub(crate) fn model(params: &Params, extra: &[Key], window: Option<&Window>) -> 
         let needed = w.measured.end + w.saturation.unwrap_or(0);
         match params.get("jobs") {
             Some(Value::Int(n)) if (*n as usize) < needed => {
-                return Err(format!(
+                return Err(ParamError::Invalid(format!(
                     "jobs = {n}: the measure window and saturation bound need {needed} jobs"
-                )
-                .into());
+                )));
             }
             Some(_) => {}
             None => model_params.push(("jobs".into(), needed.to_string())),
@@ -171,19 +173,21 @@ pub(crate) fn model(params: &Params, extra: &[Key], window: Option<&Window>) -> 
 pub fn augmentation(params: &Params) -> Result<Option<Augmentation>, ParamError> {
     let Some(map) = params.get("priorities") else {
         if let Some(k) = UTILITY_MODEL_KEYS.iter().find(|k| params.has(k)) {
-            return Err(format!("{k}: utility parameters need priorities (e.g. \"sdsc-blue\")").into());
+            return Err(ParamError::Invalid(format!(
+                "{k}: utility parameters need priorities (e.g. \"sdsc-blue\")"
+            )));
         }
         return Ok(None);
     };
     let mut model = UtilityModel::default();
     if let Some(v) = params.text("decay") {
-        model.decay = v.parse()?;
+        model.decay = v.parse().map_err(ParamError::Invalid)?;
     }
     if let Some(v) = params.text("deadline_from") {
-        model.deadline_from = v.parse()?;
+        model.deadline_from = v.parse().map_err(ParamError::Invalid)?;
     }
     if let Some(v) = params.text("start_bin") {
-        model.start_bin = v.parse()?;
+        model.start_bin = v.parse().map_err(ParamError::Invalid)?;
     }
     model.deadline_factor = params.number("deadline_factor", model.deadline_factor)?;
     model.globmax = params.number("globmax", model.globmax)?;
@@ -199,8 +203,8 @@ pub fn augmentation(params: &Params) -> Result<Option<Augmentation>, ParamError>
             });
         }
     };
-    model.validate()?;
-    let priorities: PriorityMap = map.to_string().parse()?;
+    model.validate().map_err(ParamError::Invalid)?;
+    let priorities: PriorityMap = map.to_string().parse().map_err(ParamError::Invalid)?;
     Ok(Some(Augmentation { priorities, model }))
 }
 
@@ -209,26 +213,25 @@ fn policies(params: &Params) -> Result<(SchedulerKind, Option<PredictorKind>), P
     let scheduler: SchedulerKind = match params.get("scheduler") {
         Some(Value::Str(s)) => s.parse()?,
         Some(other) => {
-            return Err(format!(
+            return Err(ParamError::Invalid(format!(
                 "scheduler = {other}: expected one of {}",
                 SchedulerKind::NAMES.join(", ")
-            )
-            .into());
+            )));
         }
         None => {
-            return Err(format!(
+            return Err(ParamError::Invalid(format!(
                 "scheduler: not set; set it in [run] or [axes] to one of {}",
                 SchedulerKind::NAMES.join(", ")
-            )
-            .into());
+            )));
         }
     };
     let predictor = match params.get("predictor") {
         None => None,
         Some(v) => {
             let kind: PredictorKind = v.to_string().parse()?;
-            super::predictor_for(scheduler, kind)
-                .map_err(|e| format!("predictor = {v}: {e}; drop such cells with [[exclude]]"))?
+            super::predictor_for(scheduler, kind).map_err(|e| {
+                ParamError::Invalid(format!("predictor = {v}: {e}; drop such cells with [[exclude]]"))
+            })?
         }
     };
     Ok((scheduler, predictor))
@@ -242,7 +245,9 @@ fn resample(params: &Params) -> Result<Option<Resample>, ParamError> {
         match all.iter().find(|k| !keys.contains(k) && params.has(k)) {
             Some(k) => {
                 let needs = if *k == "shake_jitter" { "shake" } else { "users" };
-                Err(format!("{k}: applies with resample = \"{needs}\"").into())
+                Err(ParamError::Invalid(format!(
+                    "{k}: applies with resample = \"{needs}\""
+                )))
             }
             None => Ok(()),
         }
@@ -316,26 +321,32 @@ fn trace(params: &Params, base_dir: &Path, extra: &[Key]) -> Result<TraceSource,
         } else {
             "does not exist"
         };
-        return Err(format!("trace = '{trace}': {} {what}", path.display()).into());
+        return Err(ParamError::Invalid(format!(
+            "trace = '{trace}': {} {what}",
+            path.display()
+        )));
     }
     let jobs = match params.text("jobs") {
         None => None,
-        Some(r) => Some(r.parse::<JobRange>().map_err(|e| format!("jobs: {e}"))?),
+        Some(r) => Some(
+            r.parse::<JobRange>()
+                .map_err(|e| ParamError::Invalid(format!("jobs: {e}")))?,
+        ),
     };
     let load = params.within("load", &crate::workload::LOAD_RANGE)?;
     let load_scale = params.positive("load_scale")?;
     if load.is_some() && load_scale.is_some() {
-        return Err("load and load_scale both scale a trace; choose one"
-            .to_string()
-            .into());
+        return Err(ParamError::Invalid(
+            "load and load_scale both scale a trace; choose one".to_string(),
+        ));
     }
     let resample = resample(params)?;
     let estimates = match params.text("estimates").as_deref() {
         None | Some("logged") => {
             if params.has("max_estimate") {
-                return Err("max_estimate: applies with estimates = \"tsafrir\""
-                    .to_string()
-                    .into());
+                return Err(ParamError::Invalid(
+                    "max_estimate: applies with estimates = \"tsafrir\"".to_string(),
+                ));
             }
             None
         }
@@ -360,7 +371,9 @@ fn trace(params: &Params, base_dir: &Path, extra: &[Key]) -> Result<TraceSource,
     };
     let procs = match params.whole("procs")? {
         Some(p) if p > MAX_PROCS as u64 => {
-            return Err(format!("procs = {p}: at most {MAX_PROCS} processors").into());
+            return Err(ParamError::Invalid(format!(
+                "procs = {p}: at most {MAX_PROCS} processors"
+            )));
         }
         p => p.map(|p| p as u32),
     };
@@ -413,13 +426,15 @@ fn workload_spec(
     extra: &[Key],
 ) -> Result<WorkloadSpec, ParamError> {
     let source = match (params.has("model"), params.has("trace")) {
-        (true, true) => return Err("run has both model and trace; choose one".to_string().into()),
+        (true, true) => {
+            return Err(ParamError::Invalid(
+                "run has both model and trace; choose one".to_string(),
+            ));
+        }
         (false, false) => {
-            return Err(
-                "run needs a workload: model = \"downey\" or trace = \"path.swf.gz\""
-                    .to_string()
-                    .into(),
-            );
+            return Err(ParamError::Invalid(
+                "run needs a workload: model = \"downey\" or trace = \"path.swf.gz\"".to_string(),
+            ));
         }
         (true, false) => Source::Model(model(params, extra, window)?),
         (false, true) => Source::Trace(trace(params, base_dir, extra)?),
@@ -440,9 +455,9 @@ pub fn from_params(params: &Params, base_dir: &Path, window: Option<&Window>) ->
     if let Some(what) = scheduler.needs()
         && workload.augmentation.is_none()
     {
-        return Err(
-            format!("scheduler = {scheduler}: needs {what}; set priorities (e.g. \"sdsc-blue\")").into(),
-        );
+        return Err(ParamError::Invalid(format!(
+            "scheduler = {scheduler}: needs {what}; set priorities (e.g. \"sdsc-blue\")"
+        )));
     }
     Ok(Rigid {
         workload,

@@ -42,6 +42,7 @@ use serde::Serialize;
 use crate::Time;
 use crate::sim::Outcome;
 use crate::workload::{Jobs, SkipCounts};
+pub use registry::MetricError;
 use registry::{Registry, row};
 
 /// Bounded-slowdown threshold in seconds.
@@ -834,13 +835,20 @@ fn busy_processor_seconds(jobs: &Jobs, start: &[Time], end: &[Time], span: std::
 
 /// Whether `name` is a metric of a rigid run, with or without utility functions; the error
 /// names the allowed ones (or the new name of a renamed one).
-pub fn check_rigid_metric(name: &str) -> Result<(), String> {
+pub fn check_rigid_metric(name: &str) -> Result<(), MetricError> {
     if UTILITY_METRICS.get(name).is_ok() {
         return Ok(());
     }
     match RIGID_METRICS.get(name) {
         Ok(_) => Ok(()),
-        Err(e) if e.starts_with("unknown") => Err(format!("{e}, {}", UTILITY_METRICS.names().join(", "))),
+        Err(MetricError::Unknown {
+            name,
+            kind,
+            mut allowed,
+        }) => {
+            allowed.extend(UTILITY_METRICS.names());
+            Err(MetricError::Unknown { name, kind, allowed })
+        }
         Err(e) => Err(e),
     }
 }

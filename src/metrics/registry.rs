@@ -106,23 +106,42 @@ pub struct Registry<O: 'static> {
     pub metrics: &'static [Metric<O>],
 }
 
+/// A metric a run does not report.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum MetricError {
+    /// No such metric for this kind of run; `allowed` are those it reports.
+    #[error("unknown metric '{name}' for {kind}; allowed: {}", allowed.join(", "))]
+    Unknown {
+        name: String,
+        kind: &'static str,
+        allowed: Vec<&'static str>,
+    },
+    /// A metric renamed for one vocabulary across models.
+    #[error("metric '{name}' is now called '{new}' (one vocabulary across models)")]
+    Renamed { name: String, new: &'static str },
+    /// A utility metric of a run without utility functions.
+    #[error("{name} needs utility functions, but this run has none; set priorities on a trace")]
+    NeedsUtility { name: String },
+}
+
 impl<O> Registry<O> {
-    /// The metric called `name`, or an error naming the allowed ones (and the new name of
-    /// a renamed one).
-    pub fn get(&self, name: &str) -> Result<&'static Metric<O>, String> {
+    /// The metric called `name`, or what is wrong with the name (the allowed ones, or the
+    /// new name of a renamed one).
+    pub fn get(&self, name: &str) -> Result<&'static Metric<O>, MetricError> {
         if let Some(m) = self.metrics.iter().find(|m| m.name == name) {
             return Ok(m);
         }
         if let Some((_, new)) = RENAMED.iter().find(|(old, _)| *old == name) {
-            return Err(format!(
-                "metric '{name}' is now called '{new}' (one vocabulary across models)"
-            ));
+            return Err(MetricError::Renamed {
+                name: name.to_string(),
+                new,
+            });
         }
-        Err(format!(
-            "unknown metric '{name}' for {}; allowed: {}",
-            self.kind,
-            self.names().join(", ")
-        ))
+        Err(MetricError::Unknown {
+            name: name.to_string(),
+            kind: self.kind,
+            allowed: self.names(),
+        })
     }
 
     pub fn names(&self) -> Vec<&'static str> {

@@ -61,12 +61,6 @@ pub enum ParamError {
     Call(#[from] crate::call::CallError),
 }
 
-impl From<String> for ParamError {
-    fn from(message: String) -> ParamError {
-        ParamError::Invalid(message)
-    }
-}
-
 /// A run's parameters: key to value, in key order.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Params(pub BTreeMap<String, Value>);
