@@ -25,10 +25,15 @@ use std::str::FromStr;
 pub enum Problem {
     /// Not of the form `name(key=value,...)`.
     Syntax(String),
-    /// The name is not one of `known`.
-    UnknownName { known: String },
-    /// A key the name does not take; `allowed` lists those it does.
-    UnknownKey { key: String, allowed: String },
+    /// The name is not one of `known`; `hint` names the closest, if one is near.
+    UnknownName { known: String, hint: String },
+    /// A key the name does not take; `allowed` lists those it does, `closest` the one
+    /// nearest to it if one is near enough to be a slip.
+    UnknownKey {
+        key: String,
+        allowed: String,
+        closest: Option<&'static str>,
+    },
     /// A value that is not what the key needs.
     BadValue {
         key: String,
@@ -43,8 +48,15 @@ impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Problem::Syntax(m) | Problem::Invalid(m) => f.write_str(m),
-            Problem::UnknownName { known } => write!(f, "unknown name; known: {known}"),
-            Problem::UnknownKey { key, allowed } => write!(f, "unknown parameter '{key}'; {allowed}"),
+            Problem::UnknownName { known, hint } => write!(f, "unknown name{hint}; known: {known}"),
+            Problem::UnknownKey {
+                key,
+                allowed,
+                closest,
+            } => {
+                let hint = closest.map_or_else(String::new, |k| format!(" (did you mean '{k}'?)"));
+                write!(f, "unknown parameter '{key}'{hint}; {allowed}")
+            }
             Problem::BadValue { key, value, expected } => {
                 write!(f, "{key} = {value}: expected {expected}")
             }
@@ -181,8 +193,10 @@ impl<'a> Call<'a> {
 
     /// The error for a name that is none of `known`.
     pub fn unknown_name(&self, known: &[&str]) -> CallError {
+        let names = known.iter().map(|k| k.split('(').next().unwrap_or(k));
         self.error(Problem::UnknownName {
             known: known.join(", "),
+            hint: crate::suggest::hint(self.name(), names),
         })
     }
 
@@ -275,6 +289,7 @@ impl<'a> Call<'a> {
             Some((key, _, _)) => Err(self.error(Problem::UnknownKey {
                 key: key.to_string(),
                 allowed: takes,
+                closest: crate::suggest::closest(key, self.asked.iter().copied()),
             })),
             None => Ok(value),
         }

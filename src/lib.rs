@@ -28,6 +28,7 @@ pub mod sched;
 pub mod seed;
 pub mod sim;
 pub mod speedup;
+pub mod suggest;
 pub mod sweep;
 pub mod utility;
 pub mod workload;

@@ -1481,3 +1481,65 @@ fn trace_info_shows_how_the_jobs_fall_on_a_machines_partitions() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_single_run_says_when_it_saturated() {
+    // Sweeps stop saturated runs; a single run warns (issue 42): at an offered load of 1.5
+    // the last job ends long after the last arrival, at 0.6 it does not.
+    let run = |load: &str| {
+        schedlab(&[
+            "run",
+            "--model",
+            "lublin",
+            "--param",
+            "jobs=3000",
+            "--param",
+            &format!("load={load}"),
+            "--scheduler",
+            "easy",
+        ])
+    };
+    let out = run("1.5");
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("after the last arrival") && err.contains("a saturated run"),
+        "{err}"
+    );
+    let out = run("0.6");
+    assert!(out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn misspelt_names_get_a_suggestion() {
+    assert_refused(
+        &[
+            "run",
+            "--model",
+            "lublin",
+            "--param",
+            "laod=0.5",
+            "--scheduler",
+            "easy",
+        ],
+        "laod: not a parameter of model lublin (did you mean 'load'?)",
+    );
+    assert_refused(
+        &["run", "--model", "lublin", "--scheduler", "esay"],
+        "(did you mean 'easy'?)",
+    );
+    assert_refused(
+        &["run", "--model", "lublin", "--scheduler", "ga(populaton=3)"],
+        "unknown parameter 'populaton' (did you mean 'population'?)",
+    );
+    // Without a workload, both ways of giving one are named.
+    assert_refused(
+        &["run", "--scheduler", "easy"],
+        "<--trace <TRACE>|--model <MODEL>>",
+    );
+}

@@ -266,7 +266,7 @@ fn run_rigid_inner(
         check_size(Some(m.expected_jobs()), yes).map_err(schedlab::Error::Invalid)?;
     }
     let prepared = rigid.prepare(&mut Shared::new([&rigid.workload], true), None)?;
-    let warnings = prepared.workload.warnings();
+    let mut warnings = prepared.workload.warnings();
     let workload = prepared.workload.draw_some(seed)?;
     let mut engine = Engine::new().with_validation(false);
     let mut scheduler = rigid.scheduler.build();
@@ -294,6 +294,7 @@ fn run_rigid_inner(
     };
     // Under feedback, the submit times are when the jobs arrived.
     let jobs = &*outcome.jobs_as_run(&workload.jobs);
+    warnings.extend(schedlab::metrics::saturation_warning(jobs, outcome.end));
     let summary = Summary::of_outcome(jobs, workload.procs, &outcome, 0..jobs.len(), &workload.skipped);
     let mut summary = prepared.summary_json(&workload, seed, &summary);
     if let Some((ranked, backfill)) = &mut ranked {

@@ -198,6 +198,11 @@ def test_sweep_threads_are_capped_as_on_the_command_line():
     assert len(result.runs) == 4
 
 
+def test_a_saturated_run_says_so():
+    with pytest.warns(UserWarning, match="a saturated run"):
+        schedlab.run(model="lublin", jobs=3000, load=1.5, scheduler="easy")
+
+
 def test_simulations_in_two_threads_run_at_the_same_time():
     # Each thread notes when its simulation starts and ends. With the GIL held, the second
     # could only start once the first has returned; released, the two overlap for most of

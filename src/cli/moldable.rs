@@ -74,7 +74,7 @@ pub fn run(args: MoldableArgs) -> Result<()> {
             "saturated": outcome.run.saturated,
         });
         for m in PARTITION_METRICS.metrics {
-            object[m.name] = serde_json::json!((m.value)(&outcome));
+            object[m.name] = m.json(&outcome);
         }
         serde_json::to_writer(&mut out, &object)?;
         writeln!(out)?;

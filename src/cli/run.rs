@@ -25,9 +25,10 @@ use schedlab::workload::swf::write_swf;
 use schedlab::workload::synth::MODEL_NAMES;
 
 #[derive(Args)]
+#[command(group(clap::ArgGroup::new("workload").required(true).args(["trace", "model"])))]
 pub struct RunArgs {
     /// SWF trace to replay (.swf or .swf.gz).
-    #[arg(long, conflicts_with = "model", required_unless_present = "model")]
+    #[arg(long)]
     trace: Option<PathBuf>,
     /// Built-in synthetic workload model.
     #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(MODEL_NAMES))]
@@ -318,6 +319,9 @@ pub fn run(args: RunArgs) -> Result<()> {
         }
         None => &workload,
     };
+    if let Some(warning) = schedlab::metrics::saturation_warning(&workload.jobs, outcome.end) {
+        eprintln!("schedlab: warning: {warning}");
+    }
     let all = 0..workload.jobs.len();
     let summary = Summary::of_outcome(&workload.jobs, workload.procs, &outcome, all, &workload.skipped);
     if let Some(path) = &args.jobs_out {

@@ -106,6 +106,10 @@ pub struct Summary {
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct UserSummary {
     pub users: u64,
+    /// Whether any measured job has a known user; without, each job counts as its own
+    /// user and the means are the jobs' (the text says so instead of printing them).
+    #[serde(skip)]
+    pub known: bool,
     pub mean_user_wait: f64,
     pub mean_user_bsld: f64,
     pub jain_wait: f64,
@@ -234,6 +238,7 @@ impl UserSummary {
         let bslds = Moments::of(sums.iter().map(|e| e.1 / e.2 as f64)).and(alone_bsld);
         UserSummary {
             users: waits.n as u64,
+            known: !sums.is_empty(),
             mean_user_wait: waits.mean(),
             mean_user_bsld: bslds.mean(),
             jain_wait: waits.jain(),
@@ -810,6 +815,26 @@ impl Summary {
         let m = UTILITY_METRICS.get(name).ok()?;
         Some(self.utility.as_ref().map_or(f64::NAN, m.value))
     }
+}
+
+/// The warning of a run that saturated: its last job ended more than a tenth of the
+/// arrivals' span after the last arrival (and more than twice the longest runtime after
+/// it), so the queue grew faster than it drained and the waits depend on how long the run
+/// is. Sweeps stop such runs (`[measure] saturation`); a single run says so instead.
+pub fn saturation_warning(jobs: &Jobs, end: &[Time]) -> Option<String> {
+    let first = *jobs.submit.iter().min()?;
+    let last = *jobs.submit.iter().max()?;
+    let finish = *end.iter().max()?;
+    let longest = *jobs.runtime.iter().max()?;
+    let (span, drain) = (last - first, finish - last);
+    (span > 0 && drain > 2 * longest && drain * 10 > span).then(|| {
+        format!(
+            "the last job ended {drain} s after the last arrival, {:.0}% of the arrivals' span: the \
+             queue grew faster than it drained (a saturated run), so its waits and slowdowns depend \
+             on its length; lower the load, or measure a window in a sweep ([measure] saturation)",
+            100.0 * drain as f64 / span as f64
+        )
+    })
 }
 
 /// Processor-seconds the jobs held within `span` (a job still running counts to its end),

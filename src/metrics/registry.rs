@@ -61,6 +61,19 @@ pub struct Metric<O: 'static> {
 }
 
 impl<O> Metric<O> {
+    /// Its value on `outcome` as JSON: a count of jobs or processors as a whole number
+    /// (`19500`, not `19500.0`), anything else as a number (`null` when undefined).
+    pub fn json(&self, outcome: &O) -> serde_json::Value {
+        let v = (self.value)(outcome);
+        let whole =
+            matches!(self.unit, Unit::Jobs | Unit::Processors) && v.fract() == 0.0 && v.abs() < 2f64.powi(53);
+        if whole {
+            serde_json::json!(v as i64)
+        } else {
+            serde_json::json!(v)
+        }
+    }
+
     /// The label with its unit: "Mean wait (s)".
     pub fn label_with_unit(&self) -> String {
         match self.unit.suffix() {
@@ -110,7 +123,11 @@ pub struct Registry<O: 'static> {
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum MetricError {
     /// No such metric for this kind of run; `allowed` are those it reports.
-    #[error("unknown metric '{name}' for {kind}; allowed: {}", allowed.join(", "))]
+    #[error(
+        "unknown metric '{name}' for {kind}{}; allowed: {}",
+        crate::suggest::hint(name, allowed.iter().copied()),
+        allowed.join(", ")
+    )]
     Unknown {
         name: String,
         kind: &'static str,

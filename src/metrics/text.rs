@@ -52,11 +52,18 @@ impl Summary {
             )?;
         }
         let u = &self.users;
-        writeln!(
-            out,
-            "users        {}: mean over users of their mean wait {:.2} s, of their mean bsld {:.2}; Jain's index wait {:.4}, bsld {:.4}",
-            u.users, u.mean_user_wait, u.mean_user_bsld, u.jain_wait, u.jain_bsld
-        )?;
+        if u.known {
+            writeln!(
+                out,
+                "users        {}: mean over users of their mean wait {:.2} s, of their mean bsld {:.2}; Jain's index wait {:.4}, bsld {:.4}",
+                u.users, u.mean_user_wait, u.mean_user_bsld, u.jain_wait, u.jain_bsld
+            )?;
+        } else {
+            writeln!(
+                out,
+                "users        unknown: no job has a user number (SWF field 12), so there is no fairness between users to report"
+            )?;
+        }
         let classes: Vec<String> = self
             .size_classes
             .iter()

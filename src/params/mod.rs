@@ -40,12 +40,17 @@ pub const fn policy(name: &'static str) -> Key {
 /// What is wrong with a run's parameters.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum ParamError {
-    /// A key the kind of run does not take.
-    #[error("{key}: not a parameter of {kind}; allowed: {allowed}")]
+    /// A key the kind of run does not take; `closest` is the allowed key nearest to it, if
+    /// one is near enough to be a slip.
+    #[error(
+        "{key}: not a parameter of {kind}{}; allowed: {allowed}",
+        closest.map_or_else(String::new, |k| format!(" (did you mean '{k}'?)"))
+    )]
     Unknown {
         key: String,
         kind: String,
         allowed: String,
+        closest: Option<&'static str>,
     },
     /// A value that is not what the key needs.
     #[error("{key} = {value}: expected {expected}")]
@@ -174,6 +179,7 @@ impl Params {
                 key: k.clone(),
                 kind: kind.to_string(),
                 allowed: keys.iter().map(|k| k.name).collect::<Vec<_>>().join(", "),
+                closest: crate::suggest::closest(k, keys.iter().map(|k| k.name)),
             }),
         }
     }

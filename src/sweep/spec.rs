@@ -357,7 +357,6 @@ impl Plan {
         let only = parse_rules(&raw.only, "only", &axes).map_err(err)?;
         let (replications, confidence) = parse_replications(&raw.replications, &raw.metrics).map_err(err)?;
         let window = parse_window(raw.measure.as_ref()).map_err(err)?;
-        let plots = check_plots(raw.plot, &raw.metrics, &axes, raw.compare.is_some()).map_err(err)?;
 
         let mut cells = Vec::new();
         for values in grid(&axes, &exclude, &only) {
@@ -386,6 +385,9 @@ impl Plan {
         if cells.is_empty() {
             return Err(err("exclude/only rules leave no cell to run".into()));
         }
+        // After the cells, whose kinds check the metrics' names: a misspelt metric is named
+        // as such, not as a plot's metric missing from the list.
+        let plots = check_plots(raw.plot, &raw.metrics, &axes, raw.compare.is_some()).map_err(err)?;
         let most = match &replications {
             Replications::Fixed(n) => *n,
             Replications::Sequential { max, .. } => *max,

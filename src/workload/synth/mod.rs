@@ -84,7 +84,11 @@ pub(crate) fn unknown_key(model: &str, key: &str, value: &str, known: &[&str]) -
     Error::Param {
         key: key.into(),
         value: value.into(),
-        message: format!("unknown key for model {model}; known: {}", known.join(", ")),
+        message: format!(
+            "unknown key for model {model}{}; known: {}",
+            crate::suggest::hint(key, known.iter().copied()),
+            known.join(", ")
+        ),
     }
 }
 
