@@ -144,21 +144,25 @@ impl Machine {
         let mut partitions = Vec::new();
         let mut names = HashSet::new();
         let mut numbers: BTreeMap<i32, String> = BTreeMap::new();
+        // Partitions are numbered by position (1, 2, ...) when none lists its numbers; once
+        // one does, each says which it runs (or is the default).
+        let by_position = raw.partition.iter().all(|p| p.swf.is_none());
         for (i, p) in raw.partition.into_iter().enumerate() {
             let at = format!("partition[{i}]");
             check_name(&p.name).map_err(|m| err(format!("{at}.name = {:?}: {m}", p.name)))?;
             if !names.insert(p.name.clone()) {
                 return Err(err(format!("{at}.name = {:?}: given to two partitions", p.name)));
             }
-            // Numbered by position (1, 2, ...) unless it says which SWF numbers it runs.
             let swf = match p.swf {
-                None => vec![i as i64 + 1],
-                Some(list) if list.is_empty() && !p.default => {
+                None if by_position => vec![i as i64 + 1],
+                Some(list) if !list.is_empty() => list,
+                _ if p.default => Vec::new(),
+                _ => {
                     return Err(err(format!(
-                        "{at}.swf = []: runs no job; list SWF partition numbers or set default = true"
+                        "{at}: runs no job; list its SWF partition numbers (swf = [...]) or set \
+                         default = true (other partitions list theirs)"
                     )));
                 }
-                Some(list) => list,
             };
             let mut own = Vec::new();
             for n in swf {
@@ -389,8 +393,9 @@ mod tests {
         assert_eq!((cpu.cores(), cpu.memory_gb(), cpu.gpus()), (64, 256.0, 0));
         assert_eq!((gpu.cores(), gpu.gpus()), (8, 8));
         assert_eq!(cpu.nodes[1].name, "group1");
-        // Unnamed numbers follow the position; the default runs what no partition lists.
-        assert_eq!(cpu.swf, vec![1]);
+        // Once a partition lists its numbers, a default without a list takes what no
+        // partition lists.
+        assert!(cpu.swf.is_empty());
         assert_eq!(
             [1, 2, 5, 3, -1].map(|n| m.partition_of(n)),
             [Some(0), Some(1), Some(1), Some(0), Some(0)]
@@ -403,8 +408,21 @@ mod tests {
     }
 
     #[test]
+    fn partitions_without_lists_are_numbered_by_position() {
+        let m = parse(&TWO.replace("swf = [2, 5]\n", "").replace("default = true\n", "")).unwrap();
+        assert_eq!(
+            (m.partitions[0].swf.clone(), m.partitions[1].swf.clone()),
+            (vec![1], vec![2])
+        );
+        let e = parse(&TWO.replace("default = true\n", ""))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("partition[0]: runs no job"), "{e}");
+    }
+
+    #[test]
     fn without_a_default_a_number_no_partition_lists_has_no_partition() {
-        let m = parse(&TWO.replace("default = true\n", "")).unwrap();
+        let m = parse(&TWO.replace("default = true\n", "swf = [1]\n")).unwrap();
         assert_eq!(
             [1, 2, 3, -1].map(|n| m.partition_of(n)),
             [Some(0), Some(1), None, None]
@@ -441,8 +459,8 @@ mod tests {
                 "partition[0].nodes[0].memory_gb = -1",
             ),
             (
-                &TWO.replace("swf = [2, 5]", "swf = [1]"),
-                "partition[1].swf: partition number 1 is also \"cpu\"'s",
+                &TWO.replace("default = true", "swf = [1, 2]"),
+                "partition[1].swf: partition number 2 is also \"cpu\"'s",
             ),
             (
                 &TWO.replace("swf = [2, 5]", "swf = [0]"),
@@ -450,7 +468,7 @@ mod tests {
             ),
             (
                 &TWO.replace("swf = [2, 5]", "swf = []"),
-                "partition[1].swf = []: runs no job",
+                "partition[1]: runs no job",
             ),
             (
                 &TWO.replace("name = \"gpu\"", "name = \"cpu\""),

@@ -4,7 +4,8 @@
 /// The known name nearest to `name` by edits (insertions, deletions, substitutions and
 /// swaps of neighbours), if one is near enough to be a slip: at most one edit in a name
 /// of three or four letters, two up to eight, three beyond; none for shorter names, where
-/// any name is an edit or two away. Ties go to the earlier name.
+/// any name is an edit or two away, nor for names over 64 letters. Ties go to the earlier
+/// name.
 pub fn closest<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let limit = match name.chars().count() {
         0..=2 => return None,
@@ -12,8 +13,16 @@ pub fn closest<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Opti
         5..=8 => 2,
         _ => 3,
     };
+    let length = name.chars().count();
+    if length > 64 {
+        return None;
+    }
     let mut best: Option<(usize, &str)> = None;
-    for k in known {
+    // Names whose lengths differ by more than the limit are farther: not measured.
+    for k in known
+        .into_iter()
+        .filter(|k| k.chars().count().abs_diff(length) <= limit)
+    {
         let d = distance(name, k);
         if d > 0 && d <= limit && best.is_none_or(|(b, _)| d < b) {
             best = Some((d, k));

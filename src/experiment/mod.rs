@@ -176,12 +176,17 @@ pub fn check_size(jobs: Option<u64>, yes: bool) -> Result<(), String> {
     Ok(())
 }
 
-/// This machine's memory in bytes (`MemTotal`), where the system says.
+/// The memory this process may use, in bytes, where the system says: the machine's
+/// (`MemTotal`), or its control group's limit if lower (a container, a Slurm job).
 fn machine_memory() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    kb.checked_mul(1024)
+    let total = kb.checked_mul(1024)?;
+    let limit = std::fs::read_to_string("/sys/fs/cgroup/memory.max")
+        .ok()
+        .and_then(|t| t.trim().parse::<u64>().ok());
+    Some(limit.map_or(total, |l| l.min(total)))
 }
 
 /// What one run of an experiment gave.

@@ -93,7 +93,8 @@ impl Shared {
 /// within bounds.
 #[derive(Clone, Debug)]
 pub struct PreparedWorkload {
-    pub spec: WorkloadSpec,
+    /// What it was prepared from; private, so that the trace always matches it.
+    spec: WorkloadSpec,
     trace: Option<Arc<ReadTrace>>,
 }
 
@@ -137,6 +138,11 @@ impl WorkloadSpec {
 }
 
 impl PreparedWorkload {
+    /// What the workload was prepared from.
+    pub fn spec(&self) -> &WorkloadSpec {
+        &self.spec
+    }
+
     /// The trace as read, for workloads that replay one.
     pub fn trace(&self) -> Option<&ReadTrace> {
         self.trace.as_deref()

@@ -13,9 +13,12 @@ use crate::error::{Error, Result};
 pub const LOCK_FILE: &str = ".lock";
 
 /// A held lock on a results folder; dropping it releases the lock and removes the file.
+/// On a file system without file locks (Lustre mounted `noflock`, NFS without its lock
+/// daemon) it holds nothing: [`FolderLock::held`] says so, and the writer goes on unguarded.
 #[derive(Debug)]
 pub struct FolderLock {
-    file: File,
+    /// The locked file, or `None` where the file system has no locks.
+    file: Option<File>,
     path: PathBuf,
 }
 
@@ -30,8 +33,9 @@ impl FolderLock {
             error,
         };
         // A holder that ends removes the file after others may have opened it: a lock taken
-        // on a file no longer at the path is no lock, so take it again.
-        loop {
+        // on a file no longer at the path is no lock, so take it again (a few times: a file
+        // system whose files change identity under us would loop).
+        for _ in 0..8 {
             let file = OpenOptions::new()
                 .read(true)
                 .write(true)
@@ -53,16 +57,19 @@ impl FolderLock {
                         dir.display()
                     )));
                 }
+                Err(TryLockError::Error(e)) if no_locks_here(&e) => {
+                    return Ok(FolderLock { file: None, path });
+                }
                 Err(TryLockError::Error(e)) => return Err(output(e)),
             }
             if !same_file(&file, &path) {
                 continue;
             }
-            let mut lock = FolderLock { file, path };
-            lock.file.set_len(0).map_err(output)?;
+            let mut file = file;
+            file.set_len(0).map_err(output)?;
             let host = fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
             writeln!(
-                lock.file,
+                file,
                 "{what}, process {} on {}",
                 std::process::id(),
                 match host.trim() {
@@ -72,16 +79,36 @@ impl FolderLock {
             )
             .map_err(output)?;
             remove_dead_temporaries(dir);
-            return Ok(lock);
+            return Ok(FolderLock {
+                file: Some(file),
+                path,
+            });
         }
+        Err(Error::Invalid(format!(
+            "{}: its lock file {LOCK_FILE} kept changing under us; is another writer starting and stopping?",
+            dir.display()
+        )))
     }
+
+    /// Whether the lock is held (false where the file system has no file locks).
+    pub fn held(&self) -> bool {
+        self.file.is_some()
+    }
+}
+
+/// Whether `e` says the file system offers no file locks, rather than that locking failed.
+fn no_locks_here(e: &std::io::Error) -> bool {
+    // ENOLCK 37 and ENOSYS 38 on Linux.
+    e.kind() == std::io::ErrorKind::Unsupported || matches!(e.raw_os_error(), Some(37 | 38))
 }
 
 impl Drop for FolderLock {
     fn drop(&mut self) {
         // Removed while still held, so that no one takes a lock on a file about to go.
-        let _ = fs::remove_file(&self.path);
-        let _ = self.file.unlock();
+        if let Some(file) = &self.file {
+            let _ = fs::remove_file(&self.path);
+            let _ = file.unlock();
+        }
     }
 }
 
@@ -101,8 +128,9 @@ fn same_file(_: &File, _: &Path) -> bool {
 }
 
 /// Removes the `.NAME.tmpPID` files (`crate::atomic::write_atomically`'s) in `dir` whose
-/// writer is no longer running. Only where the system lists its processes (`/proc`):
-/// elsewhere nothing is removed.
+/// writer is no longer running and that are over a minute old (a process of another host
+/// or container is not in this `/proc`, but no writer keeps a temporary file that long).
+/// Only where the system lists its processes (`/proc`): elsewhere nothing is removed.
 fn remove_dead_temporaries(dir: &Path) {
     if !Path::new("/proc/self").exists() {
         return;
@@ -116,7 +144,14 @@ fn remove_dead_temporaries(dir: &Path) {
             .and_then(|n| n.rsplit_once(".tmp"))
             .map(|(_, pid)| pid)
             .filter(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()));
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age.as_secs() > 60);
         if let Some(pid) = pid
+            && old
             && !Path::new("/proc").join(pid).exists()
         {
             let _ = fs::remove_file(entry.path());
@@ -160,7 +195,8 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
-    /// Temporary files of writers no longer running are removed; a live writer's are kept.
+    /// Temporary files of writers no longer running are removed, once over a minute old; a
+    /// live writer's are kept.
     #[test]
     fn dead_writers_temporaries_are_removed() {
         if !Path::new("/proc/self").exists() {
@@ -172,12 +208,26 @@ mod tests {
         let dead = dir.join(".runs.csv.tmp99999999");
         let live = dir.join(format!(".summary.csv.tmp{}", std::process::id()));
         let other = dir.join("notes.tmp12");
-        for f in [&dead, &live, &other] {
+        let young = dir.join(".summary.json.tmp99999998");
+        let an_hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        for f in [&dead, &live, &other, &young] {
             std::fs::write(f, "x").unwrap();
+            if f != &young {
+                std::fs::File::options()
+                    .write(true)
+                    .open(f)
+                    .unwrap()
+                    .set_modified(an_hour_ago)
+                    .unwrap();
+            }
         }
         drop(FolderLock::take(&dir, "sweep").unwrap());
         assert!(!dead.exists());
         assert!(live.exists() && other.exists());
+        assert!(
+            young.exists(),
+            "a minute's grace: it may be another host's writer"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -274,7 +274,13 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
         path: out.clone(),
         error: e,
     })?;
-    let _lock = super::lock::FolderLock::take(out, &format!("sweep {}", plan.name))?;
+    let lock = super::lock::FolderLock::take(out, &format!("sweep {}", plan.name))?;
+    let unlocked = (!lock.held()).then(|| {
+        format!(
+            "{}: the file system offers no file locks, so nothing stops a second writer here",
+            out.display()
+        )
+    });
     let cells = shard_cells(plan, options.shard);
     let cell_refs: Vec<_> = cells.iter().map(|&c| &plan.cells[c]).collect();
     let prepared = PreparedCells::new(plan, &cell_refs)?;
@@ -290,7 +296,13 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
     let mut report = SweepReport {
         cells: cells.len(),
         tasks_resumed: resumed,
-        warnings: prepared.warnings.iter().cloned().chain(capped).collect(),
+        warnings: prepared
+            .warnings
+            .iter()
+            .cloned()
+            .chain(capped)
+            .chain(unlocked)
+            .collect(),
         ..SweepReport::default()
     };
     // Each cell advances on its own (`Rounds`), while the other cells' tasks keep the cores
