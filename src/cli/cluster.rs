@@ -19,9 +19,10 @@ pub struct ClusterArgs {
     /// Node selection: normal or uniform.
     #[arg(long, default_value = "normal")]
     nsp: String,
-    /// Most parallel tasks per node (1 for the paper's Basic policy).
+    /// Most parallel tasks per node, 1 to 1024 (1 for the paper's Basic policy).
     #[arg(long, default_value_t = 4)]
     mpl: u32,
+    /// Nodes of the cluster, 16 to 65536 (the NAS jobs run on up to 16 tasks).
     #[arg(long, default_value_t = 64)]
     nodes: u32,
     /// Share of the nodes with a local user at any time.
@@ -30,7 +31,7 @@ pub struct ClusterArgs {
     /// Parallel jobs.
     #[arg(long, default_value_t = 1000)]
     jobs: usize,
-    /// Multiplies the Gamma(12, 2.55 s) inter-arrival times (above 1: less load).
+    /// Multiplies the Gamma(12, 2.55 s) inter-arrival times, 0.001 to 1000 (above 1: less load).
     #[arg(long, default_value_t = 1.0)]
     arrival_scale: f64,
     /// Most CPU the parallel tasks on a node with a local user may ask for together.
