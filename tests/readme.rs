@@ -138,7 +138,7 @@ fn every_readme_example_runs_as_written() {
     for name in written {
         let _ = std::fs::remove_file(root.join(name));
     }
-    let _ = std::fs::remove_dir_all(quick.join("shard-1-of-4"));
+    let _ = std::fs::remove_dir_all(quick.join("shard-0-of-4"));
     assert!(
         failures.is_empty(),
         "README examples that fail:\n{}",
