@@ -54,7 +54,7 @@ impl fmt::Display for Problem {
                 allowed,
                 closest,
             } => {
-                let hint = closest.map_or_else(String::new, |k| format!(" (did you mean '{k}'?)"));
+                let hint = crate::suggest::phrase(*closest);
                 write!(f, "unknown parameter '{key}'{hint}; {allowed}")
             }
             Problem::BadValue { key, value, expected } => {

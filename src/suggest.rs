@@ -33,7 +33,12 @@ pub fn closest<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Opti
 
 /// " (did you mean 'x'?)" for the closest known name, or nothing.
 pub fn hint<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> String {
-    closest(name, known).map_or_else(String::new, |k| format!(" (did you mean '{k}'?)"))
+    phrase(closest(name, known))
+}
+
+/// " (did you mean 'x'?)" for a suggestion already found, or nothing.
+pub fn phrase(closest: Option<&str>) -> String {
+    closest.map_or_else(String::new, |k| format!(" (did you mean '{k}'?)"))
 }
 
 /// Edits from `a` to `b`, a swap of neighbours counting as one (optimal string alignment).

@@ -66,12 +66,12 @@ pub struct RunArgs {
         value_name = "SPEC",
         help = format!(
             "Runtime predictor for {}: {} (--help lists what each does)",
-            predicting_schedulers(),
+            SchedulerKind::predicting().join(", "),
             PredictorKind::names().iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
         ),
         long_help = format!(
             "Runtime predictor for {}, one of:\n{}",
-            predicting_schedulers(),
+            SchedulerKind::predicting().join(", "),
             PredictorKind::help()
         )
     )]
@@ -166,16 +166,6 @@ fn experiment(args: &RunArgs) -> Result<Rigid> {
         t.path = path.clone();
     }
     Ok(rigid)
-}
-
-/// The schedulers that read runtime predictions, for help texts.
-fn predicting_schedulers() -> String {
-    let names: Vec<&str> = SchedulerKind::EVERY
-        .iter()
-        .filter(|k| k.uses_predictor())
-        .map(|k| k.name())
-        .collect();
-    names.join(", ")
 }
 
 /// `A..B`, whole seconds with A < B.

@@ -96,6 +96,9 @@ pub struct PreparedWorkload {
     /// What it was prepared from; private, so that the trace always matches it.
     spec: WorkloadSpec,
     trace: Option<Arc<ReadTrace>>,
+    /// The factor on the trace's inter-arrival times, checked once here (`None`: as
+    /// recorded).
+    factor: Option<f64>,
 }
 
 impl WorkloadSpec {
@@ -103,8 +106,8 @@ impl WorkloadSpec {
     /// wrong before any is run: a trace shorter than `window`, a scale that leaves the
     /// bounds, a priority map that misses a queue.
     pub fn prepare(&self, shared: &mut Shared, window: Option<&Window>) -> Result<PreparedWorkload> {
-        let trace = match &self.source {
-            Source::Model(_) => None,
+        let (trace, factor) = match &self.source {
+            Source::Model(_) => (None, None),
             Source::Trace(t) => {
                 let read = shared.read(t)?;
                 let w = &read.workload;
@@ -120,19 +123,20 @@ impl WorkloadSpec {
                         ),
                     });
                 }
-                scale_factor(t, &read)?;
+                let factor = scale_factor(t, &read)?;
                 if let Some(a) = &self.augmentation {
                     a.priorities.apply(&w.jobs).map_err(|message| Error::Workload {
                         path: t.path.clone(),
                         message,
                     })?;
                 }
-                Some(read)
+                (Some(read), factor)
             }
         };
         Ok(PreparedWorkload {
             spec: self.clone(),
             trace,
+            factor,
         })
     }
 }
@@ -163,7 +167,7 @@ impl PreparedWorkload {
         let base: Cow<Workload> = match (&spec.source, &self.trace) {
             (Source::Model(model), _) => Cow::Owned(model.generate(seed)),
             (Source::Trace(t), Some(read)) => {
-                let scaled = match scale_factor(t, read)? {
+                let scaled = match self.factor {
                     Some(factor) => Cow::Owned(scale_arrivals(&read.workload, factor)),
                     None => Cow::Borrowed(&read.workload),
                 };
@@ -435,6 +439,8 @@ impl PreparedRigid {
 }
 
 /// An experiment of any kind ready to run.
+// One per cell, made once: boxing the rigid variant would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum Prepared {
     Rigid(PreparedRigid),

@@ -19,15 +19,10 @@ pub fn predictor_for(
     } else if asked == PredictorKind::Estimate {
         Ok(None)
     } else {
-        let readers: Vec<&str> = SchedulerKind::EVERY
-            .iter()
-            .filter(|k| k.uses_predictor())
-            .map(|k| k.name())
-            .collect();
         Err(format!(
             "scheduler {scheduler} does not use runtime predictions ({} do), so predictor {asked} does not apply; \
              only estimate does",
-            readers.join(", ")
+            SchedulerKind::predicting().join(", ")
         ))
     }
 }

@@ -44,7 +44,7 @@ pub enum ParamError {
     /// one is near enough to be a slip.
     #[error(
         "{key}: not a parameter of {kind}{}; allowed: {allowed}",
-        closest.map_or_else(String::new, |k| format!(" (did you mean '{k}'?)"))
+        crate::suggest::phrase(*closest)
     )]
     Unknown {
         key: String,

@@ -206,6 +206,15 @@ impl SchedulerKind {
             .filter(|k| k.needs().is_none())
             .collect()
     }
+
+    /// The names of the registered schedulers that read runtime predictions, for messages.
+    pub fn predicting() -> Vec<&'static str> {
+        SchedulerKind::EVERY
+            .iter()
+            .filter(|k| k.uses_predictor())
+            .map(|k| k.name())
+            .collect()
+    }
 }
 
 impl AnyScheduler {
