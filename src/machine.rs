@@ -257,6 +257,51 @@ impl Machine {
     }
 }
 
+impl Machine {
+    /// `w` on this machine: the jobs no partition runs, and those asking more processors
+    /// than their partition has, skipped and counted (`partition_unplaced`,
+    /// `procs_exceed_machine`); the machine's size its cores. `w` must hold field 16 (read
+    /// with every column).
+    pub fn place(&self, w: &Workload) -> Workload {
+        let jobs = &w.jobs;
+        let mut skipped = w.skipped.clone();
+        let mut kept = Vec::with_capacity(jobs.len());
+        for j in 0..jobs.len() {
+            match self.partition_of(jobs.partition[j]) {
+                None => skipped.partition_unplaced += 1,
+                Some(p) if jobs.procs[j] as u64 > self.partitions[p].cores() => {
+                    skipped.procs_exceed_machine += 1
+                }
+                Some(_) => kept.push(j as u32),
+            }
+        }
+        Workload {
+            name: w.name.clone(),
+            jobs: if kept.len() == jobs.len() {
+                jobs.clone()
+            } else {
+                jobs.gather(&kept)
+            },
+            procs: self.cores() as u32,
+            header: w.header.clone(),
+            skipped,
+            not_selected: w.not_selected,
+        }
+    }
+
+    /// The rows of `jobs` each partition runs, in arrival order, into `rows` (one list
+    /// per partition, reused). Every job must have a partition ([`Machine::place`]).
+    pub fn split(&self, jobs: &crate::workload::Jobs, rows: &mut Vec<Vec<u32>>) {
+        rows.resize_with(self.partitions.len(), Vec::new);
+        rows.truncate(self.partitions.len());
+        rows.iter_mut().for_each(Vec::clear);
+        for (j, &swf) in jobs.partition.iter().enumerate() {
+            let p = self.partition_of(swf).expect("placed jobs have a partition");
+            rows[p].push(j as u32);
+        }
+    }
+}
+
 /// A plain name: letters, digits, `-`, `_` and `.`, 1 to 64 of them.
 fn check_name(name: &str) -> std::result::Result<(), &'static str> {
     let plain = |c: char| c.is_ascii_alphanumeric() || "-_.".contains(c);

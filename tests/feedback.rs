@@ -128,9 +128,8 @@ fn a_trace_run_with_feedback_reads_sessions_and_measures_from_arrivals() {
     assert_eq!(workload.jobs.think_time, vec![-1, -1, -1, 20]);
     // FCFS: jobs 1 and 2 start at 0; job 3 (2 procs) waits for both, until 300; job 4
     // arrives at 100 + 20 = 120 but is behind job 3 in the queue: it starts at 310.
-    let mut engine = Engine::new().with_validation(true);
-    let mut fcfs = SchedulerKind::Fcfs.build();
-    let outcome = prepared.simulate(&mut engine, &mut fcfs, &workload, 1);
+    let mut engine = schedlab::experiment::Worker::with_engine(Engine::new().with_validation(true));
+    let outcome = prepared.simulate(&mut engine, &workload, 1);
     assert_eq!(outcome.start, &[0, 0, 300, 310]);
     assert_eq!(outcome.arrivals, Some(&[0, 0, 50, 120][..]));
     let mut worker = schedlab::experiment::Worker::new();

@@ -14,7 +14,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PySlice, PyString};
 
 use schedlab::agent::{self, EpisodeOptions, FEATURES};
 use schedlab::experiment::rigid::{self, Source};
-use schedlab::experiment::{Params, Shared, Value, check_size};
+use schedlab::experiment::{Params, Shared, Value, Worker, check_size};
 use schedlab::metrics::{JOB_COLUMNS, Summary};
 use schedlab::sched::{Backfill, Ranked, Ranking};
 use schedlab::sim::{Engine, SchedCtx, UserEstimates};
@@ -265,11 +265,21 @@ fn run_rigid_inner(
     if let Source::Model(m) = &rigid.workload.source {
         check_size(Some(m.expected_jobs()), yes).map_err(schedlab::Error::Invalid)?;
     }
+    if let Source::Trace(t) = &rigid.workload.source
+        && priority.is_some()
+        && t.machine.as_ref().is_some_and(|m| m.partitions.len() > 1)
+    {
+        return Err(Failure::Library(schedlab::Error::Invalid(
+            "priority: a Python priority function schedules one pool; a machine of several \
+             partitions is not supported with it yet"
+                .into(),
+        )));
+    }
     let prepared = rigid.prepare(&mut Shared::new([&rigid.workload], true), None)?;
     let mut warnings = prepared.workload.warnings();
     let workload = prepared.workload.draw_some(seed)?;
+    let mut worker = Worker::new();
     let mut engine = Engine::new().with_validation(false);
-    let mut scheduler = rigid.scheduler.build();
     let mut ranked = priority.map(|(function, backfill)| {
         let ranking = PyRanking {
             function,
@@ -284,19 +294,14 @@ fn run_rigid_inner(
             engine.run_window(&workload.jobs, workload.procs, ranked, &mut UserEstimates, None)
         }
         // On a rayon worker, so that the GA's parallel fitness evaluations fork there.
-        None => {
-            rayon::join(
-                || prepared.simulate(&mut engine, &mut scheduler, &workload, seed),
-                || (),
-            )
-            .0
-        }
+        None => rayon::join(|| prepared.simulate(&mut worker, &workload, seed), || ()).0,
     };
     // Under feedback, the submit times are when the jobs arrived.
     let jobs = &*outcome.jobs_as_run(&workload.jobs);
     warnings.extend(schedlab::metrics::saturation_warning(jobs, outcome.end));
     let summary = Summary::of_outcome(jobs, workload.procs, &outcome, 0..jobs.len(), &workload.skipped);
-    let mut summary = prepared.summary_json(&workload, seed, &summary);
+    let partitions = prepared.by_partition(&workload, outcome.start, outcome.end);
+    let mut summary = prepared.summary_json(&workload, seed, &summary, &partitions);
     if let Some((ranked, backfill)) = &mut ranked {
         if let Some(e) = ranked.ranking.error.take() {
             return Err(Failure::Python(e));

@@ -28,6 +28,27 @@ def test_easy_schedule_of_a_small_trace_by_hand(small_swf):
     assert fcfs.summary["mean_wait"] == 90.0
 
 
+def test_a_machine_of_two_partitions_keeps_their_jobs_apart(small_swf, tmp_path):
+    # Partition 1 (4 processors) runs jobs 1 and 3-5 of small_swf moved there, partition 2
+    # (8 processors) job 2: job 2 starts at once though job 1 is running.
+    lines = small_swf.read_text().splitlines()
+    fields = lines[2].split()
+    fields[15] = "2"
+    lines[2] = " ".join(fields)
+    trace = tmp_path / "two.swf"
+    trace.write_text("\n".join(lines) + "\n")
+    machine = tmp_path / "machine.toml"
+    machine.write_text(
+        '[[partition]]\nname = "small"\n[[partition.nodes]]\ncount = 1\ncores = 4\n'
+        '[[partition]]\nname = "wide"\n[[partition.nodes]]\ncount = 2\ncores = 4\n'
+    )
+    r = schedlab.run(trace=trace, scheduler="fcfs", machine=str(machine))
+    assert list(r.jobs["start"]) == [0, 10, 100, 100, 110]
+    assert [p["partition"] for p in r.summary["partitions"]] == ["small", "wide"]
+    assert [p["jobs"] for p in r.summary["partitions"]] == [4, 1]
+    assert r.summary["procs"] == 12
+
+
 def test_jobs_table_columns_dtypes_and_invariants():
     r = schedlab.run(model="lublin", scheduler="easy", procs=64, jobs=3000, seed=5)
     j = r.jobs

@@ -13,7 +13,7 @@ use super::utility::UtilityArgs;
 use super::{ReadArgs, parse_key_value};
 use schedlab::atomic::write_atomically;
 use schedlab::experiment::rigid::{self, Rigid, Source};
-use schedlab::experiment::{Shared, Value, check_size};
+use schedlab::experiment::{Shared, Value, Worker, check_size};
 use schedlab::metrics::timeline::{Bin, binned, timeline, write_timeline_csv};
 use schedlab::metrics::{Summary, write_jobs_csv};
 use schedlab::predict::PredictorKind;
@@ -38,6 +38,11 @@ pub struct RunArgs {
     params: Vec<(String, String)>,
     #[command(flatten)]
     read: ReadArgs,
+    /// Traces: the machine of partitions the jobs run on, a TOML description (docs/semantics.md,
+    /// "The machine"); each partition is a pool of its own with its own queue, and a job runs
+    /// in the partition its SWF partition number (field 16) names.
+    #[arg(long, value_name = "FILE.toml", conflicts_with = "procs")]
+    machine: Option<PathBuf>,
     /// Traces: scale inter-arrival times so that the offered load is this (as in sweeps).
     #[arg(long, conflicts_with = "load_scale")]
     load: Option<f64>,
@@ -128,6 +133,7 @@ fn experiment(args: &RunArgs) -> Result<Rigid> {
             "--load and --load-scale apply to --trace; give a model its load with --param load=X"
         );
         usage!(args.resample.method.is_none(), "--resample applies to --trace");
+        usage!(args.machine.is_none(), "--machine applies to --trace");
         usage!(
             args.estimates.is_none(),
             "--estimates applies to --trace; give a model its estimates with --param estimates=tsafrir"
@@ -141,6 +147,10 @@ fn experiment(args: &RunArgs) -> Result<Rigid> {
             args.trace.as_ref().map(|p| Value::Str(p.display().to_string())),
         ),
         ("model", args.model.clone().map(Value::Str)),
+        (
+            "machine",
+            args.machine.as_ref().map(|p| Value::Str(p.display().to_string())),
+        ),
         ("load", args.load.map(Value::Float)),
         ("load_scale", args.load_scale.map(Value::Float)),
         ("estimates", args.estimates.clone().map(Value::Str)),
@@ -285,17 +295,15 @@ pub fn run(args: RunArgs) -> Result<()> {
     }
     let workload = prepared.workload.draw_some(args.seed)?;
     let loaded = t0.elapsed();
-    let mut engine = Engine::new()
-        .with_validation(args.validate || cfg!(debug_assertions))
-        .with_prediction_history(args.jobs_out.is_some());
-    let mut scheduler = rigid.scheduler.build();
+    let mut worker = Worker::with_engine(
+        Engine::new()
+            .with_validation(args.validate || cfg!(debug_assertions))
+            .with_prediction_history(args.jobs_out.is_some()),
+    );
     let t1 = Instant::now();
     // On a rayon worker, so that the GA's parallel fitness evaluations fork there instead of
     // entering the pool from outside once per generation.
-    let (outcome, ()) = rayon::join(
-        || prepared.simulate(&mut engine, &mut scheduler, &workload, args.seed),
-        || (),
-    );
+    let (outcome, ()) = rayon::join(|| prepared.simulate(&mut worker, &workload, args.seed), || ());
     let simulated = t1.elapsed();
     // Under feedback jobs arrive when their predecessors let them: report those times.
     let as_run;
@@ -312,6 +320,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     if let Some(warning) = schedlab::metrics::saturation_warning(&workload.jobs, outcome.end) {
         eprintln!("schedlab: warning: {warning}");
     }
+    let partitions = prepared.by_partition(workload, outcome.start, outcome.end);
     let all = 0..workload.jobs.len();
     let summary = Summary::of_outcome(&workload.jobs, workload.procs, &outcome, all, &workload.skipped);
     if let Some(path) = &args.jobs_out {
@@ -343,7 +352,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     let predictor = rigid.predictor.map_or("estimate".to_string(), |p| p.to_string());
     let mut out = io::stdout().lock();
     if args.json {
-        let object = prepared.summary_json(workload, args.seed, &summary);
+        let object = prepared.summary_json(workload, args.seed, &summary, &partitions);
         serde_json::to_writer(&mut out, &object)?;
         writeln!(out)?;
     } else {
@@ -355,6 +364,9 @@ pub fn run(args: RunArgs) -> Result<()> {
         )?;
         if rigid.predictor.is_some() {
             summary.write_prediction_text(&mut out, &predictor)?;
+        }
+        for p in &partitions {
+            p.write_text(&mut out)?;
         }
         let secs = simulated.as_secs_f64();
         writeln!(

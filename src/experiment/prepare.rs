@@ -11,22 +11,29 @@ use std::sync::Arc;
 use super::moldable::References;
 use super::rigid::{Rigid, Source, TraceSource, WorkloadSpec};
 use super::{Experiment, RunOutcome, Simulate, cluster};
+use crate::Time;
 use crate::error::{Error, Result};
+use crate::machine::Fit;
 use crate::malleable::VERSUS_AVG_METRICS;
 use crate::metrics::Summary;
 use crate::predict::PredictorKind;
 use crate::sched::{AnyScheduler, SchedulerKind};
 use crate::seed::mix64;
-use crate::sim::{Engine, Window};
+use crate::sim::{Engine, Outcome, Parts, Window};
 use crate::workload::Workload;
 use crate::workload::info::TraceInfo;
 use crate::workload::swf::{SwfOptions, read_swf};
 
-/// Identity of a trace as read (before any load scaling), the columns kept aside.
-type TraceKey = (PathBuf, SwfOptions);
+/// Identity of a trace as read (before any load scaling), the columns kept aside, and the
+/// machine its jobs are placed on (as JSON: two descriptions of one machine are one).
+type TraceKey = (PathBuf, SwfOptions, Option<String>);
 
 fn trace_key(t: &TraceSource) -> TraceKey {
-    (t.path.clone(), t.options.clone())
+    let machine = t
+        .machine
+        .as_ref()
+        .map(|m| serde_json::to_string(&**m).unwrap_or_default());
+    (t.path.clone(), t.options.clone(), machine)
 }
 
 /// A trace as read, with what is known of it before any run.
@@ -35,6 +42,8 @@ pub struct ReadTrace {
     pub workload: Workload,
     /// Its offered load (what `load` scales from) and what to warn about.
     pub info: TraceInfo,
+    /// On a machine of partitions, how its jobs fall on them.
+    pub fit: Option<Fit>,
 }
 
 /// What the experiments of one sweep (or one command) share: the traces, each read once,
@@ -80,10 +89,15 @@ impl Shared {
             simulation_only: self.simulated_columns_only.contains(&key),
             ..t.options.clone()
         };
-        let workload = read_swf(&t.path, &options)?;
+        let mut workload = read_swf(&t.path, &options)?;
+        let mut fit = None;
+        if let Some(machine) = &t.machine {
+            workload = machine.place(&workload);
+            fit = Some(Fit::of(&workload, machine, Path::new("")));
+        }
         workload.require_jobs(&t.path)?;
         let info = TraceInfo::of(&workload);
-        let read = Arc::new(ReadTrace { workload, info });
+        let read = Arc::new(ReadTrace { workload, info, fit });
         self.traces.insert(key, read.clone());
         Ok(read)
     }
@@ -156,7 +170,19 @@ impl PreparedWorkload {
     /// load of at least 1).
     pub fn warnings(&self) -> Vec<String> {
         let modelled = matches!(&self.spec.source, Source::Trace(t) if t.estimates.is_some());
-        self.trace().map_or_else(Vec::new, |t| t.info.warnings(modelled))
+        let Some(trace) = self.trace() else {
+            return Vec::new();
+        };
+        let mut warnings = trace.info.warnings(modelled);
+        let partitions = trace.fit.iter().flat_map(|f| &f.partitions);
+        for p in partitions.filter(|p| p.offered_load >= 1.0) {
+            warnings.push(format!(
+                "partition {}: offered load {:.3} (its jobs' work over its {} cores and the \
+                 trace's span); its queue grows without bound",
+                p.partition, p.offered_load, p.cores
+            ));
+        }
+        warnings
     }
 
     /// The jobs of replication `seed`: the model's, or the trace scaled to the target load;
@@ -309,6 +335,9 @@ fn check_scale(w: &Workload, path: &Path, offered: f64, factor: f64, asked: &str
     Ok(())
 }
 
+/// The GA's stream of random choices, apart from the workload's.
+const GA_STREAM: u64 = 0x6761_5f73_6565_6473;
+
 /// A rigid run's result: a summary of the measured jobs, or a saturated run.
 #[derive(Clone, Debug)]
 pub struct RigidOutcome {
@@ -320,18 +349,26 @@ pub struct RigidOutcome {
     pub simulated: u64,
 }
 
-/// What a thread reuses across runs: one engine, one scheduler per kind.
+/// What a thread reuses across runs: one engine, one scheduler per kind, and the buffers
+/// of runs on a machine of partitions.
 #[derive(Default)]
 pub struct Worker {
     engine: Engine,
     schedulers: HashMap<SchedulerKind, AnyScheduler>,
+    parts: Parts,
+    rows: Vec<Vec<u32>>,
 }
 
 impl Worker {
     pub fn new() -> Self {
+        Worker::with_engine(Engine::new().with_validation(false))
+    }
+
+    /// A worker running `engine` (say, one that validates or keeps prediction histories).
+    pub fn with_engine(engine: Engine) -> Self {
         Worker {
-            engine: Engine::new().with_validation(false),
-            schedulers: HashMap::new(),
+            engine,
+            ..Worker::default()
         }
     }
 }
@@ -359,41 +396,55 @@ impl Rigid {
 }
 
 impl PreparedRigid {
-    /// Simulates `workload` (replication `seed`) on `engine` with `scheduler` (of this
-    /// experiment's kind), measuring `window`. The GA's choices get their own stream, apart
-    /// from the workload's.
-    pub fn simulate<'e>(
-        &self,
-        engine: &'e mut Engine,
-        scheduler: &mut AnyScheduler,
-        workload: &Workload,
-        seed: u64,
-    ) -> crate::sim::Outcome<'e> {
-        scheduler.set_seed(mix64(seed ^ 0x6761_5f73_6565_6473));
-        engine.set_feedback(
-            self.workload
-                .spec
-                .feedback
-                .then(|| crate::sim::Dependencies::from_jobs(&workload.jobs).0),
-        );
-        scheduler.simulate(
-            engine,
-            &workload.jobs,
-            workload.procs,
-            self.predictor,
-            self.window.as_ref(),
-        )
+    /// Simulates `workload` (replication `seed`) on `worker` with a scheduler of this
+    /// experiment's kind, measuring `window`. The GA's choices get their own stream, apart
+    /// from the workload's. On a machine of partitions each partition is a pool of its own
+    /// with its own queue, simulated apart and merged back into the workload's job order.
+    pub fn simulate<'w>(&self, worker: &'w mut Worker, workload: &Workload, seed: u64) -> Outcome<'w> {
+        let scheduler = worker
+            .schedulers
+            .entry(self.scheduler)
+            .or_insert_with(|| self.scheduler.build());
+        let machine = match &self.workload.spec.source {
+            Source::Trace(t) => t.machine.as_deref(),
+            Source::Model(_) => None,
+        };
+        let Some(machine) = machine.filter(|m| m.partitions.len() > 1) else {
+            scheduler.set_seed(mix64(seed ^ GA_STREAM));
+            worker.engine.set_feedback(
+                self.workload
+                    .spec
+                    .feedback
+                    .then(|| crate::sim::Dependencies::from_jobs(&workload.jobs).0),
+            );
+            return scheduler.simulate(
+                &mut worker.engine,
+                &workload.jobs,
+                workload.procs,
+                self.predictor,
+                self.window.as_ref(),
+            );
+        };
+        machine.split(&workload.jobs, &mut worker.rows);
+        worker.parts.begin(workload.jobs.len());
+        worker.engine.set_feedback(None);
+        for (p, rows) in worker.rows.iter().enumerate().filter(|(_, r)| !r.is_empty()) {
+            let jobs = workload.jobs.gather(rows);
+            let window = self.window.as_ref().map(|w| w.of_part(rows));
+            scheduler.set_seed(mix64(seed ^ GA_STREAM ^ p as u64));
+            let cores = machine.partitions[p].cores() as u32;
+            let outcome =
+                scheduler.simulate(&mut worker.engine, &jobs, cores, self.predictor, window.as_ref());
+            worker.parts.absorb(&outcome, rows);
+        }
+        worker.parts.outcome()
     }
 
     /// Draws replication `seed`'s workload, simulates it with a worker's engine and
     /// scheduler, and summarises the measured jobs.
     pub fn run(&self, seed: u64, worker: &mut Worker) -> Result<RigidOutcome> {
         let workload = self.workload.draw(seed)?;
-        let scheduler = worker
-            .schedulers
-            .entry(self.scheduler)
-            .or_insert_with(|| self.scheduler.build());
-        let outcome = self.simulate(&mut worker.engine, scheduler, &workload, seed);
+        let outcome = self.simulate(worker, &workload, seed);
         let n = workload.jobs.len();
         let measured = self
             .window
@@ -417,10 +468,51 @@ impl PreparedRigid {
         })
     }
 
+    /// On a machine of several partitions, each partition's own summary of a run of
+    /// `workload` (all its jobs) that started and ended them at `start` and `end`; empty
+    /// otherwise.
+    pub fn by_partition(&self, workload: &Workload, start: &[Time], end: &[Time]) -> Vec<PartitionSummary> {
+        let machine = match &self.workload.spec.source {
+            Source::Trace(t) => t.machine.as_deref(),
+            Source::Model(_) => None,
+        };
+        let Some(machine) = machine.filter(|m| m.partitions.len() > 1) else {
+            return Vec::new();
+        };
+        let mut rows = Vec::new();
+        machine.split(&workload.jobs, &mut rows);
+        let pick = |column: &[Time], rows: &[u32]| -> Vec<Time> {
+            rows.iter().map(|&r| column[r as usize]).collect()
+        };
+        machine
+            .partitions
+            .iter()
+            .zip(&rows)
+            .map(|(p, rows)| {
+                let jobs = workload.jobs.gather(rows);
+                let cores = p.cores() as u32;
+                let (start, end) = (pick(start, rows), pick(end, rows));
+                let summary =
+                    Summary::of_window(&jobs, cores, &start, &end, 0..rows.len(), &Default::default());
+                PartitionSummary {
+                    partition: p.name.clone(),
+                    summary,
+                }
+            })
+            .collect()
+    }
+
     /// The run as one JSON object, as `schedlab run --json` prints it and the Python
     /// package returns it: workload, scheduler, predictor, seed and the jobs outside the
-    /// selection, then the summary's keys (jobs, mean_wait, ...) at the top level.
-    pub fn summary_json(&self, workload: &Workload, seed: u64, summary: &Summary) -> serde_json::Value {
+    /// selection, then the summary's keys (jobs, mean_wait, ...) at the top level, and on a
+    /// machine of several partitions, `partitions`: each one's name and main figures.
+    pub fn summary_json(
+        &self,
+        workload: &Workload,
+        seed: u64,
+        summary: &Summary,
+        partitions: &[PartitionSummary],
+    ) -> serde_json::Value {
         let predictor = self.predictor.map_or("estimate".to_string(), |p| p.to_string());
         let mut object = serde_json::json!({
             "workload": workload.name,
@@ -434,7 +526,43 @@ impl PreparedRigid {
         {
             o.extend(s);
         }
+        if !partitions.is_empty() {
+            object["partitions"] = partitions.iter().map(PartitionSummary::json).collect();
+        }
         object
+    }
+}
+
+/// One partition's jobs in a run on a machine of partitions, summarised over its own cores.
+#[derive(Clone, Debug)]
+pub struct PartitionSummary {
+    pub partition: String,
+    pub summary: Summary,
+}
+
+impl PartitionSummary {
+    /// Its main figures, as `--json` and the Python package give them.
+    pub fn json(&self) -> serde_json::Value {
+        let s = &self.summary;
+        serde_json::json!({
+            "partition": self.partition,
+            "cores": s.procs,
+            "jobs": s.jobs,
+            "mean_wait": s.mean_wait,
+            "p50_wait": s.wait.p50,
+            "mean_bsld": s.mean_bsld,
+            "utilization": s.utilization,
+        })
+    }
+
+    /// Its line in `schedlab run`'s text.
+    pub fn write_text(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let s = &self.summary;
+        writeln!(
+            out,
+            "partition    {}: {} cores, {} jobs, wait mean {:.2} s p50 {:.2}, bsld mean {:.2}, utilization {:.4}",
+            self.partition, s.procs, s.jobs, s.mean_wait, s.wait.p50, s.mean_bsld, s.utilization
+        )
     }
 }
 

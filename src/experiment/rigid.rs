@@ -4,7 +4,9 @@
 //! it is [`super::prepare`]'s.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use crate::machine::Machine;
 use crate::params::{Key, ParamError, Params, Value, policy, workload};
 use crate::predict::PredictorKind;
 use crate::sched::SchedulerKind;
@@ -41,9 +43,10 @@ pub const DOWNEY_MODEL_KEYS: [Key; 13] = [
 /// A trace and how to read, scale and augment it; all shape the workload but `feedback`,
 /// which changes when jobs arrive, not which jobs are drawn (so cells with and without it
 /// replay the same workloads and can be compared in pairs).
-pub const TRACE_KEYS: [Key; 24] = [
+pub const TRACE_KEYS: [Key; 25] = [
     workload("trace"),
     workload("procs"),
+    workload("machine"),
     workload("load"),
     workload("load_scale"),
     workload("resample"),
@@ -94,6 +97,9 @@ pub struct TraceSource {
     pub resample: Option<Resample>,
     /// Estimates from Tsafrir's model, drawn per replication, instead of the logged ones.
     pub estimates: Option<Tsafrir>,
+    /// The machine of partitions the jobs run on (`machine = "file.toml"`); `None`: one
+    /// pool of `procs` (or MaxProcs) processors.
+    pub machine: Option<Arc<Machine>>,
 }
 
 /// Where a rigid experiment's jobs come from.
@@ -377,6 +383,23 @@ fn trace(params: &Params, base_dir: &Path, extra: &[Key]) -> Result<TraceSource,
         }
         p => p.map(|p| p as u32),
     };
+    let machine = match params.text("machine") {
+        None => None,
+        Some(_) if procs.is_some() => {
+            return Err(ParamError::Invalid(
+                "machine and procs both size the machine; choose one".to_string(),
+            ));
+        }
+        Some(file) => {
+            let machine = Machine::read(&base_dir.join(&file))
+                .map_err(|e| ParamError::Invalid(format!("machine = '{file}': {e}")))?;
+            Some(Arc::new(machine))
+        }
+    };
+    // On a machine the reader keeps every job, whatever the trace's MaxProcs: placing them
+    // on the partitions (`Machine::place`) skips those no partition runs, then those wider
+    // than their partition.
+    let procs = procs.or(machine.as_ref().map(|_| MAX_PROCS));
     Ok(TraceSource {
         path,
         options: SwfOptions {
@@ -392,6 +415,7 @@ fn trace(params: &Params, base_dir: &Path, extra: &[Key]) -> Result<TraceSource,
         load_scale,
         resample,
         estimates,
+        machine,
     })
 }
 
@@ -408,10 +432,13 @@ impl WorkloadSpec {
 
     /// Whether a run of this workload on a trace reads only the columns a simulation reads
     /// (`Jobs::push_simulated`): not when it resamples the trace, generates priorities and
-    /// utility functions, or infers sessions, which read the others.
+    /// utility functions, infers sessions or places jobs on a machine's partitions, which
+    /// read the others.
     pub fn reads_only_simulated_columns(&self) -> bool {
         match &self.source {
-            Source::Trace(t) => t.resample.is_none() && self.augmentation.is_none() && !self.feedback,
+            Source::Trace(t) => {
+                t.resample.is_none() && self.augmentation.is_none() && !self.feedback && t.machine.is_none()
+            }
             Source::Model(_) => false,
         }
     }
@@ -439,11 +466,24 @@ fn workload_spec(
         (true, false) => Source::Model(model(params, extra, window)?),
         (false, true) => Source::Trace(trace(params, base_dir, extra)?),
     };
+    let feedback = params.flag("feedback", false)?;
+    if let Source::Trace(TraceSource { machine: Some(m), .. }) = &source
+        && feedback
+        && m.partitions.len() > 1
+    {
+        // A user's sessions cross partitions: the partitions would no longer be
+        // independent pools.
+        return Err(ParamError::Invalid(
+            "feedback: not supported on a machine of several partitions yet (a session's jobs \
+             may run in different partitions)"
+                .to_string(),
+        ));
+    }
     Ok(WorkloadSpec {
         source,
         augmentation: augmentation(params)?,
         exact_estimates: params.flag("exact_estimates", false)?,
-        feedback: params.flag("feedback", false)?,
+        feedback,
     })
 }
 

@@ -45,11 +45,11 @@ pub struct Outcome<'a> {
     pub stopped_at: Time,
     /// Each job's last runtime prediction.
     pub prediction: &'a [Time],
-    since: &'a [Time],
+    pub(super) since: &'a [Time],
     /// Per job, as in `PredictionLog`: empty where no prediction changed.
-    inaccuracy: &'a [f64],
-    accuracy: &'a [f64],
-    misses: &'a [u32],
+    pub(super) inaccuracy: &'a [f64],
+    pub(super) accuracy: &'a [f64],
+    pub(super) misses: &'a [u32],
     /// Jobs the scheduler started ahead of the queue head.
     pub backfilled: u64,
     /// Every prediction of every job in time order, if the engine was asked to keep them

@@ -11,6 +11,7 @@ mod calendar;
 mod completions;
 mod engine;
 pub mod feedback;
+mod parts;
 mod predictor;
 pub mod profile;
 mod running;
@@ -20,6 +21,7 @@ mod validator;
 
 pub use engine::{Engine, Outcome, Run, Window};
 pub use feedback::Dependencies;
+pub use parts::Parts;
 pub use predictor::{PredictorView, RuntimePredictor, UserEstimates};
 pub use running::RunningJob;
 pub use scheduler::Scheduler;

@@ -38,7 +38,8 @@ pub struct SkipCounts {
     pub procs_not_positive: u64,
     /// Runtime (field 4) `< 0`: unknown.
     pub runtime_negative: u64,
-    /// More processors than the machine has.
+    /// More processors than the machine has (on a machine of partitions, than its
+    /// partition has).
     pub procs_exceed_machine: u64,
     /// Submit time (field 2) `< 0`: unknown.
     pub submit_negative: u64,
@@ -46,6 +47,14 @@ pub struct SkipCounts {
     pub malformed: u64,
     /// Job number (field 1) `< 0`: unknown, so no selection can name it.
     pub job_number_negative: u64,
+    /// On a machine of partitions: a partition number (field 16) no partition runs. Not
+    /// written when 0, so that outputs without a machine stay as they were.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub partition_unplaced: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl SkipCounts {
@@ -56,6 +65,7 @@ impl SkipCounts {
             + self.submit_negative
             + self.malformed
             + self.job_number_negative
+            + self.partition_unplaced
     }
 
     /// The non-zero counts as ` (reason n, ...)`, or nothing: for lines such as
@@ -75,7 +85,7 @@ impl SkipCounts {
     }
 
     /// (reason, count) pairs with the names used in outputs.
-    pub fn reasons(&self) -> [(&'static str, u64); 6] {
+    pub fn reasons(&self) -> [(&'static str, u64); 7] {
         [
             ("procs_not_positive", self.procs_not_positive),
             ("runtime_negative", self.runtime_negative),
@@ -83,6 +93,7 @@ impl SkipCounts {
             ("submit_negative", self.submit_negative),
             ("malformed", self.malformed),
             ("job_number_negative", self.job_number_negative),
+            ("partition_unplaced", self.partition_unplaced),
         ]
     }
 }

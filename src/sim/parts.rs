@@ -1,0 +1,143 @@
+//! A run made of independent parts (the partitions of a machine, each its own pool with its
+//! own queue): each part is simulated on its own jobs, and its outcome copied back into the
+//! whole workload's job order, so that metrics, per-job outputs and figures read one run.
+
+use super::engine::{Outcome, Window};
+use super::state::{PredictionChange, UNSET};
+use crate::Time;
+use crate::workload::JobId;
+
+/// The outcome of a run assembled from parts, owned; [`Parts::outcome`] reads it as one
+/// run. Buffers are kept across runs.
+#[derive(Debug, Default)]
+pub struct Parts {
+    start: Vec<Time>,
+    end: Vec<Time>,
+    prediction: Vec<Time>,
+    since: Vec<Time>,
+    /// Empty while no part wrote its own (as in [`Outcome`]: empty stands for zeros).
+    inaccuracy: Vec<f64>,
+    accuracy: Vec<f64>,
+    misses: Vec<u32>,
+    history: Vec<PredictionChange>,
+    passes: u64,
+    events: u64,
+    saturated: bool,
+    stopped_at: Time,
+    backfilled: u64,
+}
+
+impl Parts {
+    /// Starts a run of `jobs` jobs, none of them simulated yet.
+    pub fn begin(&mut self, jobs: usize) {
+        for column in [
+            &mut self.start,
+            &mut self.end,
+            &mut self.prediction,
+            &mut self.since,
+        ] {
+            column.clear();
+            column.resize(jobs, UNSET);
+        }
+        self.inaccuracy.clear();
+        self.accuracy.clear();
+        self.misses.clear();
+        self.history.clear();
+        (self.passes, self.events, self.backfilled) = (0, 0, 0);
+        self.saturated = false;
+        self.stopped_at = Time::MIN;
+    }
+
+    /// Copies a part's outcome in: its job `i` is the whole's job `rows[i]`.
+    pub fn absorb(&mut self, part: &Outcome, rows: &[u32]) {
+        debug_assert_eq!(part.start.len(), rows.len());
+        assert!(
+            part.arrivals.is_none(),
+            "parts are simulated without dependencies between their jobs"
+        );
+        let n = self.start.len();
+        for (i, &row) in rows.iter().enumerate() {
+            let r = row as usize;
+            self.start[r] = part.start[i];
+            self.end[r] = part.end[i];
+            self.prediction[r] = part.prediction[i];
+            self.since[r] = part.since[i];
+        }
+        // Columns a part left empty (no prediction changed in it) stand for zeros.
+        if !part.inaccuracy.is_empty() {
+            self.inaccuracy.resize(n, 0.0);
+            self.accuracy.resize(n, 0.0);
+            for (i, &row) in rows.iter().enumerate() {
+                self.inaccuracy[row as usize] = part.inaccuracy[i];
+                self.accuracy[row as usize] = part.accuracy[i];
+            }
+        }
+        if !part.misses.is_empty() {
+            self.misses.resize(n, 0);
+            for (i, &row) in rows.iter().enumerate() {
+                self.misses[row as usize] = part.misses[i];
+            }
+        }
+        self.history.extend(part.history.iter().map(|c| PredictionChange {
+            job: JobId(rows[c.job.index()]),
+            ..*c
+        }));
+        self.passes += part.passes;
+        self.events += part.events;
+        self.backfilled += part.backfilled;
+        self.saturated |= part.saturated;
+        self.stopped_at = self.stopped_at.max(part.stopped_at);
+    }
+
+    /// The whole run as one outcome. Its prediction history is in time order (each part's
+    /// in its own order, parts interleaved by time, ties in part order).
+    pub fn outcome(&mut self) -> Outcome<'_> {
+        self.history.sort_by_key(|c| c.at);
+        Outcome {
+            start: &self.start,
+            end: &self.end,
+            passes: self.passes,
+            events: self.events,
+            saturated: self.saturated,
+            stopped_at: self.stopped_at,
+            prediction: &self.prediction,
+            since: &self.since,
+            inaccuracy: &self.inaccuracy,
+            accuracy: &self.accuracy,
+            misses: &self.misses,
+            backfilled: self.backfilled,
+            history: &self.history,
+            arrivals: None,
+        }
+    }
+}
+
+impl Window {
+    /// The window of a part whose jobs are the whole's rows `rows` (ascending): it measures
+    /// the part's jobs the whole's window measures (a contiguous run of them, since the
+    /// rows keep arrival order), and saturates at the same backlog bound.
+    pub fn of_part(&self, rows: &[u32]) -> Window {
+        let position = |i: usize| rows.partition_point(|&r| (r as usize) < i);
+        Window {
+            measured: position(self.measured.start)..position(self.measured.end),
+            saturation: self.saturation,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_parts_window_measures_the_parts_jobs_in_the_wholes_window() {
+        let whole = Window {
+            measured: 3..8,
+            saturation: Some(5),
+        };
+        let part = whole.of_part(&[0, 2, 3, 5, 7, 8, 9]);
+        assert_eq!(part.measured, 2..5);
+        assert_eq!(part.saturation, Some(5));
+        assert_eq!(whole.of_part(&[0, 1]).measured, 2..2);
+    }
+}
