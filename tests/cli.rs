@@ -891,6 +891,44 @@ fn conflicting_flags_exit_2_with_the_reason() {
             vec!["trace", "resample", &trace, "--out", "unused.swf"],
             "say how to draw the workload",
         ),
+        (
+            vec![
+                "run",
+                "--model",
+                "lublin",
+                "--machine",
+                "examples/machines/sdsc-par.toml",
+                "--scheduler",
+                "easy",
+            ],
+            "--machine applies to --trace",
+        ),
+        (
+            vec![
+                "run",
+                "--trace",
+                &trace,
+                "--machine",
+                "examples/machines/sdsc-par.toml",
+                "--procs",
+                "8",
+                "--scheduler",
+                "easy",
+            ],
+            "cannot be used with",
+        ),
+        (
+            vec![
+                "run",
+                "--trace",
+                &trace,
+                "--machine",
+                "Cargo.toml",
+                "--scheduler",
+                "easy",
+            ],
+            "unknown field `package`, expected `partition`",
+        ),
     ] {
         let out = schedlab(&args);
         let err = String::from_utf8_lossy(&out.stderr);
