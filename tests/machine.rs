@@ -449,3 +449,383 @@ fn a_machine_is_refused_where_it_cannot_hold() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A machine file of one default partition of `count` nodes of `cores` cores and
+/// `memory_gb` each.
+fn nodes_machine(dir: &Path, name: &str, count: u32, cores: u32, memory_gb: f64, exclusive: bool) -> PathBuf {
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(
+        &path,
+        format!(
+            "[[partition]]\nname = \"all\"\ndefault = true\nexclusive = {exclusive}\n\
+             [[partition.nodes]]\ncount = {count}\ncores = {cores}\nmemory_gb = {memory_gb}\n"
+        ),
+    )
+    .unwrap();
+    path
+}
+
+/// Where memory never binds, shared nodes are a pool of their cores: the node schedulers
+/// (every job placed on nodes, best fit) give the one-pool schedulers' schedules on real
+/// logs, on one-core and on eight-core nodes. LANL-CM5's 1,024 nodes of 32 MB hold every
+/// request of its log (at most 32,768 KB per processor): its memory is honoured and binds
+/// nothing. Debug builds replay the first 2,000 jobs of each log.
+#[test]
+fn nodes_whose_memory_never_binds_schedule_as_one_pool() {
+    let dir = folder("unbound");
+    let first: Vec<(&str, Value)> = if cfg!(debug_assertions) {
+        vec![("first", Value::Int(2000))]
+    } else {
+        vec![]
+    };
+    let mut compared = 0;
+    for name in [
+        "KTH-SP2-1996-2.1-cln.swf.gz",
+        "SDSC-SP2-1998-4.2-cln.swf.gz",
+        "LANL-CM5-1994-4.1-cln.swf.gz",
+    ] {
+        let Some(trace) = common::trace(name) else {
+            continue;
+        };
+        let plain = experiment(&trace, "fcfs", &first);
+        let procs = plain.prepare(&mut Shared::default(), None).unwrap();
+        let procs = procs.workload.trace().unwrap().workload.procs;
+        let mut machines = vec![
+            (
+                procs,
+                nodes_machine(&dir, "one-core", procs, 1, 1_048_576.0, false),
+            ),
+            (
+                procs / 8 * 8,
+                nodes_machine(&dir, "eight-core", procs / 8, 8, 1_048_576.0, false),
+            ),
+        ];
+        if name.starts_with("LANL") {
+            machines.push((procs, nodes_machine(&dir, "cm5", 1024, 1, 1.0 / 32.0, false)));
+        }
+        for scheduler in ["fcfs", "easy", "sjbf", "easy-pred"] {
+            for (cores, machine) in &machines {
+                let mut pooled = first.clone();
+                pooled.push(("procs", Value::Int(*cores as i64)));
+                let pool = run(&experiment(&trace, scheduler, &pooled), 1);
+                let mut with = first.clone();
+                with.push(("machine", Value::Str(machine.display().to_string())));
+                let nodes = run(&experiment(&trace, scheduler, &with), 1);
+                assert_eq!(
+                    nodes.skipped.total(),
+                    pool.skipped.total(),
+                    "{name} {}",
+                    machine.display()
+                );
+                assert!(
+                    nodes.schedule == pool.schedule,
+                    "{name} {scheduler} on {}",
+                    machine.display()
+                );
+                compared += 1;
+            }
+        }
+    }
+    eprintln!("compared {compared} runs");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A job by hand with memory: (submit, runtime, processors, estimate, requested KB per
+/// processor).
+type MemoryJob = (i64, i64, u32, i64, i64);
+
+fn memory_trace(dir: &Path, jobs: &[MemoryJob]) -> PathBuf {
+    let mut text = String::from("; MaxProcs: 64\n");
+    for (i, &(submit, runtime, procs, estimate, memory)) in jobs.iter().enumerate() {
+        writeln!(
+            text,
+            "{} {submit} -1 {runtime} {procs} -1 -1 {procs} {estimate} {memory} 1 1 -1 -1 1 1 -1 -1",
+            i + 1
+        )
+        .unwrap();
+    }
+    let path = dir.join("memory.swf");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Two nodes of 4 cores and 8 GB, by hand: a job whose memory does not fit waits though
+/// cores are free, EASY backfills a small job beside it only where the head still fits at
+/// its shadow time, and a job asking more memory per processor than a node has is skipped.
+#[test]
+fn memory_binds_where_cores_do_not() {
+    let dir = folder("memory");
+    let gb = 1_048_576;
+    let jobs: [MemoryJob; 5] = [
+        (0, 100, 4, 100, 3 * gb), // 12 GB over two nodes (2 tasks each): 2 GB left on each
+        (1, 50, 2, 50, 3 * gb),   // 6 GB: one task per node fits? 3 GB > 2 GB left: waits
+        (2, 30, 2, 30, gb),       // 2 GB: fits now, ends at 32, before the shadow (100)
+        (3, 200, 2, 200, gb),     // fits now, but would outlast the shadow: does the head still fit?
+        (4, 10, 1, 10, 9 * gb),   // 9 GB per processor: no node holds it
+    ];
+    let trace = memory_trace(&dir, &jobs);
+    let machine = nodes_machine(&dir, "two", 2, 4, 8.0, false);
+    let m = ("machine", Value::Str(machine.display().to_string()));
+    let fcfs = run(&experiment(&trace, "fcfs", std::slice::from_ref(&m)), 1);
+    // FCFS: the second job waits for the first; the others queue behind it.
+    assert_eq!(
+        fcfs.schedule,
+        vec![(1, 0, 100), (2, 100, 150), (3, 100, 130), (4, 100, 300)]
+    );
+    assert_eq!(fcfs.skipped.request_exceeds_nodes, 1);
+    let easy = run(&experiment(&trace, "easy", &[m]), 1);
+    // EASY: job 3 backfills (ends at 32). Job 4 (2 GB, to 203) fits now on the 2 GB left,
+    // and at the shadow time 100 the nodes are empty but for it: the head (two 3 GB
+    // tasks) still fits beside it, so it starts too.
+    assert_eq!(
+        easy.schedule,
+        vec![(1, 0, 100), (2, 100, 150), (3, 2, 32), (4, 3, 203)]
+    );
+    // On 8 cores without memory, the second job would start at once.
+    let cores = run(&experiment(&trace, "fcfs", &[("procs", Value::Int(8))]), 1);
+    assert_eq!(cores.schedule[1], (2, 1, 51));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A plain node model for the reference: per node its cores and memory (KB; `None`: not
+/// described) and what is free, written apart from the library's pool.
+#[derive(Clone)]
+struct RefNodes {
+    cores: Vec<u32>,
+    memory: Vec<Option<u64>>,
+    free_cores: Vec<u32>,
+    free_memory: Vec<u64>,
+    jobs_on: Vec<u32>,
+    exclusive: bool,
+}
+
+impl RefNodes {
+    fn room(&self, n: usize, memory: u64) -> u32 {
+        if self.exclusive && self.jobs_on[n] > 0 {
+            return 0;
+        }
+        match self.memory[n] {
+            Some(_) if memory > 0 => self.free_cores[n].min((self.free_memory[n] / memory) as u32),
+            _ => self.free_cores[n],
+        }
+    }
+
+    /// The library's documented best fit, the slow way: while units remain, the tightest
+    /// node that takes them all, else the widest, ties to the lowest node.
+    fn choose(&self, units: u32, memory: u64) -> Option<Vec<(usize, u32)>> {
+        let mut left = units;
+        let mut out: Vec<(usize, u32)> = Vec::new();
+        while left > 0 {
+            let free: Vec<(usize, u32)> = (0..self.cores.len())
+                .filter(|n| out.iter().all(|(m, _)| m != n))
+                .map(|n| (n, self.room(n, memory)))
+                .filter(|&(_, room)| room > 0)
+                .collect();
+            let tight = free
+                .iter()
+                .filter(|&&(_, room)| room >= left)
+                .min_by_key(|&&(n, room)| (room, n));
+            let wide = free.iter().max_by_key(|&&(n, room)| (room, std::cmp::Reverse(n)));
+            match (tight, wide) {
+                (Some(&(n, _)), _) => {
+                    out.push((n, left));
+                    left = 0;
+                }
+                (None, Some(&(n, room))) => {
+                    out.push((n, room));
+                    left -= room;
+                }
+                (None, None) => return None,
+            }
+        }
+        Some(out)
+    }
+
+    fn take(&mut self, a: &[(usize, u32)], memory: u64) {
+        for &(n, units) in a {
+            self.free_cores[n] -= units;
+            if self.memory[n].is_some() {
+                self.free_memory[n] -= units as u64 * memory;
+            }
+            self.jobs_on[n] += 1;
+        }
+    }
+
+    fn give(&mut self, a: &[(usize, u32)], memory: u64) {
+        for &(n, units) in a {
+            self.free_cores[n] += units;
+            if self.memory[n].is_some() {
+                self.free_memory[n] += units as u64 * memory;
+            }
+            self.jobs_on[n] -= 1;
+        }
+    }
+}
+
+/// The reference: FCFS, EASY or SJBF on `nodes`, event by event, every pass recomputing
+/// everything (shadow time, the resources then, every waiting job tried). `jobs` are
+/// (submit, runtime, processors, prediction, memory KB per processor) in arrival order, all
+/// placeable; returns each job's start.
+fn reference(jobs: &[(i64, i64, u32, i64, u64)], nodes: &RefNodes, policy: &str) -> Vec<i64> {
+    let mut nodes = nodes.clone();
+    let mut start = vec![i64::MIN; jobs.len()];
+    let mut held: Vec<Vec<(usize, u32)>> = vec![Vec::new(); jobs.len()];
+    let (mut waiting, mut running): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
+    let mut next = 0;
+    let mut now = jobs[0].0;
+    loop {
+        // Terminations, then arrivals, then one pass.
+        running.retain(|&j| {
+            let ended = start[j] + jobs[j].1 <= now;
+            if ended {
+                nodes.give(&held[j], jobs[j].4);
+            }
+            !ended
+        });
+        while next < jobs.len() && jobs[next].0 <= now {
+            waiting.push(next);
+            next += 1;
+        }
+        while let Some(&head) = waiting.first() {
+            let Some(a) = nodes.choose(jobs[head].2, jobs[head].4) else {
+                break;
+            };
+            nodes.take(&a, jobs[head].4);
+            (start[head], held[head]) = (now, a);
+            running.push(head);
+            waiting.remove(0);
+        }
+        if policy != "fcfs" && waiting.len() > 1 {
+            let head = waiting[0];
+            let mut at_shadow = nodes.clone();
+            let mut ends: Vec<(i64, usize)> = running.iter().map(|&j| (start[j] + jobs[j].3, j)).collect();
+            ends.sort();
+            let mut shadow = None;
+            for (i, &(end, j)) in ends.iter().enumerate() {
+                at_shadow.give(&held[j], jobs[j].4);
+                let last_at_end = ends.get(i + 1).is_none_or(|&(e, _)| e != end);
+                if last_at_end && at_shadow.choose(jobs[head].2, jobs[head].4).is_some() {
+                    shadow = Some(end);
+                    break;
+                }
+            }
+            let shadow = shadow.expect("the head fits the empty nodes");
+            let mut candidates: Vec<usize> = waiting[1..].to_vec();
+            if policy == "sjbf" {
+                candidates.sort_by_key(|&j| (jobs[j].3, j));
+            }
+            for j in candidates {
+                let Some(a) = nodes.choose(jobs[j].2, jobs[j].4) else {
+                    continue;
+                };
+                if now + jobs[j].3 > shadow {
+                    let mut beside = at_shadow.clone();
+                    beside.take(&a, jobs[j].4);
+                    if beside.choose(jobs[head].2, jobs[head].4).is_none() {
+                        continue;
+                    }
+                    at_shadow = beside;
+                }
+                nodes.take(&a, jobs[j].4);
+                (start[j], held[j]) = (now, a);
+                running.push(j);
+                waiting.retain(|&w| w != j);
+            }
+        }
+        let arrival = jobs.get(next).map(|j| j.0);
+        let end = running.iter().map(|&j| start[j] + jobs[j].1).min();
+        now = match (arrival, end) {
+            (None, None) => break,
+            (a, e) => a.into_iter().chain(e).min().unwrap(),
+        };
+    }
+    start
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(if cfg!(debug_assertions) { 32 } else { 256 }))]
+
+    /// On random partitions of nodes (memory described or not, shared or whole nodes) and
+    /// random jobs with memory per processor, the node schedulers agree job for job with
+    /// the reference, and skip exactly the jobs no set of nodes could hold.
+    #[test]
+    fn node_schedulers_agree_with_the_reference(
+        groups in prop::collection::vec((1u32..=3, 1u32..=4, 0usize..4), 1..=2),
+        exclusive in any::<bool>(),
+        specs in prop::collection::vec((0i64..12, 0i64..40, 1u32..=8, 0i64..60, 0usize..5), 1..40),
+        which in 0usize..3,
+    ) {
+        let gb: u64 = 1_048_576;
+        let memory_gb = [0.0, 1.0, 2.0, 4.0];
+        let per_task = [0u64, gb / 4, gb / 2, gb, 3 * gb];
+        let mut t = 0;
+        let jobs: Vec<MemoryJob> = specs
+            .iter()
+            .map(|&(gap, runtime, procs, estimate, m)| {
+                t += if gap < 4 { 0 } else { gap };
+                let memory = if per_task[m] == 0 { -1 } else { per_task[m] as i64 };
+                (t, runtime, procs, estimate, memory)
+            })
+            .collect();
+        let dir = folder(&format!("reference-{which}"));
+        let trace = memory_trace(&dir, &jobs);
+        let mut machine = format!("[[partition]]\nname = \"all\"\ndefault = true\nexclusive = {exclusive}\n");
+        let mut nodes = RefNodes {
+            cores: vec![],
+            memory: vec![],
+            free_cores: vec![],
+            free_memory: vec![],
+            jobs_on: vec![],
+            exclusive,
+        };
+        for &(count, cores, m) in &groups {
+            writeln!(machine, "[[partition.nodes]]\ncount = {count}\ncores = {cores}\nmemory_gb = {}", memory_gb[m]).unwrap();
+            for _ in 0..count {
+                nodes.cores.push(cores);
+                nodes.free_cores.push(cores);
+                let kb = (memory_gb[m] * gb as f64) as u64;
+                nodes.memory.push((kb > 0).then_some(kb));
+                nodes.free_memory.push(kb);
+                nodes.jobs_on.push(0);
+            }
+        }
+        let path = dir.join("nodes.toml");
+        std::fs::write(&path, &machine).unwrap();
+        let policy = ["fcfs", "easy", "sjbf"][which];
+        // What the reference schedules: the jobs some set of empty nodes holds.
+        let total: u32 = nodes.cores.iter().sum();
+        let mut placeable = Vec::new();
+        let (mut too_wide, mut too_heavy) = (0, 0);
+        for (i, &(submit, runtime, procs, estimate, memory)) in jobs.iter().enumerate() {
+            let memory = memory.max(0) as u64;
+            if procs > total {
+                too_wide += 1;
+            } else if nodes.choose(procs, memory).is_none() {
+                too_heavy += 1;
+            } else {
+                let estimate = if estimate > 0 { estimate } else { runtime };
+                placeable.push((i as u64 + 1, (submit, runtime.min(estimate), procs, estimate.max(1), memory)));
+            }
+        }
+        let rigid = experiment(&trace, policy, &[("machine", Value::Str(path.display().to_string()))]);
+        if placeable.is_empty() {
+            let e = rigid.prepare(&mut Shared::default(), None).unwrap_err().to_string();
+            prop_assert!(e.contains("no job to simulate"), "{}", e);
+        } else {
+            let got = run(&rigid, 1);
+            prop_assert_eq!(
+                (got.skipped.procs_exceed_machine, got.skipped.request_exceeds_nodes),
+                (too_wide, too_heavy)
+            );
+            let plain: Vec<_> = placeable.iter().map(|&(_, j)| j).collect();
+            let expected = reference(&plain, &nodes, policy);
+            let expected: Vec<(u64, i64, i64)> = placeable
+                .iter()
+                .zip(&expected)
+                .map(|(&(id, j), &s)| (id, s, s + j.1))
+                .collect();
+            prop_assert_eq!(got.schedule, expected, "{}\n{:?}", machine, jobs);
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

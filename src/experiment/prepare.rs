@@ -13,11 +13,11 @@ use super::rigid::{Rigid, Source, TraceSource, WorkloadSpec};
 use super::{Experiment, RunOutcome, Simulate, cluster};
 use crate::Time;
 use crate::error::{Error, Result};
-use crate::machine::Fit;
+use crate::machine::{Fit, Machine};
 use crate::malleable::VERSUS_AVG_METRICS;
 use crate::metrics::Summary;
 use crate::predict::PredictorKind;
-use crate::sched::{AnyScheduler, SchedulerKind};
+use crate::sched::{AnyScheduler, NodePolicy, NodeScheduler, SchedulerKind};
 use crate::seed::mix64;
 use crate::sim::{Engine, Outcome, Parts, Window};
 use crate::workload::Workload;
@@ -405,11 +405,9 @@ impl PreparedRigid {
             .schedulers
             .entry(self.scheduler)
             .or_insert_with(|| self.scheduler.build());
-        let machine = match &self.workload.spec.source {
-            Source::Trace(t) => t.machine.as_deref(),
-            Source::Model(_) => None,
-        };
-        let Some(machine) = machine.filter(|m| m.partitions.len() > 1) else {
+        let machine = self.workload.spec.machine();
+        let one_pool = |m: &&Machine| m.partitions.len() == 1 && !m.partitions[0].needs_nodes();
+        let Some(machine) = machine.filter(|m| !one_pool(m)) else {
             scheduler.set_seed(mix64(seed ^ GA_STREAM));
             worker.engine.set_feedback(
                 self.workload
@@ -431,10 +429,19 @@ impl PreparedRigid {
         for (p, rows) in worker.rows.iter().enumerate().filter(|(_, r)| !r.is_empty()) {
             let jobs = workload.jobs.gather(rows);
             let window = self.window.as_ref().map(|w| w.of_part(rows));
-            scheduler.set_seed(mix64(seed ^ GA_STREAM ^ p as u64));
-            let cores = machine.partitions[p].cores() as u32;
-            let outcome =
-                scheduler.simulate(&mut worker.engine, &jobs, cores, self.predictor, window.as_ref());
+            let partition = &machine.partitions[p];
+            let cores = partition.cores() as u32;
+            let outcome = if partition.needs_nodes() {
+                let policy = NodePolicy::of(self.scheduler).expect("refused when the experiment was built");
+                let requests = (0..jobs.len())
+                    .map(|j| crate::machine::request(&jobs, j))
+                    .collect();
+                let mut nodes = NodeScheduler::new(policy, partition.pool(), requests);
+                nodes.simulate(&mut worker.engine, &jobs, cores, self.predictor, window.as_ref())
+            } else {
+                scheduler.set_seed(mix64(seed ^ GA_STREAM ^ p as u64));
+                scheduler.simulate(&mut worker.engine, &jobs, cores, self.predictor, window.as_ref())
+            };
             worker.parts.absorb(&outcome, rows);
         }
         worker.parts.outcome()
@@ -472,11 +479,7 @@ impl PreparedRigid {
     /// `workload` (all its jobs) that started and ended them at `start` and `end`; empty
     /// otherwise.
     pub fn by_partition(&self, workload: &Workload, start: &[Time], end: &[Time]) -> Vec<PartitionSummary> {
-        let machine = match &self.workload.spec.source {
-            Source::Trace(t) => t.machine.as_deref(),
-            Source::Model(_) => None,
-        };
-        let Some(machine) = machine.filter(|m| m.partitions.len() > 1) else {
+        let Some(machine) = self.workload.spec.machine().filter(|m| m.partitions.len() > 1) else {
             return Vec::new();
         };
         let mut rows = Vec::new();

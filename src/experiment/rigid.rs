@@ -9,7 +9,7 @@ use std::sync::Arc;
 use crate::machine::Machine;
 use crate::params::{Key, ParamError, Params, Value, policy, workload};
 use crate::predict::PredictorKind;
-use crate::sched::SchedulerKind;
+use crate::sched::{NodePolicy, SchedulerKind};
 use crate::sim::Window;
 use crate::utility::{Augmentation, PriorityMap, UtilityModel};
 use crate::workload::estimates::Tsafrir;
@@ -430,6 +430,14 @@ impl WorkloadSpec {
         workload_spec(params, base_dir, window, &[])
     }
 
+    /// The machine of partitions the jobs run on, if one is given.
+    pub fn machine(&self) -> Option<&Machine> {
+        match &self.source {
+            Source::Trace(t) => t.machine.as_deref(),
+            Source::Model(_) => None,
+        }
+    }
+
     /// Whether a run of this workload on a trace reads only the columns a simulation reads
     /// (`Jobs::push_simulated`): not when it resamples the trace, generates priorities and
     /// utility functions, infers sessions or places jobs on a machine's partitions, which
@@ -492,6 +500,17 @@ fn workload_spec(
 pub fn from_params(params: &Params, base_dir: &Path, window: Option<&Window>) -> Result<Rigid, ParamError> {
     let workload = workload_spec(params, base_dir, window, &POLICY_KEYS)?;
     let (scheduler, predictor) = policies(params)?;
+    if let Some(m) = workload.machine()
+        && let Some(p) = m.partitions.iter().find(|p| p.needs_nodes())
+        && NodePolicy::of(scheduler).is_none()
+    {
+        return Err(ParamError::Invalid(format!(
+            "scheduler = {scheduler}: does not run on nodes yet (partition {} describes memory, GPUs or \
+             whole nodes); {} do",
+            p.name,
+            NodePolicy::NAMES.join(", ")
+        )));
+    }
     if let Some(what) = scheduler.needs()
         && workload.augmentation.is_none()
     {

@@ -3,7 +3,7 @@
 //! event loop has no dynamic dispatch.
 
 use crate::predict::{AnyPredictor, PredictorKind};
-use crate::sched::{AnyScheduler, SchedulerKind};
+use crate::sched::{AnyScheduler, NodeScheduler, SchedulerKind};
 use crate::sim::{Engine, Outcome, UserEstimates, Window};
 use crate::workload::Jobs;
 
@@ -54,6 +54,22 @@ impl Simulate for AnyScheduler {
         match predictor {
             None => self.run_with(engine, jobs, procs, &mut UserEstimates, window),
             Some(p) => self.run_with(engine, jobs, procs, &mut AnyPredictor::new(p), window),
+        }
+    }
+}
+
+impl Simulate for NodeScheduler {
+    fn simulate<'e>(
+        &mut self,
+        engine: &'e mut Engine,
+        jobs: &Jobs,
+        procs: u32,
+        predictor: Option<PredictorKind>,
+        window: Option<&Window>,
+    ) -> Outcome<'e> {
+        match predictor {
+            None => engine.run_window(jobs, procs, self, &mut UserEstimates, window),
+            Some(p) => engine.run_window(jobs, procs, self, &mut AnyPredictor::new(p), window),
         }
     }
 }

@@ -7,6 +7,7 @@ mod conservative;
 mod easy;
 mod fcfs;
 pub mod ga;
+pub mod nodes;
 mod priority;
 pub mod ranked;
 mod waitlist;
@@ -15,6 +16,7 @@ pub use conservative::Conservative;
 pub use easy::{BackfillOrder, Easy, EasyPred, Sjbf};
 pub use fcfs::Fcfs;
 pub use ga::{Ga, GaParams};
+pub use nodes::{NodePolicy, NodeScheduler};
 pub use priority::PriorityFifo;
 pub use ranked::{Backfill, Ranked, Ranking};
 

@@ -51,6 +51,10 @@ pub struct SkipCounts {
     /// written when 0, so that outputs without a machine stay as they were.
     #[serde(skip_serializing_if = "is_zero")]
     pub partition_unplaced: u64,
+    /// On a machine of nodes with memory or GPUs: a request no set of its partition's
+    /// nodes can hold (say, more memory per processor than a node has). Not written when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub request_exceeds_nodes: u64,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -66,6 +70,7 @@ impl SkipCounts {
             + self.malformed
             + self.job_number_negative
             + self.partition_unplaced
+            + self.request_exceeds_nodes
     }
 
     /// The non-zero counts as ` (reason n, ...)`, or nothing: for lines such as
@@ -85,7 +90,7 @@ impl SkipCounts {
     }
 
     /// (reason, count) pairs with the names used in outputs.
-    pub fn reasons(&self) -> [(&'static str, u64); 7] {
+    pub fn reasons(&self) -> [(&'static str, u64); 8] {
         [
             ("procs_not_positive", self.procs_not_positive),
             ("runtime_negative", self.runtime_negative),
@@ -94,6 +99,7 @@ impl SkipCounts {
             ("malformed", self.malformed),
             ("job_number_negative", self.job_number_negative),
             ("partition_unplaced", self.partition_unplaced),
+            ("request_exceeds_nodes", self.request_exceeds_nodes),
         ]
     }
 }

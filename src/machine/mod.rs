@@ -9,6 +9,7 @@
 //! name = "batch"
 //! swf = [1, 2]          # the SWF partition numbers (field 16) whose jobs it runs
 //! default = true        # and every job no partition lists (unknown, -1, included)
+//! exclusive = false     # true: a job holds whole nodes and shares none
 //! [[partition.nodes]]
 //! name = "thin"
 //! count = 64
@@ -23,7 +24,11 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::workload::{MAX_PROCS, Workload};
+use crate::workload::{Jobs, MAX_PROCS, Workload};
+
+pub mod pool;
+
+use pool::{NodePool, NodeRequest};
 
 /// Nodes a group may have, cores and GPUs a node may have, and memory a node may have
 /// (GB): bounds that keep every sum within 64 bits and a description's size sane.
@@ -51,6 +56,8 @@ pub struct Partition {
     pub swf: Vec<i32>,
     /// Whether it runs the jobs no partition lists (field 16 unknown, -1, included).
     pub default: bool,
+    /// Whether a job holds whole nodes, sharing none (Slurm's `OverSubscribe=EXCLUSIVE`).
+    pub exclusive: bool,
     pub nodes: Vec<NodeGroup>,
 }
 
@@ -68,6 +75,29 @@ impl Partition {
     pub fn memory_gb(&self) -> f64 {
         self.nodes.iter().map(|g| g.count as f64 * g.memory_gb).sum()
     }
+
+    /// Whether its jobs must be placed on nodes: it describes memory or GPUs, or runs
+    /// whole nodes. Otherwise it is exactly a pool of its cores (any free cores on any
+    /// nodes take a job of processors), and is simulated as one.
+    pub fn needs_nodes(&self) -> bool {
+        self.exclusive || self.nodes.iter().any(|g| g.memory_gb > 0.0 || g.gpus > 0)
+    }
+
+    /// Its nodes, all free.
+    pub fn pool(&self) -> NodePool {
+        NodePool::new(&self.nodes, self.exclusive)
+    }
+}
+
+/// What job `j` asks of a partition's nodes: its processors as one-core tasks, each with
+/// its requested memory per processor (SWF field 10, KB), else its used memory per
+/// processor (field 7) when the log records no request, else none.
+pub fn request(jobs: &Jobs, j: usize) -> NodeRequest {
+    let per_task = |column: &[i32]| column.get(j).copied().filter(|&m| m > 0);
+    let memory_kb = per_task(&jobs.requested_memory)
+        .or_else(|| per_task(&jobs.used_memory))
+        .unwrap_or(0);
+    NodeRequest::tasks(jobs.procs[j], memory_kb as u64)
 }
 
 /// A machine: one or more partitions of disjoint nodes.
@@ -90,6 +120,8 @@ struct RawPartition {
     swf: Option<Vec<i64>>,
     #[serde(default)]
     default: bool,
+    #[serde(default)]
+    exclusive: bool,
     #[serde(default)]
     nodes: Vec<RawNodes>,
 }
@@ -114,6 +146,7 @@ impl Machine {
                 name: "all".into(),
                 swf: Vec::new(),
                 default: true,
+                exclusive: false,
                 nodes: vec![NodeGroup {
                     name: "node".into(),
                     count: procs,
@@ -218,6 +251,7 @@ impl Machine {
                 name: p.name,
                 swf: own,
                 default: p.default,
+                exclusive: p.exclusive,
                 nodes: groups,
             });
         }
@@ -258,19 +292,32 @@ impl Machine {
 }
 
 impl Machine {
-    /// `w` on this machine: the jobs no partition runs, and those asking more processors
-    /// than their partition has, skipped and counted (`partition_unplaced`,
-    /// `procs_exceed_machine`); the machine's size its cores. `w` must hold field 16 (read
+    /// `w` on this machine: the jobs no partition runs, those asking more processors than
+    /// their partition has, and those whose memory per processor no set of its nodes can
+    /// hold, skipped and counted (`partition_unplaced`, `procs_exceed_machine`,
+    /// `request_exceeds_nodes`); the machine's size its cores. `w` must hold field 16 (read
     /// with every column).
     pub fn place(&self, w: &Workload) -> Workload {
         let jobs = &w.jobs;
         let mut skipped = w.skipped.clone();
         let mut kept = Vec::with_capacity(jobs.len());
+        let pools: Vec<Option<NodePool>> = self
+            .partitions
+            .iter()
+            .map(|p| p.needs_nodes().then(|| p.pool()))
+            .collect();
         for j in 0..jobs.len() {
             match self.partition_of(jobs.partition[j]) {
                 None => skipped.partition_unplaced += 1,
                 Some(p) if jobs.procs[j] as u64 > self.partitions[p].cores() => {
                     skipped.procs_exceed_machine += 1
+                }
+                Some(p)
+                    if pools[p]
+                        .as_ref()
+                        .is_some_and(|pool| !pool.could_ever_hold(&request(jobs, j))) =>
+                {
+                    skipped.request_exceeds_nodes += 1
                 }
                 Some(_) => kept.push(j as u32),
             }

@@ -1,0 +1,349 @@
+//! The nodes of one partition during a run: each node's free cores, memory and GPUs, and
+//! the requests jobs make of them. A request is a number of units, each a bundle of cores,
+//! memory and GPUs that must sit on one node, with at most so many units per node: a
+//! processor count from SWF is that many one-core tasks packed onto as few nodes as fit
+//! (Slurm's `--ntasks`), each with its memory per processor. docs/semantics.md, "The
+//! machine", states the choices.
+
+use super::NodeGroup;
+
+/// Memory of a node that describes none: it constrains nothing.
+const UNLIMITED: u64 = u64::MAX;
+
+/// KB in a GB: SWF counts memory in KB (1,024 bytes), machine files in GB (1,024^3 bytes).
+pub const KB_PER_GB: f64 = 1024.0 * 1024.0;
+
+/// What a job asks of a partition's nodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NodeRequest {
+    /// Units to place (tasks, or nodes).
+    pub units: u32,
+    /// Per unit.
+    pub cores: u32,
+    pub memory_kb: u64,
+    pub gpus: u32,
+    /// Most units one node may take: unbounded for packed tasks, 1 for whole-node units.
+    pub per_node: u32,
+}
+
+impl NodeRequest {
+    /// `tasks` one-core tasks of `memory_kb` each, packed onto as few nodes as fit.
+    pub fn tasks(tasks: u32, memory_kb: u64) -> NodeRequest {
+        NodeRequest {
+            units: tasks,
+            cores: 1,
+            memory_kb,
+            gpus: 0,
+            per_node: u32::MAX,
+        }
+    }
+}
+
+/// Where a job holds a partition's resources: (node, units) pairs.
+pub type Placement = Vec<(u32, u32)>;
+
+/// A partition's nodes, struct of arrays: capacities and what is free now.
+#[derive(Clone, Debug, Default)]
+pub struct NodePool {
+    cores: Vec<u32>,
+    memory_kb: Vec<u64>,
+    gpus: Vec<u32>,
+    free_cores: Vec<u32>,
+    free_memory_kb: Vec<u64>,
+    free_gpus: Vec<u32>,
+    /// Jobs holding resources on each node (node-exclusive partitions run at most one).
+    jobs_on: Vec<u32>,
+    exclusive: bool,
+    /// Free cores over all nodes: a request for more is refused without looking at nodes,
+    /// and one bound by cores alone is decided by it.
+    free_total: u64,
+    /// Nodes by room, for [`NodePool::choose`].
+    by_room: Vec<(u32, u32)>,
+    /// Whether some node describes its memory.
+    memory_described: bool,
+}
+
+impl NodePool {
+    /// The nodes of `groups`, all free, in the groups' order; with `exclusive`, a job holds
+    /// whole nodes and shares none.
+    pub fn new(groups: &[NodeGroup], exclusive: bool) -> NodePool {
+        let mut pool = NodePool {
+            exclusive,
+            ..NodePool::default()
+        };
+        for g in groups {
+            for _ in 0..g.count {
+                pool.cores.push(g.cores);
+                pool.memory_kb.push(match g.memory_gb {
+                    m if m > 0.0 => (m * KB_PER_GB) as u64,
+                    _ => UNLIMITED,
+                });
+                pool.gpus.push(g.gpus);
+            }
+        }
+        pool.memory_described = pool.memory_kb.iter().any(|&m| m != UNLIMITED);
+        pool.reset();
+        pool
+    }
+
+    /// Every node free again.
+    pub fn reset(&mut self) {
+        self.free_cores.clone_from(&self.cores);
+        self.free_memory_kb.clone_from(&self.memory_kb);
+        self.free_gpus.clone_from(&self.gpus);
+        self.jobs_on.clear();
+        self.jobs_on.resize(self.cores.len(), 0);
+        self.free_total = self.cores.iter().map(|&c| c as u64).sum();
+    }
+
+    /// Whether only cores bound `r` (no memory, GPUs or whole nodes in the way): then it
+    /// fits exactly when the free cores, wherever they are, suffice.
+    #[inline]
+    fn cores_only(&self, r: &NodeRequest) -> bool {
+        !self.exclusive
+            && r.gpus == 0
+            && r.per_node == u32::MAX
+            && (r.memory_kb == 0 || !self.memory_described)
+    }
+
+    pub fn nodes(&self) -> usize {
+        self.cores.len()
+    }
+
+    /// Units of `r` node `n` can take now.
+    #[inline]
+    fn room(&self, n: usize, r: &NodeRequest) -> u32 {
+        if self.exclusive && self.jobs_on[n] > 0 {
+            return 0;
+        }
+        let mut k = r.per_node;
+        if let Some(by_cores) = self.free_cores[n].checked_div(r.cores) {
+            k = k.min(by_cores);
+        }
+        if r.memory_kb > 0 && self.memory_kb[n] != UNLIMITED {
+            k = k.min((self.free_memory_kb[n] / r.memory_kb).min(u32::MAX as u64) as u32);
+        }
+        if let Some(by_gpus) = self.free_gpus[n].checked_div(r.gpus) {
+            k = k.min(by_gpus);
+        }
+        k
+    }
+
+    /// Whether `r` fits on the free resources now.
+    pub fn fits(&self, r: &NodeRequest) -> bool {
+        let cores = r.units as u64 * r.cores as u64;
+        if cores > self.free_total {
+            return false;
+        }
+        if self.cores_only(r) {
+            return true;
+        }
+        let mut placed: u64 = 0;
+        for n in 0..self.nodes() {
+            placed += self.room(n, r) as u64;
+            if placed >= r.units as u64 {
+                return true;
+            }
+        }
+        r.units == 0
+    }
+
+    /// Whether `r` would fit on the nodes all free: jobs that never can are skipped before
+    /// a run.
+    pub fn could_ever_hold(&self, r: &NodeRequest) -> bool {
+        let mut empty = self.clone();
+        empty.reset();
+        empty.fits(r)
+    }
+
+    /// Where `r` goes now, best fit: while units remain, the node that takes them all with
+    /// the least room to spare, else the node with the most room (ties: the lowest
+    /// number), so a job spreads over as few nodes as fit. `false` (and `into` empty) if it
+    /// does not fit. O(nodes log nodes).
+    pub fn choose(&mut self, r: &NodeRequest, into: &mut Placement) -> bool {
+        into.clear();
+        if !self.fits(r) {
+            return false;
+        }
+        // Nodes with room, the most first, ties by number: the widest is the first left,
+        // and the tightest that takes all `left` units the last with room >= left (the
+        // first of its ties).
+        let mut by_room = std::mem::take(&mut self.by_room);
+        by_room.clear();
+        // One node takes it all, most often: the tightest such, found in one pass.
+        let mut tight: Option<(u32, u32)> = None;
+        for n in 0..self.nodes() {
+            let room = self.room(n, r);
+            if room > 0 {
+                by_room.push((room, n as u32));
+                if room >= r.units && tight.is_none_or(|(t, _)| room < t) {
+                    tight = Some((room, n as u32));
+                }
+            }
+        }
+        if let Some((_, n)) = tight {
+            into.push((n, r.units));
+            self.by_room = by_room;
+            return true;
+        }
+        by_room.sort_unstable_by_key(|&(room, n)| (std::cmp::Reverse(room), n));
+        let mut left = r.units;
+        let mut first = 0;
+        while left > 0 {
+            let rest = &by_room[first..];
+            let enough = rest.partition_point(|&(room, _)| room >= left);
+            if enough > 0 {
+                let tightest = rest[enough - 1].0;
+                let k = rest.partition_point(|&(room, _)| room > tightest);
+                into.push((rest[k].1, left));
+                left = 0;
+            } else {
+                let (room, n) = rest[0];
+                into.push((n, room));
+                left -= room;
+                first += 1;
+            }
+        }
+        self.by_room = by_room;
+        true
+    }
+
+    /// Holds `units` of `r` on node `n`.
+    fn hold(&mut self, n: usize, units: u32, r: &NodeRequest) {
+        self.free_cores[n] -= units * r.cores;
+        if self.memory_kb[n] != UNLIMITED {
+            self.free_memory_kb[n] -= units as u64 * r.memory_kb;
+        }
+        self.free_gpus[n] -= units * r.gpus;
+        self.jobs_on[n] += 1;
+        self.free_total -= (units * r.cores) as u64;
+    }
+
+    /// Takes what `r` holds at `a` (from [`NodePool::choose`] on this pool, or on one with
+    /// no more free anywhere).
+    ///
+    /// # Panics
+    /// If a node would go over its capacity: a scheduler bug.
+    pub fn take(&mut self, r: &NodeRequest, a: &Placement) {
+        for &(n, units) in a {
+            let n = n as usize;
+            assert!(
+                self.room(
+                    n,
+                    &NodeRequest {
+                        per_node: u32::MAX,
+                        ..*r
+                    }
+                ) >= units,
+                "node {n} cannot take {units} units of {r:?}"
+            );
+            self.hold(n, units, r);
+        }
+    }
+
+    /// Frees what `r` held at `a`.
+    pub fn give_back(&mut self, r: &NodeRequest, a: &Placement) {
+        for &(n, units) in a {
+            let n = n as usize;
+            self.free_cores[n] += units * r.cores;
+            if self.memory_kb[n] != UNLIMITED {
+                self.free_memory_kb[n] += units as u64 * r.memory_kb;
+            }
+            self.free_gpus[n] += units * r.gpus;
+            self.jobs_on[n] -= 1;
+            self.free_total += (units * r.cores) as u64;
+            debug_assert!(
+                self.free_cores[n] <= self.cores[n]
+                    && self.free_gpus[n] <= self.gpus[n]
+                    && self.free_memory_kb[n] <= self.memory_kb[n],
+                "node {n} freed beyond its capacity"
+            );
+        }
+    }
+
+    /// Free cores over all nodes.
+    pub fn free_cores(&self) -> u64 {
+        debug_assert_eq!(
+            self.free_total,
+            self.free_cores.iter().map(|&c| c as u64).sum::<u64>()
+        );
+        self.free_total
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn group(count: u32, cores: u32, memory_gb: f64, gpus: u32) -> NodeGroup {
+        NodeGroup {
+            name: "g".into(),
+            count,
+            cores,
+            memory_gb,
+            gpus,
+        }
+    }
+
+    #[test]
+    fn tasks_pack_onto_the_tightest_node_else_the_widest() {
+        let mut pool = NodePool::new(
+            &[group(1, 8, 0.0, 0), group(1, 4, 0.0, 0), group(1, 2, 0.0, 0)],
+            false,
+        );
+        let mut a = Placement::new();
+        // 3 tasks: node 1 (4 cores) takes them all with the least to spare.
+        assert!(pool.choose(&NodeRequest::tasks(3, 0), &mut a));
+        assert_eq!(a, vec![(1, 3)]);
+        // 11 tasks: the widest first (8), then the tightest for the 3 left (4).
+        assert!(pool.choose(&NodeRequest::tasks(11, 0), &mut a));
+        assert_eq!(a, vec![(0, 8), (1, 3)]);
+        assert!(!pool.choose(&NodeRequest::tasks(15, 0), &mut a));
+        assert!(a.is_empty());
+    }
+
+    #[test]
+    fn memory_and_gpus_bound_what_a_node_takes() {
+        // Two nodes of 4 cores, 8 GB and 2 GPUs.
+        let mut pool = NodePool::new(&[group(2, 4, 8.0, 2)], false);
+        let gb = KB_PER_GB as u64;
+        // 4 tasks of 3 GB: 2 per node by memory, though 4 cores are free on each.
+        let heavy = NodeRequest::tasks(4, 3 * gb);
+        let mut a = Placement::new();
+        assert!(pool.choose(&heavy, &mut a));
+        assert_eq!(a, vec![(0, 2), (1, 2)]);
+        pool.take(&heavy, &a);
+        assert_eq!(pool.free_cores(), 4);
+        // Cores are free, memory is not: one more 3 GB task does not fit.
+        assert!(!pool.fits(&NodeRequest::tasks(1, 3 * gb)));
+        assert!(pool.fits(&NodeRequest::tasks(2, gb)));
+        // A whole-node unit of 1 core and 2 GPUs: one per node.
+        let gpu = NodeRequest {
+            units: 2,
+            cores: 1,
+            memory_kb: 0,
+            gpus: 2,
+            per_node: 1,
+        };
+        assert!(pool.fits(&gpu));
+        assert!(!pool.fits(&NodeRequest { units: 3, ..gpu }));
+        pool.give_back(&heavy, &a);
+        assert_eq!(pool.free_cores(), 8);
+        assert!(pool.could_ever_hold(&NodeRequest::tasks(4, 4 * gb)));
+        assert!(!pool.could_ever_hold(&NodeRequest::tasks(1, 9 * gb)));
+    }
+
+    #[test]
+    fn an_exclusive_node_runs_one_job() {
+        let mut pool = NodePool::new(&[group(2, 4, 0.0, 0)], true);
+        let one = NodeRequest::tasks(1, 0);
+        let mut a = Placement::new();
+        assert!(pool.choose(&one, &mut a));
+        pool.take(&one, &a);
+        // Node 0 holds one task; its 3 free cores are not anyone else's.
+        assert!(pool.fits(&NodeRequest::tasks(4, 0)));
+        assert!(!pool.fits(&NodeRequest::tasks(5, 0)));
+        pool.give_back(&one, &a);
+        assert!(pool.fits(&NodeRequest::tasks(8, 0)));
+    }
+}
