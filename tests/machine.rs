@@ -50,13 +50,16 @@ fn run(rigid: &Rigid, seed: u64) -> Run {
     let mut worker = Worker::with_engine(Engine::new().with_validation(true));
     let outcome = prepared.simulate(&mut worker, &workload, seed);
     let jobs = &workload.jobs;
-    let summary = schedlab::metrics::Summary::of_outcome(
-        jobs,
-        workload.procs,
-        &outcome,
-        0..jobs.len(),
-        &workload.skipped,
-    );
+    let summary = schedlab::metrics::Summary {
+        energy: prepared.energy(jobs, outcome.start, outcome.end),
+        ..schedlab::metrics::Summary::of_outcome(
+            jobs,
+            workload.procs,
+            &outcome,
+            0..jobs.len(),
+            &workload.skipped,
+        )
+    };
     let partitions = prepared.by_partition(&workload, outcome.start, outcome.end);
     let json = prepared
         .summary_json(&workload, seed, &summary, &partitions)
@@ -828,4 +831,113 @@ proptest! {
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(if cfg!(debug_assertions) { 24 } else { 128 }))]
+
+    /// A run's energy is the integral of its power over time: the idle draw of every core
+    /// plus each busy core's rise, read off the utilisation timeline (busy processors per
+    /// instant), over the run's span; its peak is the timeline's highest power. On random
+    /// jobs over two partitions of different watts, under every node-free scheduler.
+    #[test]
+    fn energy_is_the_integral_of_the_power_timeline(
+        specs in prop::collection::vec((0i64..15, 0i64..40, 1u32..=4, 0i64..60, 0i32..3, 1i32..=2), 1..50),
+        which in 0usize..4,
+    ) {
+        let mut t = 0;
+        let jobs: Vec<Job> = specs
+            .into_iter()
+            .map(|(gap, runtime, procs, estimate, user, partition)| {
+                t += if gap < 5 { 0 } else { gap };
+                (t, runtime, procs, estimate, user, partition)
+            })
+            .collect();
+        let dir = folder(&format!("energy-{which}"));
+        let mut text = String::from("; MaxProcs: 8\n");
+        for (i, &job) in jobs.iter().enumerate() {
+            swf_line(&mut text, i + 1, job);
+        }
+        let trace = dir.join("energy.swf");
+        std::fs::write(&trace, text).unwrap();
+        let machine = dir.join("power.toml");
+        std::fs::write(
+            &machine,
+            "[[partition]]\nname = \"a\"\n[[partition.nodes]]\ncount = 2\ncores = 2\nidle_w = 60\nbusy_w = 200\n\
+             [[partition]]\nname = \"b\"\n[[partition.nodes]]\ncount = 1\ncores = 4\nidle_w = 100\nbusy_w = 500\n",
+        )
+        .unwrap();
+        let scheduler = ["fcfs", "easy", "sjbf", "conservative"][which];
+        let rigid = experiment(&trace, scheduler, &[("machine", Value::Str(machine.display().to_string()))]);
+        let prepared = rigid.prepare(&mut Shared::default(), None).unwrap();
+        let workload = prepared.workload.draw(1).unwrap();
+        let mut worker = Worker::new();
+        let outcome = prepared.simulate(&mut worker, &workload, 1);
+        let e = prepared.energy(&workload.jobs, outcome.start, outcome.end).unwrap();
+        // Per partition, its busy cores over time; watts: idle 30 and 25 a core, busy 100
+        // and 125.
+        let (idle, rise) = ([30.0, 25.0], [70.0, 100.0]);
+        let mut joules = 0.0;
+        let mut peak = 0.0f64;
+        let first = *workload.jobs.submit.iter().min().unwrap();
+        let last = *outcome.end.iter().max().unwrap();
+        let mut base = 0.0;
+        for p in 0..2 {
+            let rows: Vec<u32> = (0..workload.jobs.len() as u32)
+                .filter(|&j| workload.jobs.partition[j as usize] == p as i32 + 1)
+                .collect();
+            base += [4.0, 4.0][p] * idle[p];
+            if rows.is_empty() {
+                continue;
+            }
+            let sub = workload.jobs.gather(&rows);
+            let pick = |c: &[i64]| rows.iter().map(|&r| c[r as usize]).collect::<Vec<_>>();
+            let steps = schedlab::metrics::timeline::timeline(&sub, &pick(outcome.start), &pick(outcome.end));
+            for w in steps.windows(2) {
+                joules += w[0].busy as f64 * rise[p] * (w[1].time - w[0].time) as f64;
+            }
+            peak = peak.max(steps.iter().map(|s| s.busy as f64 * rise[p]).fold(0.0, f64::max));
+        }
+        joules += base * (last - first) as f64;
+        prop_assert!(
+            (e.energy_kwh * 3.6e6 - joules).abs() <= 1e-9 * joules.max(1.0),
+            "{} J vs {} J",
+            e.energy_kwh * 3.6e6,
+            joules
+        );
+        // The peak over both partitions is at least each one's and at most their sum.
+        prop_assert!(e.peak_power_kw * 1e3 >= base + peak - 1e-9);
+        prop_assert!((e.jobs_kwh + e.idle_kwh - e.energy_kwh).abs() < 1e-9);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+/// Energy metrics need a machine with a power model, and power goes with every group.
+#[test]
+fn energy_needs_a_power_model() {
+    let dir = folder("no-power");
+    let trace = dir.join("t.swf");
+    std::fs::write(
+        &trace,
+        "; MaxProcs: 4\n1 0 -1 10 1 -1 -1 1 10 -1 1 1 -1 -1 1 1 -1 -1\n",
+    )
+    .unwrap();
+    let rigid = experiment(&trace, "fcfs", &[]);
+    let e = schedlab::experiment::Experiment::Rigid(rigid)
+        .check_metric("energy_kwh")
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("needs a machine that describes its power"),
+        "{e}"
+    );
+    let half = dir.join("half.toml");
+    std::fs::write(
+        &half,
+        "[[partition]]\nname = \"a\"\ndefault = true\n[[partition.nodes]]\ncount = 1\ncores = 2\nidle_w = 1\nbusy_w = 2\n\
+         [[partition.nodes]]\nname = \"plain\"\ncount = 1\ncores = 2\n",
+    )
+    .unwrap();
+    let e = schedlab::machine::Machine::read(&half).unwrap_err().to_string();
+    assert!(e.contains("nodes \"plain\": no idle_w and busy_w"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -301,7 +301,10 @@ fn run_rigid_inner(
     // Under feedback, the submit times are when the jobs arrived.
     let jobs = &*outcome.jobs_as_run(&workload.jobs);
     warnings.extend(schedlab::metrics::saturation_warning(jobs, outcome.end));
-    let summary = Summary::of_outcome(jobs, workload.procs, &outcome, 0..jobs.len(), &workload.skipped);
+    let summary = Summary {
+        energy: prepared.energy(jobs, outcome.start, outcome.end),
+        ..Summary::of_outcome(jobs, workload.procs, &outcome, 0..jobs.len(), &workload.skipped)
+    };
     let partitions = prepared.by_partition(&workload, outcome.start, outcome.end);
     let mut summary = prepared.summary_json(&workload, seed, &summary, &partitions);
     if let Some((ranked, backfill)) = &mut ranked {

@@ -322,7 +322,10 @@ pub fn run(args: RunArgs) -> Result<()> {
     }
     let partitions = prepared.by_partition(workload, outcome.start, outcome.end);
     let all = 0..workload.jobs.len();
-    let summary = Summary::of_outcome(&workload.jobs, workload.procs, &outcome, all, &workload.skipped);
+    let summary = Summary {
+        energy: prepared.energy(&workload.jobs, outcome.start, outcome.end),
+        ..Summary::of_outcome(&workload.jobs, workload.procs, &outcome, all, &workload.skipped)
+    };
     if let Some(path) = &args.jobs_out {
         write_atomically(path, |w| write_jobs_csv(w, &workload.jobs, &outcome))?;
     }

@@ -24,7 +24,7 @@ pub use wiring::{Simulate, predictor_for};
 use std::path::Path;
 
 use crate::malleable::{MALLEABLE_METRICS, MalleableReport};
-use crate::metrics::{MetricError, RIGID_METRICS, UTILITY_METRICS, check_rigid_metric};
+use crate::metrics::{ENERGY_METRICS, MetricError, RIGID_METRICS, UTILITY_METRICS, check_rigid_metric};
 use crate::nondedicated::{CLUSTER_METRICS, Report};
 use crate::partition::{PARTITION_METRICS, PartitionOutcome};
 use crate::sim::Window;
@@ -119,6 +119,7 @@ impl Experiment {
                 .get(name)
                 .map(labels)
                 .or_else(|_| UTILITY_METRICS.get(name).map(labels))
+                .or_else(|_| ENERGY_METRICS.get(name).map(labels))
                 .ok(),
             Experiment::Malleable(_) => MALLEABLE_METRICS.get(name).ok().map(labels),
             Experiment::Moldable(_) => PARTITION_METRICS.get(name).ok().map(labels),
@@ -133,6 +134,11 @@ impl Experiment {
                 check_rigid_metric(name)?;
                 if UTILITY_METRICS.get(name).is_ok() && r.workload.augmentation.is_none() {
                     return Err(MetricError::NeedsUtility {
+                        name: name.to_string(),
+                    });
+                }
+                if ENERGY_METRICS.get(name).is_ok() && !r.workload.machine().is_some_and(|m| m.has_power()) {
+                    return Err(MetricError::NeedsPower {
                         name: name.to_string(),
                     });
                 }

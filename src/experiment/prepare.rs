@@ -12,6 +12,7 @@ use super::moldable::References;
 use super::rigid::{Rigid, Source, TraceSource, WorkloadSpec};
 use super::{Experiment, RunOutcome, Simulate, cluster};
 use crate::Time;
+use crate::energy::EnergySummary;
 use crate::error::{Error, Result};
 use crate::machine::{Fit, Machine};
 use crate::malleable::VERSUS_AVG_METRICS;
@@ -459,8 +460,9 @@ impl PreparedRigid {
             .map_or(0..n, |w| w.measured.start.min(n)..w.measured.end.min(n));
         let simulated = outcome.events / 2;
         let jobs = outcome.jobs_as_run(&workload.jobs);
-        let summary = (!outcome.saturated).then(|| {
-            Summary::of_outcome(
+        let summary = (!outcome.saturated).then(|| Summary {
+            energy: self.energy(&jobs, outcome.start, outcome.end),
+            ..Summary::of_outcome(
                 &jobs,
                 workload.procs,
                 &outcome,
@@ -473,6 +475,17 @@ impl PreparedRigid {
             measured: measured.len(),
             simulated,
         })
+    }
+
+    /// On a machine that describes its power, what a run of `jobs` that started and ended
+    /// them at `start` and `end` cost (`crate::energy`).
+    pub fn energy(
+        &self,
+        jobs: &crate::workload::Jobs,
+        start: &[Time],
+        end: &[Time],
+    ) -> Option<EnergySummary> {
+        crate::energy::of_run(self.workload.spec.machine()?, jobs, start, end)
     }
 
     /// On a machine of several partitions, each partition's own summary of a run of

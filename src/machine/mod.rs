@@ -37,6 +37,17 @@ pub const MAX_CORES_PER_NODE: u32 = 4096;
 pub const MAX_GPUS_PER_NODE: u32 = 64;
 pub const MAX_MEMORY_GB: f64 = 1_048_576.0;
 
+/// A node's power draw, watts: idle, and with every core busy (linear in the busy cores in
+/// between; `crate::energy`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct NodePower {
+    pub idle_w: f64,
+    pub busy_w: f64,
+}
+
+/// Most watts a node may draw: a bound that keeps a description sane.
+pub const MAX_NODE_WATTS: f64 = 1e6;
+
 /// A group of identical nodes.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct NodeGroup {
@@ -46,6 +57,9 @@ pub struct NodeGroup {
     /// Memory per node, GB (0: not described).
     pub memory_gb: f64,
     pub gpus: u32,
+    /// Its power draw (`None`: not described).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub power: Option<NodePower>,
 }
 
 /// A partition: its nodes, and which of a trace's jobs it runs.
@@ -136,6 +150,8 @@ struct RawNodes {
     memory_gb: f64,
     #[serde(default)]
     gpus: i64,
+    idle_w: Option<f64>,
+    busy_w: Option<f64>,
 }
 
 impl Machine {
@@ -153,6 +169,7 @@ impl Machine {
                     cores: 1,
                     memory_gb: 0.0,
                     gpus: 0,
+                    power: None,
                 }],
             }],
         }
@@ -237,6 +254,25 @@ impl Machine {
                         g.memory_gb
                     )));
                 }
+                let power = match (g.idle_w, g.busy_w) {
+                    (None, None) => None,
+                    (Some(idle_w), Some(busy_w)) => {
+                        if !(0.0..=MAX_NODE_WATTS).contains(&idle_w)
+                            || !(idle_w..=MAX_NODE_WATTS).contains(&busy_w)
+                        {
+                            return Err(err(format!(
+                                "{at}: idle_w = {idle_w}, busy_w = {busy_w}: expected 0 <= idle_w <= busy_w <= \
+                                 {MAX_NODE_WATTS} watts a node"
+                            )));
+                        }
+                        Some(NodePower { idle_w, busy_w })
+                    }
+                    _ => {
+                        return Err(err(format!(
+                            "{at}: idle_w and busy_w go together (a node's watts idle and with every core busy)"
+                        )));
+                    }
+                };
                 let name = g.name.unwrap_or_else(|| format!("group{j}"));
                 check_name(&name).map_err(|m| err(format!("{at}.name = {name:?}: {m}")))?;
                 groups.push(NodeGroup {
@@ -245,6 +281,7 @@ impl Machine {
                     cores,
                     memory_gb: g.memory_gb,
                     gpus,
+                    power,
                 });
             }
             partitions.push(Partition {
@@ -266,6 +303,7 @@ impl Machine {
                 defaults.join(" and ")
             )));
         }
+        check_power(&partitions).map_err(err)?;
         let machine = Machine { partitions };
         if machine.cores() > MAX_PROCS as u64 {
             return Err(err(format!(
@@ -346,6 +384,56 @@ impl Machine {
             let p = self.partition_of(swf).expect("placed jobs have a partition");
             rows[p].push(j as u32);
         }
+    }
+}
+
+/// Power is described for every node group or for none (a run's energy covers the whole
+/// machine), and, as nodes are not told apart within a pool of cores, with the same watts
+/// per core, idle and busy, over a partition's groups.
+fn check_power(partitions: &[Partition]) -> std::result::Result<(), String> {
+    let groups = || {
+        partitions
+            .iter()
+            .flat_map(|p| p.nodes.iter().map(move |g| (p, g)))
+    };
+    let described = groups().filter(|(_, g)| g.power.is_some()).count();
+    if described > 0 && described < groups().count() {
+        let (p, g) = groups()
+            .find(|(_, g)| g.power.is_none())
+            .expect("one is not described");
+        return Err(format!(
+            "partition {:?}, nodes {:?}: no idle_w and busy_w, while other node groups have them; \
+             describe every group's power or none",
+            p.name, g.name
+        ));
+    }
+    for p in partitions {
+        let per_core = |g: &NodeGroup| {
+            g.power
+                .map(|w| (w.idle_w / g.cores as f64, w.busy_w / g.cores as f64))
+        };
+        let first = p.nodes.first().and_then(per_core);
+        if let Some(g) = p.nodes.iter().find(|g| {
+            per_core(g).zip(first).is_some_and(|((i, b), (i0, b0))| {
+                (i - i0).abs() > 1e-9 * i0.max(1.0) || (b - b0).abs() > 1e-9 * b0.max(1.0)
+            })
+        }) {
+            return Err(format!(
+                "partition {:?}, nodes {:?}: watts per core differ from the partition's first group; \
+                 a partition's groups must draw the same per core, idle and busy, for now",
+                p.name, g.name
+            ));
+        }
+    }
+    Ok(())
+}
+
+impl Machine {
+    /// Whether the machine describes its nodes' power.
+    pub fn has_power(&self) -> bool {
+        self.partitions
+            .iter()
+            .all(|p| p.nodes.iter().all(|g| g.power.is_some()))
     }
 }
 

@@ -282,6 +282,7 @@ mod tests {
             cores,
             memory_gb,
             gpus,
+            power: None,
         }
     }
 

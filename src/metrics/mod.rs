@@ -40,6 +40,7 @@ use hdrhistogram::Histogram;
 use serde::Serialize;
 
 use crate::Time;
+use crate::energy::EnergySummary;
 use crate::sim::Outcome;
 use crate::workload::{Jobs, SkipCounts};
 pub use registry::MetricError;
@@ -100,6 +101,10 @@ pub struct Summary {
     pub users: UserSummary,
     /// Serial, narrow, medium and wide jobs (module docs), in that order.
     pub size_classes: [ClassSummary; 4],
+    /// On a machine that describes its power: what the whole run cost (`crate::energy`).
+    /// Not written otherwise, so that outputs without a power model stay as they were.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub energy: Option<EnergySummary>,
 }
 
 /// Waits and slowdowns per user, summarised over users (module docs).
@@ -491,6 +496,7 @@ impl Summary {
                 .as_ref()
                 .map(|u| UtilitySummary::of(u, &jobs.submit, end, measured.clone())),
             users,
+            energy: None,
             size_classes: std::array::from_fn(|c| {
                 let (n, wait, b) = classes[c];
                 let mean = |sum: f64| if n == 0 { f64::NAN } else { sum / n as f64 };
@@ -806,11 +812,43 @@ pub static UTILITY_METRICS: Registry<UtilitySummary> = Registry {
     ],
 };
 
+/// The metrics of a rigid run on a machine that describes its power (`crate::energy`):
+/// over the whole run, warm-up included; a run without a power model, or one that
+/// saturated, reports NaN.
+pub static ENERGY_METRICS: Registry<EnergySummary> = Registry {
+    kind: "a run on a machine with a power model",
+    metrics: &[
+        row!("energy_kwh", "Energy", KilowattHours, Undefined, |e| e.energy_kwh),
+        row!(
+            "idle_energy_kwh",
+            "Energy of idle cores",
+            KilowattHours,
+            Undefined,
+            |e| e.idle_kwh
+        ),
+        row!("mean_power_kw", "Mean power", Kilowatts, Undefined, |e| e
+            .mean_power_kw),
+        row!("peak_power_kw", "Peak power", Kilowatts, Undefined, |e| e
+            .peak_power_kw),
+        row!(
+            "wh_per_core_hour",
+            "Energy per core-hour of work",
+            WattHours,
+            Undefined,
+            |e| e.wh_per_core_hour
+        ),
+    ],
+};
+
 impl Summary {
-    /// The value of a metric of [`RIGID_METRICS`] or [`UTILITY_METRICS`] by its name.
+    /// The value of a metric of [`RIGID_METRICS`], [`UTILITY_METRICS`] or
+    /// [`ENERGY_METRICS`] by its name.
     pub fn metric(&self, name: &str) -> Option<f64> {
         if let Ok(m) = RIGID_METRICS.get(name) {
             return Some((m.value)(self));
+        }
+        if let Ok(m) = ENERGY_METRICS.get(name) {
+            return Some(self.energy.as_ref().map_or(f64::NAN, m.value));
         }
         let m = UTILITY_METRICS.get(name).ok()?;
         Some(self.utility.as_ref().map_or(f64::NAN, m.value))
@@ -861,7 +899,7 @@ fn busy_processor_seconds(jobs: &Jobs, start: &[Time], end: &[Time], span: std::
 /// Whether `name` is a metric of a rigid run, with or without utility functions; the error
 /// names the allowed ones (or the new name of a renamed one).
 pub fn check_rigid_metric(name: &str) -> Result<(), MetricError> {
-    if UTILITY_METRICS.get(name).is_ok() {
+    if UTILITY_METRICS.get(name).is_ok() || ENERGY_METRICS.get(name).is_ok() {
         return Ok(());
     }
     match RIGID_METRICS.get(name) {
@@ -872,6 +910,7 @@ pub fn check_rigid_metric(name: &str) -> Result<(), MetricError> {
             mut allowed,
         }) => {
             allowed.extend(UTILITY_METRICS.names());
+            allowed.extend(ENERGY_METRICS.names());
             Err(MetricError::Unknown { name, kind, allowed })
         }
         Err(e) => Err(e),
@@ -882,7 +921,11 @@ pub fn check_rigid_metric(name: &str) -> Result<(), MetricError> {
 pub fn saturated_metric(name: &str, jobs: usize) -> Option<f64> {
     match RIGID_METRICS.get(name) {
         Ok(m) => Some(m.saturated_value(jobs)),
-        Err(_) => UTILITY_METRICS.get(name).ok().map(|m| m.saturated_value(jobs)),
+        Err(_) => UTILITY_METRICS
+            .get(name)
+            .ok()
+            .map(|m| m.saturated_value(jobs))
+            .or_else(|| ENERGY_METRICS.get(name).ok().map(|m| m.saturated_value(jobs))),
     }
 }
 

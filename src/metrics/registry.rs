@@ -25,6 +25,12 @@ pub enum Unit {
     Utility,
     /// A percentage.
     Percent,
+    /// Energy, kWh.
+    KilowattHours,
+    /// Energy, Wh.
+    WattHours,
+    /// Power, kW.
+    Kilowatts,
 }
 
 impl Unit {
@@ -34,6 +40,9 @@ impl Unit {
             Unit::Seconds => "s",
             Unit::Processors => "processors",
             Unit::Percent => "%",
+            Unit::KilowattHours => "kWh",
+            Unit::WattHours => "Wh",
+            Unit::Kilowatts => "kW",
             Unit::Jobs | Unit::Fraction | Unit::Ratio | Unit::Number | Unit::Utility => "",
         }
     }
@@ -139,6 +148,11 @@ pub enum MetricError {
     /// A utility metric of a run without utility functions.
     #[error("{name} needs utility functions, but this run has none; set priorities on a trace")]
     NeedsUtility { name: String },
+    /// An energy metric of a run on a machine without a power model.
+    #[error(
+        "{name} needs a machine that describes its power (machine = \"FILE.toml\" whose node groups give idle_w and busy_w)"
+    )]
+    NeedsPower { name: String },
 }
 
 impl<O> Registry<O> {

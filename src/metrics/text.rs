@@ -78,6 +78,20 @@ impl Summary {
         writeln!(out, "by size      {}", classes.join("; "))?;
         writeln!(out, "utilization  {:.4}", self.utilization)?;
         writeln!(out, "makespan     {} s", self.makespan)?;
+        if let Some(e) = &self.energy {
+            writeln!(
+                out,
+                "energy       {:.2} kWh over {} s (jobs {:.2}, idle cores {:.2}); power mean {:.3} kW, peak {:.3} kW; \
+                 {:.2} Wh per core-hour of work",
+                e.energy_kwh,
+                e.span,
+                e.jobs_kwh,
+                e.idle_kwh,
+                e.mean_power_kw,
+                e.peak_power_kw,
+                e.wh_per_core_hour
+            )?;
+        }
         writeln!(
             out,
             "percentiles  {}; bsld threshold {} s",

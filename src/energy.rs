@@ -1,0 +1,144 @@
+//! What a schedule costs in energy: each node's power, from idle to all cores busy and
+//! linear in the busy cores in between, summed over the machine and integrated over the
+//! run. docs/semantics.md, "Energy", states the model and its choices.
+
+use serde::Serialize;
+
+use crate::Time;
+use crate::machine::Machine;
+use crate::workload::Jobs;
+
+/// Joules in a kWh.
+const JOULES_PER_KWH: f64 = 3.6e6;
+
+/// What a run cost, over its whole span (the first submit to the last end), every job
+/// counted (warm-up included: the machine drew the power).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EnergySummary {
+    pub energy_kwh: f64,
+    /// The jobs' share: each job's cores at their busy power while it ran.
+    pub jobs_kwh: f64,
+    /// The idle cores' share: the rest.
+    pub idle_kwh: f64,
+    pub mean_power_kw: f64,
+    pub peak_power_kw: f64,
+    /// Energy per core-hour of work done, Wh.
+    pub wh_per_core_hour: f64,
+    /// The span, seconds.
+    pub span: Time,
+}
+
+/// A partition's power per core, watts: idle, and busy (`None`: no power described).
+fn per_core(machine: &Machine, p: usize) -> Option<(f64, f64)> {
+    let partition = &machine.partitions[p];
+    let g = partition.nodes.first()?;
+    let power = g.power?;
+    Some((power.idle_w / g.cores as f64, power.busy_w / g.cores as f64))
+}
+
+/// The energy of a run of `jobs` on `machine` that started and ended them at `start` and
+/// `end`; `None` when the machine describes no power, or a job never ended (a saturated
+/// run, whose span is unknown).
+pub fn of_run(machine: &Machine, jobs: &Jobs, start: &[Time], end: &[Time]) -> Option<EnergySummary> {
+    let watts: Vec<(f64, f64)> = (0..machine.partitions.len())
+        .map(|p| per_core(machine, p))
+        .collect::<Option<_>>()?;
+    if end.contains(&crate::sim::state::UNSET) || jobs.is_empty() {
+        return None;
+    }
+    let first = *jobs.submit.iter().min()?;
+    let last = *end.iter().max()?;
+    let span = (last - first).max(0);
+    // The machine's idle draw, every core idle.
+    let idle_w: f64 = machine
+        .partitions
+        .iter()
+        .zip(&watts)
+        .map(|(p, &(idle, _))| p.cores() as f64 * idle)
+        .sum();
+    // Each job adds its cores' rise from idle to busy while it runs.
+    let mut steps: Vec<(Time, f64)> = Vec::with_capacity(2 * jobs.len());
+    let (mut rise_joules, mut busy_joules, mut core_seconds) = (0.0, 0.0, 0.0);
+    for j in 0..jobs.len() {
+        let p = machine
+            .partition_of(jobs.partition.get(j).copied().unwrap_or(-1))
+            .expect("placed jobs have a partition");
+        let (idle, busy) = watts[p];
+        let cores = jobs.procs[j] as f64;
+        let seconds = (end[j] - start[j]) as f64;
+        rise_joules += cores * (busy - idle) * seconds;
+        busy_joules += cores * busy * seconds;
+        core_seconds += cores * seconds;
+        steps.push((start[j], cores * (busy - idle)));
+        steps.push((end[j], -cores * (busy - idle)));
+    }
+    // Ends before starts at one instant: the engine frees before it starts.
+    steps.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    let (mut now, mut peak) = (0.0f64, 0.0f64);
+    for (_, delta) in steps {
+        now += delta;
+        peak = peak.max(now);
+    }
+    let joules = idle_w * span as f64 + rise_joules;
+    let energy_kwh = joules / JOULES_PER_KWH;
+    let jobs_kwh = busy_joules / JOULES_PER_KWH;
+    Some(EnergySummary {
+        energy_kwh,
+        jobs_kwh,
+        idle_kwh: energy_kwh - jobs_kwh,
+        mean_power_kw: if span > 0 {
+            joules / span as f64 / 1e3
+        } else {
+            idle_w / 1e3
+        },
+        peak_power_kw: (idle_w + peak) / 1e3,
+        wh_per_core_hour: if core_seconds > 0.0 {
+            joules / 3600.0 / (core_seconds / 3600.0)
+        } else {
+            f64::NAN
+        },
+        span,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::JobRecord;
+
+    fn machine(text: &str) -> Machine {
+        Machine::from_toml(text, std::path::Path::new("m.toml")).unwrap()
+    }
+
+    /// One node of 4 cores, 100 W idle and 300 W busy (50 W more per busy core), by hand:
+    /// a 2-core job from 0 to 100 s and a 4-core job from 100 to 150 s, the last end at
+    /// 150 s. Idle draw 100 W over 150 s = 15 kJ; rises 2 x 50 W x 100 s = 10 kJ and 4 x
+    /// 50 W x 50 s = 10 kJ; 35 kJ in all. The jobs at 75 W a core: 15 kJ and 15 kJ.
+    #[test]
+    fn one_node_two_jobs_by_hand() {
+        let m = machine(
+            "[[partition]]\nname = \"a\"\ndefault = true\n[[partition.nodes]]\ncount = 1\ncores = 4\n\
+             idle_w = 100\nbusy_w = 300\n",
+        );
+        let jobs = Jobs::from_records(&[
+            JobRecord::new(1, 0, 100, 2, 100),
+            JobRecord::new(2, 10, 50, 4, 50),
+        ]);
+        let e = of_run(&m, &jobs, &[0, 100], &[100, 150]).unwrap();
+        let kwh = |joules: f64| joules / 3.6e6;
+        assert!((e.energy_kwh - kwh(35_000.0)).abs() < 1e-12, "{e:?}");
+        assert!((e.jobs_kwh - kwh(30_000.0)).abs() < 1e-12);
+        assert!((e.idle_kwh - kwh(5_000.0)).abs() < 1e-12);
+        assert_eq!(e.span, 150);
+        assert!((e.mean_power_kw - 35_000.0 / 150.0 / 1e3).abs() < 1e-12);
+        // Peak: all 4 cores busy, 300 W (the 2-core job ended as the 4-core one began).
+        assert!((e.peak_power_kw - 0.3).abs() < 1e-12);
+        // 35 kJ (9.72 Wh) over 400 core-seconds (0.111 core-hours): 87.5 Wh a core-hour.
+        assert!((e.wh_per_core_hour - 35_000.0 / 400.0).abs() < 1e-9);
+        // A job that never ended: no span, no energy.
+        assert_eq!(
+            of_run(&m, &jobs, &[0, 100], &[100, crate::sim::state::UNSET]),
+            None
+        );
+    }
+}
