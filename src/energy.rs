@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use crate::Time;
+use crate::carbon::Intensity;
 use crate::machine::Machine;
 use crate::workload::Jobs;
 
@@ -26,6 +27,9 @@ pub struct EnergySummary {
     pub wh_per_core_hour: f64,
     /// The span, seconds.
     pub span: Time,
+    /// Carbon emitted, kg of CO2, with an intensity series (`crate::carbon`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub carbon_kg: Option<f64>,
 }
 
 /// A partition's power per core, watts: idle, and busy (`None`: no power described).
@@ -39,7 +43,15 @@ fn per_core(machine: &Machine, p: usize) -> Option<(f64, f64)> {
 /// The energy of a run of `jobs` on `machine` that started and ended them at `start` and
 /// `end`; `None` when the machine describes no power, or a job never ended (a saturated
 /// run, whose span is unknown).
-pub fn of_run(machine: &Machine, jobs: &Jobs, start: &[Time], end: &[Time]) -> Option<EnergySummary> {
+/// With `carbon`, an intensity series and the offset from the trace's clock to its own,
+/// the carbon too.
+pub fn of_run(
+    machine: &Machine,
+    jobs: &Jobs,
+    start: &[Time],
+    end: &[Time],
+    carbon: Option<(&Intensity, Time)>,
+) -> Option<EnergySummary> {
     let watts: Vec<(f64, f64)> = (0..machine.partitions.len())
         .map(|p| per_core(machine, p))
         .collect::<Option<_>>()?;
@@ -74,10 +86,16 @@ pub fn of_run(machine: &Machine, jobs: &Jobs, start: &[Time], end: &[Time]) -> O
     }
     // Ends before starts at one instant: the engine frees before it starts.
     steps.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    // The power over time, one step per instant where it changes.
+    let mut power: Vec<(Time, f64)> = vec![(first, idle_w)];
     let (mut now, mut peak) = (0.0f64, 0.0f64);
-    for (_, delta) in steps {
+    for (t, delta) in steps {
         now += delta;
         peak = peak.max(now);
+        match power.last_mut() {
+            Some(last) if last.0 == t => last.1 = idle_w + now,
+            _ => power.push((t, idle_w + now)),
+        }
     }
     let joules = idle_w * span as f64 + rise_joules;
     let energy_kwh = joules / JOULES_PER_KWH;
@@ -98,6 +116,7 @@ pub fn of_run(machine: &Machine, jobs: &Jobs, start: &[Time], end: &[Time]) -> O
             f64::NAN
         },
         span,
+        carbon_kg: carbon.map(|(series, offset)| series.grams(&power, last, offset) / 1e3),
     })
 }
 
@@ -124,7 +143,7 @@ mod tests {
             JobRecord::new(1, 0, 100, 2, 100),
             JobRecord::new(2, 10, 50, 4, 50),
         ]);
-        let e = of_run(&m, &jobs, &[0, 100], &[100, 150]).unwrap();
+        let e = of_run(&m, &jobs, &[0, 100], &[100, 150], None).unwrap();
         let kwh = |joules: f64| joules / 3.6e6;
         assert!((e.energy_kwh - kwh(35_000.0)).abs() < 1e-12, "{e:?}");
         assert!((e.jobs_kwh - kwh(30_000.0)).abs() < 1e-12);
@@ -137,7 +156,7 @@ mod tests {
         assert!((e.wh_per_core_hour - 35_000.0 / 400.0).abs() < 1e-9);
         // A job that never ended: no span, no energy.
         assert_eq!(
-            of_run(&m, &jobs, &[0, 100], &[100, crate::sim::state::UNSET]),
+            of_run(&m, &jobs, &[0, 100], &[100, crate::sim::state::UNSET], None),
             None
         );
     }

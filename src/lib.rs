@@ -12,6 +12,7 @@
 pub mod agent;
 pub mod atomic;
 pub mod call;
+pub mod carbon;
 pub mod energy;
 pub mod error;
 pub mod experiment;

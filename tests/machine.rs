@@ -941,3 +941,75 @@ fn energy_needs_a_power_model() {
     assert!(e.contains("nodes \"plain\": no idle_w and busy_w"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Carbon over a constant intensity is the energy times it; a series that starts after the
+/// trace is refused, and one that starts before it, read with an offset, shifts the
+/// intensity the run sees.
+#[test]
+fn carbon_follows_the_intensity_series() {
+    let Some(trace) = common::trace("SDSC-Par-1996-3.1-cln.swf.gz") else {
+        return;
+    };
+    let dir = folder("carbon");
+    let machine = dir.join("power.toml");
+    std::fs::write(
+        &machine,
+        "[[partition]]\nname = \"interactive\"\n[[partition.nodes]]\ncount = 48\ncores = 1\nidle_w = 50\nbusy_w = 150\n\
+         [[partition]]\nname = \"batch\"\n[[partition.nodes]]\ncount = 352\ncores = 1\nidle_w = 50\nbusy_w = 150\n",
+    )
+    .unwrap();
+    let constant = dir.join("constant.csv");
+    std::fs::write(&constant, "time,gco2_per_kwh\n0,400\n").unwrap();
+    let m = ("machine", Value::Str(machine.display().to_string()));
+    let first = (
+        "first",
+        Value::Int(if cfg!(debug_assertions) { 2000 } else { 20_000 }),
+    );
+    let with = |series: &Path, offset: i64| {
+        let rigid = experiment(
+            &trace,
+            "easy",
+            &[
+                m.clone(),
+                first.clone(),
+                ("carbon", Value::Str(series.display().to_string())),
+                ("carbon_offset", Value::Int(offset)),
+            ],
+        );
+        let json: serde_json::Value = serde_json::from_str(&run(&rigid, 1).json).unwrap();
+        json["energy"].clone()
+    };
+    let e = with(&constant, 0);
+    let (kwh, kg) = (
+        e["energy_kwh"].as_f64().unwrap(),
+        e["carbon_kg"].as_f64().unwrap(),
+    );
+    assert!((kg - kwh * 0.4).abs() < 1e-6 * kg, "{kwh} kWh, {kg} kg");
+    // A series that steps from 100 to 500 g halfway through the run's span.
+    let span = e["span"].as_i64().unwrap();
+    let stepped = dir.join("stepped.csv");
+    std::fs::write(&stepped, format!("time,gco2_per_kwh\n0,100\n{},500\n", span / 2)).unwrap();
+    let early = with(&stepped, 0)["carbon_kg"].as_f64().unwrap();
+    let late = with(&stepped, span)["carbon_kg"].as_f64().unwrap();
+    assert!(early > kwh * 0.1 && early < kwh * 0.5, "{early}");
+    assert!(
+        (late - kwh * 0.5).abs() < 1e-6 * late,
+        "read past the last row: its value holds"
+    );
+    // The trace starts before the series: refused.
+    let rigid = experiment(
+        &trace,
+        "easy",
+        &[
+            m.clone(),
+            ("carbon", Value::Str(stepped.display().to_string())),
+            ("carbon_offset", Value::Int(-1)),
+        ],
+    );
+    let e = rigid
+        .prepare(&mut Shared::default(), None)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("it must cover the run from its start"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

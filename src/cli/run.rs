@@ -43,6 +43,14 @@ pub struct RunArgs {
     /// in the partition its SWF partition number (field 16) names.
     #[arg(long, value_name = "FILE.toml", conflicts_with = "procs")]
     machine: Option<PathBuf>,
+    /// Traces, on a machine with a power model: a carbon-intensity series (CSV: a header,
+    /// then time,gco2_per_kwh rows; .gz too) for the run's carbon (docs/semantics.md,
+    /// "Energy").
+    #[arg(long, value_name = "FILE.csv", requires = "machine")]
+    carbon: Option<PathBuf>,
+    /// With --carbon: seconds added to the trace's clock to read the series.
+    #[arg(long, value_name = "SECONDS", requires = "carbon", allow_hyphen_values = true)]
+    carbon_offset: Option<i64>,
     /// Traces: scale inter-arrival times so that the offered load is this (as in sweeps).
     #[arg(long, conflicts_with = "load_scale")]
     load: Option<f64>,
@@ -151,6 +159,11 @@ fn experiment(args: &RunArgs) -> Result<Rigid> {
             "machine",
             args.machine.as_ref().map(|p| Value::Str(p.display().to_string())),
         ),
+        (
+            "carbon",
+            args.carbon.as_ref().map(|p| Value::Str(p.display().to_string())),
+        ),
+        ("carbon_offset", args.carbon_offset.map(Value::Int)),
         ("load", args.load.map(Value::Float)),
         ("load_scale", args.load_scale.map(Value::Float)),
         ("estimates", args.estimates.clone().map(Value::Str)),

@@ -142,6 +142,12 @@ impl Experiment {
                         name: name.to_string(),
                     });
                 }
+                let carbon = matches!(&r.workload.source, rigid::Source::Trace(t) if t.carbon.is_some());
+                if name == "carbon_kg" && !carbon {
+                    return Err(MetricError::NeedsCarbon {
+                        name: name.to_string(),
+                    });
+                }
                 Ok(())
             }
             Experiment::Malleable(_) => MALLEABLE_METRICS.get(name).map(drop),

@@ -139,6 +139,19 @@ impl WorkloadSpec {
                     });
                 }
                 let factor = scale_factor(t, &read)?;
+                if let (Some((series, offset)), Some(&first)) = (&t.carbon, w.jobs.submit.first())
+                    && series.start() > first + offset
+                {
+                    return Err(Error::Workload {
+                        path: series.path.clone(),
+                        message: format!(
+                            "the series starts at {}, after the run's first instant on its clock, {} (the trace's \
+                             first submit {first} plus carbon_offset {offset}); it must cover the run from its start",
+                            series.start(),
+                            first + offset
+                        ),
+                    });
+                }
                 if let Some(a) = &self.augmentation {
                     a.priorities.apply(&w.jobs).map_err(|message| Error::Workload {
                         path: t.path.clone(),
@@ -485,7 +498,11 @@ impl PreparedRigid {
         start: &[Time],
         end: &[Time],
     ) -> Option<EnergySummary> {
-        crate::energy::of_run(self.workload.spec.machine()?, jobs, start, end)
+        let carbon = match &self.workload.spec.source {
+            Source::Trace(t) => t.carbon.as_ref().map(|(series, offset)| (&**series, *offset)),
+            Source::Model(_) => None,
+        };
+        crate::energy::of_run(self.workload.spec.machine()?, jobs, start, end, carbon)
     }
 
     /// On a machine of several partitions, each partition's own summary of a run of

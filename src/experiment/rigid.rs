@@ -6,6 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::Time;
+use crate::carbon::Intensity;
 use crate::machine::Machine;
 use crate::params::{Key, ParamError, Params, Value, policy, workload};
 use crate::predict::PredictorKind;
@@ -43,10 +45,12 @@ pub const DOWNEY_MODEL_KEYS: [Key; 13] = [
 /// A trace and how to read, scale and augment it; all shape the workload but `feedback`,
 /// which changes when jobs arrive, not which jobs are drawn (so cells with and without it
 /// replay the same workloads and can be compared in pairs).
-pub const TRACE_KEYS: [Key; 25] = [
+pub const TRACE_KEYS: [Key; 27] = [
     workload("trace"),
     workload("procs"),
     workload("machine"),
+    workload("carbon"),
+    workload("carbon_offset"),
     workload("load"),
     workload("load_scale"),
     workload("resample"),
@@ -100,6 +104,10 @@ pub struct TraceSource {
     /// The machine of partitions the jobs run on (`machine = "file.toml"`); `None`: one
     /// pool of `procs` (or MaxProcs) processors.
     pub machine: Option<Arc<Machine>>,
+    /// A carbon-intensity series (`carbon = "file.csv"`) and the offset from the trace's
+    /// clock to its own (`carbon_offset`, seconds), for the carbon of a run on a machine
+    /// with a power model.
+    pub carbon: Option<(Arc<Intensity>, Time)>,
 }
 
 /// Where a rigid experiment's jobs come from.
@@ -396,6 +404,37 @@ fn trace(params: &Params, base_dir: &Path, extra: &[Key]) -> Result<TraceSource,
             Some(Arc::new(machine))
         }
     };
+    let carbon = match params.text("carbon") {
+        None if params.has("carbon_offset") => {
+            return Err(ParamError::Invalid(
+                "carbon_offset: applies with carbon = \"FILE.csv\"".into(),
+            ));
+        }
+        None => None,
+        Some(_) if !machine.as_ref().is_some_and(|m| m.has_power()) => {
+            return Err(ParamError::Invalid(
+                "carbon: needs a machine that describes its power (machine = \"FILE.toml\" whose node groups \
+                 give idle_w and busy_w)"
+                    .into(),
+            ));
+        }
+        Some(file) => {
+            let series = Intensity::read(&base_dir.join(&file))
+                .map_err(|e| ParamError::Invalid(format!("carbon = '{file}': {e}")))?;
+            let offset = match params.get("carbon_offset") {
+                None => 0,
+                Some(Value::Int(i)) if i.unsigned_abs() <= crate::workload::MAX_TIME as u64 => *i,
+                Some(v) => {
+                    return Err(ParamError::BadValue {
+                        key: "carbon_offset".into(),
+                        value: v.to_string(),
+                        expected: "whole seconds within 2^40 either way".into(),
+                    });
+                }
+            };
+            Some((Arc::new(series), offset))
+        }
+    };
     // On a machine the reader keeps every job, whatever the trace's MaxProcs: placing them
     // on the partitions (`Machine::place`) skips those no partition runs, then those wider
     // than their partition.
@@ -416,6 +455,7 @@ fn trace(params: &Params, base_dir: &Path, extra: &[Key]) -> Result<TraceSource,
         resample,
         estimates,
         machine,
+        carbon,
     })
 }
 

@@ -830,6 +830,9 @@ pub static ENERGY_METRICS: Registry<EnergySummary> = Registry {
             .mean_power_kw),
         row!("peak_power_kw", "Peak power", Kilowatts, Undefined, |e| e
             .peak_power_kw),
+        row!("carbon_kg", "Carbon", KilogramsCo2, Undefined, |e| e
+            .carbon_kg
+            .unwrap_or(f64::NAN)),
         row!(
             "wh_per_core_hour",
             "Energy per core-hour of work",

@@ -31,6 +31,8 @@ pub enum Unit {
     WattHours,
     /// Power, kW.
     Kilowatts,
+    /// Carbon, kg of CO2.
+    KilogramsCo2,
 }
 
 impl Unit {
@@ -43,6 +45,7 @@ impl Unit {
             Unit::KilowattHours => "kWh",
             Unit::WattHours => "Wh",
             Unit::Kilowatts => "kW",
+            Unit::KilogramsCo2 => "kg CO2",
             Unit::Jobs | Unit::Fraction | Unit::Ratio | Unit::Number | Unit::Utility => "",
         }
     }
@@ -153,6 +156,11 @@ pub enum MetricError {
         "{name} needs a machine that describes its power (machine = \"FILE.toml\" whose node groups give idle_w and busy_w)"
     )]
     NeedsPower { name: String },
+    /// The carbon of a run without an intensity series.
+    #[error(
+        "{name} needs a carbon-intensity series (carbon = \"FILE.csv\", with a machine that describes its power)"
+    )]
+    NeedsCarbon { name: String },
 }
 
 impl<O> Registry<O> {

@@ -91,6 +91,13 @@ impl Summary {
                 e.peak_power_kw,
                 e.wh_per_core_hour
             )?;
+            if let Some(kg) = e.carbon_kg {
+                writeln!(
+                    out,
+                    "carbon       {kg:.2} kg CO2 ({:.1} g per kWh on average)",
+                    1e3 * kg / e.energy_kwh
+                )?;
+            }
         }
         writeln!(
             out,
