@@ -105,6 +105,11 @@ pub struct RunArgs {
     /// Write the simulated schedule as SWF (wait time in field 3).
     #[arg(long, value_name = "FILE.swf")]
     swf_out: Option<PathBuf>,
+    /// Write one row per job in Batsim's `_jobs.csv` format, for evalys and Batsim's tools:
+    /// times, and the processors each job held as an interval set, named as --gantt-out
+    /// names them (docs/semantics.md, "Batsim's formats").
+    #[arg(long, value_name = "FILE.csv")]
+    batsim_jobs_out: Option<PathBuf>,
     /// Write the machine over time as CSV (time, utilization, busy_procs, running, queued:
     /// a row per instant where one changes), and beside it two figures: FILE_utilization.svg
     /// and FILE_jobs.svg (running and queued jobs), in 400 time-weighted bins.
@@ -276,6 +281,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     let outputs: Vec<(&str, &std::path::Path)> = [
         ("--jobs-out", &args.jobs_out),
         ("--swf-out", &args.swf_out),
+        ("--batsim-jobs-out", &args.batsim_jobs_out),
         ("--timeline-out", &args.timeline_out),
         ("--gantt-out", &args.gantt_out),
     ]
@@ -341,6 +347,24 @@ pub fn run(args: RunArgs) -> Result<()> {
     };
     if let Some(path) = &args.jobs_out {
         write_atomically(path, |w| write_jobs_csv(w, &workload.jobs, &outcome))?;
+    }
+    if let Some(path) = &args.batsim_jobs_out {
+        if outcome.saturated || outcome.end.contains(&i64::MIN) {
+            return Err(schedlab::Error::Invalid(
+                "--batsim-jobs-out: some jobs never ended, and Batsim's format has no row for them".into(),
+            )
+            .into());
+        }
+        write_atomically(path, |w| {
+            schedlab::report::batsim::write_jobs(
+                w,
+                &workload.name,
+                &workload.jobs,
+                workload.procs,
+                outcome.start,
+                outcome.end,
+            )
+        })?;
     }
     if let Some(path) = &args.swf_out {
         let note = format!("scheduler {}", rigid.scheduler);

@@ -41,33 +41,70 @@ pub fn boxes(
 ) -> std::result::Result<Vec<Box>, String> {
     let unset = crate::sim::state::UNSET;
     let (a, b) = window;
-    // Starts and ends up to the window's end, ends first at an instant.
-    let mut events: Vec<(Time, bool, usize)> = Vec::new();
-    for j in 0..jobs.len() {
-        if start[j] == unset || start[j] >= b {
-            continue;
-        }
-        events.push((start[j], true, j));
-        if end[j] != unset && end[j] < b {
-            events.push((end[j], false, j));
-        }
-    }
-    let in_window = events
-        .iter()
-        .filter(|e| e.1 && (end[e.2] == unset || end[e.2] > a))
-        .count();
+    let shown = |j: usize| start[j] != unset && start[j] < b && (end[j] == unset || end[j] > a);
+    let in_window = (0..jobs.len()).filter(|&j| shown(j)).count();
     if in_window > MAX_JOBS {
         return Err(format!(
             "{in_window} jobs ran in the window, more than the {MAX_JOBS} a picture can show; narrow --window"
         ));
     }
-    events.sort_unstable_by_key(|&(t, is_start, j)| (t, is_start, j));
+    let named = processors(jobs, procs, start, end)?;
+    let mut order: Vec<usize> = (0..jobs.len()).filter(|&j| shown(j)).collect();
+    order.sort_unstable_by_key(|&j| (start[j], j));
+    let mut out = Vec::new();
+    for j in order {
+        let to = if end[j] == unset { b } else { end[j].min(b) };
+        let from = start[j].max(a);
+        if to <= from {
+            continue;
+        }
+        for (first, last) in runs(&named[j]) {
+            out.push(Box {
+                job: j,
+                first,
+                last,
+                from,
+                to,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The processors each job held, named as the module docs say: at each instant, ends
+/// first, then jobs that end as they start (which the engine started and ended before
+/// the instant's last pass) take the lowest-numbered free ones for that instant only,
+/// then each other starting job (by arrival) takes the lowest-numbered free ones. Jobs
+/// that never started hold none. Errs if a start finds too few free: not a schedule of
+/// `procs` processors.
+pub fn processors(
+    jobs: &Jobs,
+    procs: u32,
+    start: &[Time],
+    end: &[Time],
+) -> std::result::Result<Vec<Vec<u32>>, String> {
+    let unset = crate::sim::state::UNSET;
+    // (time, what, job): at one instant ends (0), then instant jobs (1), then starts (2).
+    let mut events: Vec<(Time, u8, usize)> = Vec::new();
+    for j in 0..jobs.len() {
+        if start[j] == unset {
+            continue;
+        }
+        if end[j] == start[j] {
+            events.push((start[j], 1, j));
+            continue;
+        }
+        events.push((start[j], 2, j));
+        if end[j] != unset {
+            events.push((end[j], 0, j));
+        }
+    }
+    events.sort_unstable();
     let mut free: BTreeSet<u32> = (0..procs).collect();
     let mut held: Vec<Vec<u32>> = vec![Vec::new(); jobs.len()];
-    let mut out = Vec::new();
-    for (t, is_start, j) in events {
-        if !is_start {
-            free.extend(held[j].drain(..));
+    for (t, what, j) in events {
+        if what == 0 {
+            free.extend(held[j].iter().copied());
             continue;
         }
         let p = jobs.procs[j] as usize;
@@ -79,33 +116,26 @@ pub fn boxes(
                 taken.len()
             ));
         }
-        for q in &taken {
-            free.remove(q);
-        }
-        let to = if end[j] == unset { b } else { end[j].min(b) };
-        let from = t.max(a);
-        if to > a && to > from {
-            // One box per run of consecutive processors.
-            let mut first = taken[0];
-            for w in 0..taken.len() {
-                let last = taken[w];
-                if w + 1 == taken.len() || taken[w + 1] != last + 1 {
-                    out.push(Box {
-                        job: j,
-                        first,
-                        last,
-                        from,
-                        to,
-                    });
-                    if w + 1 < taken.len() {
-                        first = taken[w + 1];
-                    }
-                }
+        if what == 2 {
+            for q in &taken {
+                free.remove(q);
             }
         }
         held[j] = taken;
     }
-    Ok(out)
+    Ok(held)
+}
+
+/// Runs of consecutive numbers in `sorted`, as (first, last).
+pub fn runs(sorted: &[u32]) -> Vec<(u32, u32)> {
+    let mut out: Vec<(u32, u32)> = Vec::new();
+    for &q in sorted {
+        match out.last_mut() {
+            Some((_, last)) if *last + 1 == q => *last = q,
+            _ => out.push((q, q)),
+        }
+    }
+    out
 }
 
 /// Colours of the boxes, by user (by job for unknown users): light, so the outlines show.

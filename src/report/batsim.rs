@@ -1,0 +1,138 @@
+//! A run's jobs in Batsim's output format (`_jobs.csv`), which evalys and the rest of
+//! Batsim's ecosystem read: one row per job, its times, and the processors it held as an
+//! interval set. docs/semantics.md ("Batsim's formats") says how each column is filled.
+
+use std::io::Write;
+
+use super::gantt;
+use crate::Time;
+use crate::workload::Jobs;
+
+/// Batsim's columns, in its order.
+pub const BATSIM_JOB_COLUMNS: [&str; 17] = [
+    "job_id",
+    "workload_name",
+    "profile",
+    "submission_time",
+    "requested_number_of_resources",
+    "requested_time",
+    "success",
+    "final_state",
+    "starting_time",
+    "execution_time",
+    "finish_time",
+    "waiting_time",
+    "turnaround_time",
+    "stretch",
+    "consumed_energy",
+    "allocated_resources",
+    "metadata",
+];
+
+/// Writes the jobs of a finished run of `jobs` on `procs` processors (every job started
+/// and ended) as Batsim's `_jobs.csv`; `workload` names the workload. Energy per job is
+/// not written yet: `consumed_energy` is -1, as Batsim writes it with energy off.
+pub fn write_jobs(
+    out: &mut dyn Write,
+    workload: &str,
+    jobs: &Jobs,
+    procs: u32,
+    start: &[Time],
+    end: &[Time],
+) -> std::io::Result<()> {
+    let named = gantt::processors(jobs, procs, start, end).map_err(std::io::Error::other)?;
+    writeln!(out, "{}", BATSIM_JOB_COLUMNS.join(","))?;
+    for j in 0..jobs.len() {
+        let (submit, s, e) = (jobs.submit[j], start[j], end[j]);
+        let (execution, waiting, turnaround) = (e - s, s - submit, e - submit);
+        // Batsim's stretch: turnaround over execution time (infinite for an instant job).
+        let stretch = if execution > 0 {
+            format!("{}", turnaround as f64 / execution as f64)
+        } else {
+            "inf".to_string()
+        };
+        let resources: Vec<String> = gantt::runs(&named[j])
+            .into_iter()
+            .map(|(a, b)| if a == b { a.to_string() } else { format!("{a}-{b}") })
+            .collect();
+        writeln!(
+            out,
+            "{},{workload},swf,{submit},{},{},1,COMPLETED_SUCCESSFULLY,{s},{execution},{e},{waiting},{turnaround},{stretch},-1,{},",
+            jobs.swf_id[j],
+            jobs.procs[j],
+            jobs.estimate[j],
+            resources.join(" ")
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::JobRecord;
+
+    /// Three jobs on 4 processors, by hand: the first holds 0-1, the second 2-3 while the
+    /// first runs, the third (waiting for both) the lowest free after them, 0-2.
+    #[test]
+    fn rows_by_hand() {
+        let jobs = Jobs::from_records(&[
+            JobRecord::new(7, 0, 100, 2, 120),
+            JobRecord::new(8, 10, 40, 2, 50),
+            JobRecord::new(9, 20, 0, 3, 10),
+        ]);
+        let mut out = Vec::new();
+        write_jobs(&mut out, "w", &jobs, 4, &[0, 10, 100], &[100, 50, 100]).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let rows: Vec<&str> = text.lines().collect();
+        assert_eq!(rows[0], BATSIM_JOB_COLUMNS.join(","));
+        assert_eq!(
+            rows[1],
+            "7,w,swf,0,2,120,1,COMPLETED_SUCCESSFULLY,0,100,100,0,100,1,-1,0-1,"
+        );
+        assert_eq!(
+            rows[2],
+            "8,w,swf,10,2,50,1,COMPLETED_SUCCESSFULLY,10,40,50,0,40,1,-1,2-3,"
+        );
+        assert_eq!(
+            rows[3],
+            "9,w,swf,20,3,10,1,COMPLETED_SUCCESSFULLY,100,0,100,80,80,inf,-1,0-2,"
+        );
+    }
+
+    /// On an EASY schedule of 300 jobs with ties and zero runtimes, every job holds as many
+    /// processors as it asked, and no processor is held by two jobs at once.
+    #[test]
+    fn named_processors_never_overlap() {
+        let mut x: u64 = 12345;
+        let mut next = |m: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        let mut t = 0;
+        let records: Vec<JobRecord> = (0..300)
+            .map(|i| {
+                t += next(3) as i64 * 5;
+                let runtime = next(50) as i64;
+                JobRecord::new(i + 1, t, runtime, 1 + next(16) as u32, runtime + next(30) as i64)
+            })
+            .collect();
+        let jobs = Jobs::from_records(&records);
+        let mut engine = crate::sim::Engine::new().with_validation(true);
+        let outcome = crate::sched::SchedulerKind::Easy
+            .build()
+            .run(&mut engine, &jobs, 16);
+        let named = gantt::processors(&jobs, 16, outcome.start, outcome.end).unwrap();
+        for j in 0..jobs.len() {
+            assert_eq!(named[j].len(), jobs.procs[j] as usize);
+            for k in 0..j {
+                let overlap = outcome.start[j] < outcome.end[k] && outcome.start[k] < outcome.end[j];
+                if overlap {
+                    assert!(named[j].iter().all(|q| !named[k].contains(q)), "jobs {j} and {k}");
+                }
+            }
+        }
+    }
+}
