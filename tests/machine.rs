@@ -50,16 +50,7 @@ fn run(rigid: &Rigid, seed: u64) -> Run {
     let mut worker = Worker::with_engine(Engine::new().with_validation(true));
     let outcome = prepared.simulate(&mut worker, &workload, seed);
     let jobs = &workload.jobs;
-    let summary = schedlab::metrics::Summary {
-        energy: prepared.energy(jobs, outcome.start, outcome.end),
-        ..schedlab::metrics::Summary::of_outcome(
-            jobs,
-            workload.procs,
-            &outcome,
-            0..jobs.len(),
-            &workload.skipped,
-        )
-    };
+    let summary = prepared.summarise(jobs, workload.procs, &outcome, 0..jobs.len(), &workload.skipped);
     let partitions = prepared.by_partition(&workload, outcome.start, outcome.end);
     let json = prepared
         .summary_json(&workload, seed, &summary, &partitions)
@@ -873,7 +864,10 @@ proptest! {
         let workload = prepared.workload.draw(1).unwrap();
         let mut worker = Worker::new();
         let outcome = prepared.simulate(&mut worker, &workload, 1);
-        let e = prepared.energy(&workload.jobs, outcome.start, outcome.end).unwrap();
+        let e = prepared
+            .summarise(&workload.jobs, workload.procs, &outcome, 0..workload.jobs.len(), &workload.skipped)
+            .energy
+            .unwrap();
         // Per partition, its busy cores over time; watts: idle 30 and 25 a core, busy 100
         // and 125.
         let (idle, rise) = ([30.0, 25.0], [70.0, 100.0]);

@@ -15,7 +15,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PySlice, PyString};
 use schedlab::agent::{self, EpisodeOptions, FEATURES};
 use schedlab::experiment::rigid::{self, Source};
 use schedlab::experiment::{Params, Shared, Value, Worker, check_size};
-use schedlab::metrics::{JOB_COLUMNS, Summary};
+use schedlab::metrics::JOB_COLUMNS;
 use schedlab::sched::{Backfill, Ranked, Ranking};
 use schedlab::sim::{Engine, SchedCtx, UserEstimates};
 use schedlab::sweep::{Plan, RunOptions, run_sweep};
@@ -301,10 +301,7 @@ fn run_rigid_inner(
     // Under feedback, the submit times are when the jobs arrived.
     let jobs = &*outcome.jobs_as_run(&workload.jobs);
     warnings.extend(schedlab::metrics::saturation_warning(jobs, outcome.end));
-    let summary = Summary {
-        energy: prepared.energy(jobs, outcome.start, outcome.end),
-        ..Summary::of_outcome(jobs, workload.procs, &outcome, 0..jobs.len(), &workload.skipped)
-    };
+    let summary = prepared.summarise(jobs, workload.procs, &outcome, 0..jobs.len(), &workload.skipped);
     let partitions = prepared.by_partition(&workload, outcome.start, outcome.end);
     let mut summary = prepared.summary_json(&workload, seed, &summary, &partitions);
     if let Some((ranked, backfill)) = &mut ranked {

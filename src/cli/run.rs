@@ -15,7 +15,7 @@ use schedlab::atomic::write_atomically;
 use schedlab::experiment::rigid::{self, Rigid, Source};
 use schedlab::experiment::{Shared, Value, Worker, check_size};
 use schedlab::metrics::timeline::{Bin, binned, timeline, write_timeline_csv};
-use schedlab::metrics::{Summary, write_jobs_csv};
+use schedlab::metrics::write_jobs_csv;
 use schedlab::predict::PredictorKind;
 use schedlab::report::gantt;
 use schedlab::report::plot::{self, Figure, Format, Legend, Point, Series};
@@ -341,10 +341,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     }
     let partitions = prepared.by_partition(workload, outcome.start, outcome.end);
     let all = 0..workload.jobs.len();
-    let summary = Summary {
-        energy: prepared.energy(&workload.jobs, outcome.start, outcome.end),
-        ..Summary::of_outcome(&workload.jobs, workload.procs, &outcome, all, &workload.skipped)
-    };
+    let summary = prepared.summarise(&workload.jobs, workload.procs, &outcome, all, &workload.skipped);
     if let Some(path) = &args.jobs_out {
         write_atomically(path, |w| write_jobs_csv(w, &workload.jobs, &outcome))?;
     }

@@ -473,9 +473,8 @@ impl PreparedRigid {
             .map_or(0..n, |w| w.measured.start.min(n)..w.measured.end.min(n));
         let simulated = outcome.events / 2;
         let jobs = outcome.jobs_as_run(&workload.jobs);
-        let summary = (!outcome.saturated).then(|| Summary {
-            energy: self.energy(&jobs, outcome.start, outcome.end),
-            ..Summary::of_outcome(
+        let summary = (!outcome.saturated).then(|| {
+            self.summarise(
                 &jobs,
                 workload.procs,
                 &outcome,
@@ -490,14 +489,26 @@ impl PreparedRigid {
         })
     }
 
-    /// On a machine that describes its power, what a run of `jobs` that started and ended
-    /// them at `start` and `end` cost (`crate::energy`).
-    pub fn energy(
+    /// The summary of a run of `jobs` on `procs` processors measuring `measured`
+    /// ([`Summary::of_outcome`]) with, on a machine that describes its power, what the
+    /// whole run cost (`crate::energy`).
+    pub fn summarise(
         &self,
         jobs: &crate::workload::Jobs,
-        start: &[Time],
-        end: &[Time],
-    ) -> Option<EnergySummary> {
+        procs: u32,
+        outcome: &Outcome,
+        measured: std::ops::Range<usize>,
+        skipped: &crate::workload::SkipCounts,
+    ) -> Summary {
+        Summary {
+            energy: self.energy(jobs, outcome.start, outcome.end),
+            ..Summary::of_outcome(jobs, procs, outcome, measured, skipped)
+        }
+    }
+
+    /// On a machine that describes its power, what a run of `jobs` that started and ended
+    /// them at `start` and `end` cost.
+    fn energy(&self, jobs: &crate::workload::Jobs, start: &[Time], end: &[Time]) -> Option<EnergySummary> {
         let carbon = match &self.workload.spec.source {
             Source::Trace(t) => t.carbon.as_ref().map(|(series, offset)| (&**series, *offset)),
             Source::Model(_) => None,

@@ -339,6 +339,7 @@ impl Machine {
         let jobs = &w.jobs;
         let mut skipped = w.skipped.clone();
         let mut kept = Vec::with_capacity(jobs.len());
+        // Each partition's nodes all free: a job fits them or never will.
         let pools: Vec<Option<NodePool>> = self
             .partitions
             .iter()
@@ -353,7 +354,7 @@ impl Machine {
                 Some(p)
                     if pools[p]
                         .as_ref()
-                        .is_some_and(|pool| !pool.could_ever_hold(&request(jobs, j))) =>
+                        .is_some_and(|pool| !pool.fits(&request(jobs, j))) =>
                 {
                     skipped.request_exceeds_nodes += 1
                 }

@@ -40,7 +40,7 @@ pub fn write_jobs(
     start: &[Time],
     end: &[Time],
 ) -> std::io::Result<()> {
-    let named = gantt::processors(jobs, procs, start, end).map_err(std::io::Error::other)?;
+    let named = gantt::processors(jobs, procs, start, end, Time::MAX).map_err(std::io::Error::other)?;
     writeln!(out, "{}", BATSIM_JOB_COLUMNS.join(","))?;
     for j in 0..jobs.len() {
         let (submit, s, e) = (jobs.submit[j], start[j], end[j]);
@@ -124,7 +124,7 @@ mod tests {
         let outcome = crate::sched::SchedulerKind::Easy
             .build()
             .run(&mut engine, &jobs, 16);
-        let named = gantt::processors(&jobs, 16, outcome.start, outcome.end).unwrap();
+        let named = gantt::processors(&jobs, 16, outcome.start, outcome.end, Time::MAX).unwrap();
         for j in 0..jobs.len() {
             assert_eq!(named[j].len(), jobs.procs[j] as usize);
             for k in 0..j {

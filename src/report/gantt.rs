@@ -48,7 +48,7 @@ pub fn boxes(
             "{in_window} jobs ran in the window, more than the {MAX_JOBS} a picture can show; narrow --window"
         ));
     }
-    let named = processors(jobs, procs, start, end)?;
+    let named = processors(jobs, procs, start, end, b)?;
     let mut order: Vec<usize> = (0..jobs.len()).filter(|&j| shown(j)).collect();
     order.sort_unstable_by_key(|&j| (start[j], j));
     let mut out = Vec::new();
@@ -75,19 +75,20 @@ pub fn boxes(
 /// first, then jobs that end as they start (which the engine started and ended before
 /// the instant's last pass) take the lowest-numbered free ones for that instant only,
 /// then each other starting job (by arrival) takes the lowest-numbered free ones. Jobs
-/// that never started hold none. Errs if a start finds too few free: not a schedule of
-/// `procs` processors.
+/// that never started, or start at `until` or later, hold none. Errs if a start finds too
+/// few free: not a schedule of `procs` processors.
 pub fn processors(
     jobs: &Jobs,
     procs: u32,
     start: &[Time],
     end: &[Time],
+    until: Time,
 ) -> std::result::Result<Vec<Vec<u32>>, String> {
     let unset = crate::sim::state::UNSET;
     // (time, what, job): at one instant ends (0), then instant jobs (1), then starts (2).
     let mut events: Vec<(Time, u8, usize)> = Vec::new();
     for j in 0..jobs.len() {
-        if start[j] == unset {
+        if start[j] == unset || start[j] >= until {
             continue;
         }
         if end[j] == start[j] {
