@@ -126,6 +126,55 @@ fn jobs_csv_and_swf_outputs_round_trip() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `trace convert` writes a Batsim workload that runs as its SWF trace does (the same
+/// schedule, job for job), and converts back to SWF; a Batsim error names the line.
+#[test]
+fn a_batsim_workload_converts_and_runs_as_its_swf_trace() {
+    let dir = temp_dir("batsim");
+    let (json, back) = (dir.join("w.json"), dir.join("back.swf"));
+    let trace = golden("easy_extra.swf");
+    let convert = |from: &str, to: &PathBuf| {
+        let out = schedlab(&["trace", "convert", from, "--out", to.to_str().unwrap()]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    };
+    convert(&trace, &json);
+    convert(json.to_str().unwrap(), &back);
+    let schedule = |input: &str| {
+        let csv = dir.join("jobs.csv");
+        let out = schedlab(&[
+            "run",
+            "--trace",
+            input,
+            "--scheduler",
+            "conservative",
+            "--jobs-out",
+            csv.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let rows: Vec<String> = std::fs::read_to_string(&csv)
+            .unwrap()
+            .lines()
+            .map(|l| l.split(',').take(5).collect::<Vec<_>>().join(","))
+            .collect();
+        rows
+    };
+    let swf = schedule(&trace);
+    assert!(swf.len() > 2);
+    assert_eq!(swf, schedule(json.to_str().unwrap()));
+    assert_eq!(swf, schedule(back.to_str().unwrap()));
+    let bad = dir.join("bad.json");
+    std::fs::write(
+        &bad,
+        "{\"nb_res\": 4,\n\"jobs\": [\n{\"id\": 1, \"subtime\": -5, \"res\": 1}]}",
+    )
+    .unwrap();
+    assert_refused(
+        &["run", "--trace", bad.to_str().unwrap(), "--scheduler", "easy"],
+        "bad.json:3: jobs[0]: missing field `profile`",
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn bad_input_exits_2_with_file_and_line() {
     let dir = temp_dir("bad");

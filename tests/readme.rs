@@ -106,6 +106,8 @@ fn every_readme_example_runs_as_written() {
         "timeline_utilization.svg",
         "timeline_jobs.svg",
         "gantt.svg",
+        "kth.json",
+        "kth_jobs.csv",
     ];
     for name in written {
         assert!(!root.join(name).exists(), "{name} exists before the examples run");

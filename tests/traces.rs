@@ -209,3 +209,29 @@ fn a_run_reading_only_the_simulated_columns_reports_the_same() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Every trace written as a Batsim workload (`trace convert --out FILE.json`) reads back
+/// job for job with the same simulated columns (tests/cli.rs runs one both ways).
+#[test]
+fn batsim_workloads_read_back_as_their_swf_traces() {
+    let dir = std::env::temp_dir().join(format!("schedlab-batsim-traces-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, _, _) in TRACES {
+        let Some(swf) = load(name) else { continue };
+        let path = dir.join(format!("{name}.json"));
+        let mut file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+        schedlab::report::batsim::write_workload(&mut file, &swf).unwrap();
+        drop(file);
+        let json = schedlab::workload::read_trace(&path, &SwfOptions::default()).unwrap();
+        assert_eq!(json.procs, swf.procs, "{name}");
+        let (a, b) = (&swf.jobs, &json.jobs);
+        let columns = |j: &schedlab::workload::Jobs, i: usize| {
+            (j.swf_id[i], j.submit[i], j.runtime[i], j.estimate[i], j.procs[i])
+        };
+        assert_eq!(a.len(), b.len(), "{name}");
+        for i in 0..a.len() {
+            assert_eq!(columns(a, i), columns(b, i), "{name}: job {i}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

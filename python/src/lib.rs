@@ -19,10 +19,11 @@ use schedlab::metrics::JOB_COLUMNS;
 use schedlab::sched::{Backfill, Ranked, Ranking};
 use schedlab::sim::{Engine, SchedCtx, UserEstimates};
 use schedlab::sweep::{Plan, RunOptions, run_sweep};
+use schedlab::workload;
 use schedlab::workload::JobId;
 use schedlab::workload::info::TraceInfo;
 use schedlab::workload::selection::JobRange;
-use schedlab::workload::swf::{SwfOptions, read_swf};
+use schedlab::workload::swf::SwfOptions;
 use schedlab::workload::{Jobs, Selection};
 
 /// The library's error as the Python exception a caller expects: a missing file is
@@ -398,7 +399,7 @@ fn read_trace<'py>(
     };
     let (columns, info, warnings) = py
         .detach(|| -> Result<_, schedlab::Error> {
-            let workload = read_swf(&path, &options)?;
+            let workload = workload::read_trace(&path, &options)?;
             let info = TraceInfo::of(&workload);
             let info_json =
                 serde_json::to_string(&info).map_err(|e| schedlab::Error::Invalid(e.to_string()))?;

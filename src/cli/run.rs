@@ -27,7 +27,7 @@ use schedlab::workload::synth::MODEL_NAMES;
 #[derive(Args)]
 #[command(group(clap::ArgGroup::new("workload").required(true).args(["trace", "model"])))]
 pub struct RunArgs {
-    /// SWF trace to replay (.swf or .swf.gz).
+    /// Trace to replay: SWF (.swf, .swf.gz) or a Batsim workload (JSON).
     #[arg(long)]
     trace: Option<PathBuf>,
     /// Built-in synthetic workload model.

@@ -14,7 +14,8 @@ use schedlab::experiment::Value;
 use schedlab::experiment::rigid::WorkloadSpec;
 use schedlab::machine::{Fit, Machine};
 use schedlab::workload::info::TraceInfo;
-use schedlab::workload::swf::{SwfOptions, read_swf, write_swf};
+use schedlab::workload::read_trace;
+use schedlab::workload::swf::{SwfOptions, write_swf};
 
 /// How a replication draws a new workload from a trace (`run`, `trace resample`).
 #[derive(Args, Default)]
@@ -65,7 +66,7 @@ impl ResampleArgs {
 pub enum TraceCommand {
     /// Jobs, skipped jobs by reason, machine size, span, offered load, estimates, users.
     Info {
-        /// SWF trace (.swf or .swf.gz).
+        /// The trace: SWF (.swf, .swf.gz) or a Batsim workload (JSON).
         path: PathBuf,
         #[command(flatten)]
         read: ReadArgs,
@@ -80,7 +81,7 @@ pub enum TraceCommand {
     /// Write a new workload drawn from a trace for a seed as SWF, with a header saying how
     /// it was made (--resample users or shake; also --estimates tsafrir).
     Resample {
-        /// SWF trace (.swf or .swf.gz).
+        /// The trace: SWF (.swf, .swf.gz) or a Batsim workload (JSON).
         path: PathBuf,
         #[command(flatten)]
         read: ReadArgs,
@@ -93,6 +94,18 @@ pub enum TraceCommand {
         seed: u64,
         /// The SWF file to write.
         #[arg(long, value_name = "FILE.swf")]
+        out: PathBuf,
+    },
+    /// Write a trace (SWF or Batsim workload JSON) in the other format: a Batsim workload
+    /// for --out FILE.json, SWF otherwise. Batsim keeps only what it simulates (submit,
+    /// runtime, walltime, processors): users, queues and partitions are not written there.
+    Convert {
+        /// The trace: SWF (.swf, .swf.gz) or a Batsim workload (.json, .json.gz).
+        path: PathBuf,
+        #[command(flatten)]
+        read: ReadArgs,
+        /// The file to write: FILE.json for Batsim, FILE.swf for SWF.
+        #[arg(long, value_name = "FILE")]
         out: PathBuf,
     },
 }
@@ -113,6 +126,7 @@ pub fn run(command: TraceCommand) -> Result<()> {
             seed,
             out,
         } => return resample_trace(&path, &read, &resample, estimates, seed, &out),
+        TraceCommand::Convert { path, read, out } => return convert_trace(&path, &read, &out),
     };
     let machine = match &machine {
         Some(m) => Some((Machine::read(m)?, m)),
@@ -124,7 +138,7 @@ pub fn run(command: TraceCommand) -> Result<()> {
         simulation_only: machine.is_none(),
         ..read.swf_options()
     };
-    let workload = read_swf(&path, &options).with_context(|| format!("reading {}", path.display()))?;
+    let workload = read_trace(&path, &options).with_context(|| format!("reading {}", path.display()))?;
     let info = TraceInfo::of(&workload);
     let fit = machine.map(|(m, p)| Fit::of(&workload, &m, p));
     let mut out = io::stdout().lock();
@@ -148,6 +162,38 @@ pub fn run(command: TraceCommand) -> Result<()> {
         }
     }
     out.flush()?;
+    Ok(())
+}
+
+/// `trace convert`: the trace's jobs as read (skips counted and reported) in the format
+/// `out`'s name asks for.
+fn convert_trace(path: &Path, read: &ReadArgs, out: &Path) -> Result<()> {
+    schedlab::atomic::check_outputs(&[("trace", path)], &[("--out", out)])?;
+    let workload =
+        read_trace(path, &read.swf_options()).with_context(|| format!("reading {}", path.display()))?;
+    let batsim = out.extension().is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    match batsim {
+        true => write_atomically(out, |w| schedlab::report::batsim::write_workload(w, &workload))?,
+        false => {
+            let starts: Vec<i64> = workload.jobs.submit.iter().map(|s| s - 1).collect();
+            write_atomically(out, |w| {
+                write_swf(
+                    w,
+                    &workload,
+                    &starts,
+                    "converted by schedlab trace convert; no schedule (waits -1)",
+                )
+            })?
+        }
+    }
+    eprintln!(
+        "{} jobs, {} skipped{} -> {} ({})",
+        workload.jobs.len(),
+        workload.skipped.total(),
+        workload.skipped.detail(),
+        out.display(),
+        if batsim { "Batsim workload" } else { "SWF" }
+    );
     Ok(())
 }
 

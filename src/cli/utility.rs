@@ -9,7 +9,8 @@ use super::ReadArgs;
 use schedlab::atomic::write_atomically;
 use schedlab::experiment::Value;
 use schedlab::experiment::rigid::augmentation;
-use schedlab::workload::swf::{read_swf, recorded_starts, write_swf};
+use schedlab::workload::read_trace;
+use schedlab::workload::swf::{recorded_starts, write_swf};
 
 #[derive(Subcommand)]
 pub enum UtilityCommand {
@@ -101,7 +102,7 @@ fn augment(path: &Path, read: &ReadArgs, utility: &UtilityArgs, seed: u64, out: 
     let augmentation = augmentation(&params)
         .map_err(schedlab::Error::from)?
         .context("--priorities is required: the generator needs each job's priority")?;
-    let mut workload = read_swf(path, &read.swf_options())?;
+    let mut workload = read_trace(path, &read.swf_options())?;
     let bad = |message: String| schedlab::Error::Workload {
         path: path.to_path_buf(),
         message,

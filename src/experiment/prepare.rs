@@ -23,7 +23,8 @@ use crate::seed::mix64;
 use crate::sim::{Engine, Outcome, Parts, Window};
 use crate::workload::Workload;
 use crate::workload::info::TraceInfo;
-use crate::workload::swf::{SwfOptions, read_swf};
+use crate::workload::read_trace;
+use crate::workload::swf::SwfOptions;
 
 /// Identity of a trace as read (before any load scaling), the columns kept aside, and the
 /// machine its jobs are placed on (as JSON: two descriptions of one machine are one).
@@ -90,7 +91,7 @@ impl Shared {
             simulation_only: self.simulated_columns_only.contains(&key),
             ..t.options.clone()
         };
-        let mut workload = read_swf(&t.path, &options)?;
+        let mut workload = read_trace(&t.path, &options)?;
         let mut fit = None;
         if let Some(machine) = &t.machine {
             workload = machine.place(&workload);

@@ -1,12 +1,14 @@
-//! A run's jobs in Batsim's output format (`_jobs.csv`), which evalys and the rest of
-//! Batsim's ecosystem read: one row per job, its times, and the processors it held as an
-//! interval set. docs/semantics.md ("Batsim's formats") says how each column is filled.
+//! Batsim's formats written: a run's jobs as Batsim's `_jobs.csv`, which evalys and the
+//! rest of Batsim's ecosystem read (one row per job, its times, and the processors it held
+//! as an interval set), and a workload as Batsim's workload JSON, which Batsim replays.
+//! docs/semantics.md ("Batsim's formats") says how each field is filled.
 
+use std::collections::BTreeSet;
 use std::io::Write;
 
 use super::gantt;
 use crate::Time;
-use crate::workload::Jobs;
+use crate::workload::{Jobs, Workload};
 
 /// Batsim's columns, in its order.
 pub const BATSIM_JOB_COLUMNS: [&str; 17] = [
@@ -67,6 +69,47 @@ pub fn write_jobs(
     Ok(())
 }
 
+/// Writes `workload`'s jobs as a Batsim workload: `nb_res` its processors, each job its
+/// number, submit time, estimate as `walltime`, processors as `res`, and a `delay` profile
+/// of its runtime (one profile per distinct runtime, `delay_<seconds>`). Batsim reads no
+/// users, queues or partitions: those fields are not written. Reading the file back
+/// ([`crate::workload::batsim`]) gives the same simulated columns.
+pub fn write_workload(out: &mut dyn Write, workload: &Workload) -> std::io::Result<()> {
+    let jobs = &workload.jobs;
+    writeln!(out, "{{")?;
+    writeln!(out, "  \"nb_res\": {},", workload.procs)?;
+    writeln!(
+        out,
+        "  \"description\": {},",
+        serde_json::to_string(&format!(
+            "written by schedlab {} from {}",
+            env!("CARGO_PKG_VERSION"),
+            workload.name
+        ))?
+    )?;
+    writeln!(out, "  \"jobs\": [")?;
+    for j in 0..jobs.len() {
+        let comma = if j + 1 < jobs.len() { "," } else { "" };
+        writeln!(
+            out,
+            "    {{\"id\": {}, \"subtime\": {}, \"walltime\": {}, \"res\": {}, \"profile\": \"delay_{}\"}}{comma}",
+            jobs.swf_id[j], jobs.submit[j], jobs.estimate[j], jobs.procs[j], jobs.runtime[j]
+        )?;
+    }
+    writeln!(out, "  ],")?;
+    writeln!(out, "  \"profiles\": {{")?;
+    let runtimes: BTreeSet<Time> = jobs.runtime.iter().copied().collect();
+    for (i, runtime) in runtimes.iter().enumerate() {
+        let comma = if i + 1 < runtimes.len() { "," } else { "" };
+        writeln!(
+            out,
+            "    \"delay_{runtime}\": {{\"type\": \"delay\", \"delay\": {runtime}}}{comma}"
+        )?;
+    }
+    writeln!(out, "  }}")?;
+    writeln!(out, "}}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -98,6 +141,32 @@ mod tests {
             rows[3],
             "9,w,swf,20,3,10,1,COMPLETED_SUCCESSFULLY,100,0,100,80,80,inf,-1,0-2,"
         );
+    }
+
+    /// A workload written as Batsim JSON reads back with the same simulated columns.
+    #[test]
+    fn a_workload_round_trips_through_batsim_json() {
+        let jobs = Jobs::from_records(&[
+            JobRecord::new(3, 0, 100, 2, 120),
+            JobRecord::new(5, 10, 0, 4, 50),
+            JobRecord::new(4, 10, 100, 1, 100),
+        ]);
+        let workload = Workload::synthetic("w".into(), jobs, 4, Vec::new());
+        let mut out = Vec::new();
+        write_workload(&mut out, &workload).unwrap();
+        let dir = std::env::temp_dir().join(format!("schedlab-batsim-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("w.json");
+        std::fs::write(&path, &out).unwrap();
+        let back = crate::workload::read_trace(&path, &Default::default()).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(back.procs, 4);
+        let (a, b) = (&workload.jobs, &back.jobs);
+        assert_eq!(
+            (&a.swf_id, &a.submit, &a.runtime),
+            (&b.swf_id, &b.submit, &b.runtime)
+        );
+        assert_eq!((&a.procs, &a.estimate), (&b.procs, &b.estimate));
     }
 
     /// On an EASY schedule of 300 jobs with ties and zero runtimes, every job holds as many

@@ -1,6 +1,7 @@
 //! Workloads: the job table, SWF traces, synthetic models, job selection, and the utility
 //! functions of completion time that jobs may carry (Lee & Snavely).
 
+pub mod batsim;
 pub mod estimates;
 pub mod info;
 mod jobs;
@@ -15,7 +16,36 @@ pub use jobs::{JobId, JobRecord, Jobs, MalleableColumns, narrow};
 pub use selection::Selection;
 pub use utility_function::{UtilityError, UtilityFunction};
 
+use std::io::Read;
+use std::path::Path;
+
 use serde::Serialize;
+
+use crate::error::{Error, Result};
+
+/// Reads a trace: SWF, or Batsim's workload JSON ([`batsim`]), plain or gzip, told apart
+/// by the first character of its text (`{` opens JSON; an SWF file opens with a comment or
+/// a job line), whatever the file's name.
+pub fn read_trace(path: &Path, options: &swf::SwfOptions) -> Result<Workload> {
+    let open = || std::fs::File::open(path).map_err(|e| Error::io(path, e));
+    let mut start = Vec::with_capacity(512);
+    open()?
+        .take(512)
+        .read_to_end(&mut start)
+        .map_err(|e| Error::io(path, e))?;
+    if start.starts_with(&[0x1f, 0x8b]) {
+        // The first bytes of the inflated text; a broken gzip stream is left to the reader
+        // that would read it, which reports it with the line it reached.
+        start.clear();
+        let _ = flate2::read::MultiGzDecoder::new(open()?)
+            .take(512)
+            .read_to_end(&mut start);
+    }
+    match batsim::looks_like_json(&start) {
+        true => batsim::read_batsim(path, options),
+        false => swf::read_swf(path, options),
+    }
+}
 
 /// The longest time (seconds) a trace or model may hold in a submit, wait, run or requested
 /// time: 2^40 s, about 34,800 years. Within it, sums of times cannot overflow.
