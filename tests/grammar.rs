@@ -312,8 +312,25 @@ fn every_kind_follows_the_same_rules() {
 /// The lists a reader sees are the registry's: every registered scheduler and predictor is
 /// named in docs/sweeps.md's table of keys and in `schedlab run --help`.
 #[test]
-fn the_docs_and_the_help_list_every_registered_scheduler_and_predictor() {
+fn the_docs_the_readme_and_the_help_list_every_registered_scheduler_predictor_and_model() {
     let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/sweeps.md")).unwrap();
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    for name in SchedulerKind::NAMES {
+        assert!(
+            readme.contains(&format!("`{name}`")),
+            "the README lacks scheduler {name}"
+        );
+    }
+    for (name, _) in PredictorKind::names() {
+        let listed = readme.contains(&format!("`{name}`")) || readme.contains(&format!("`{name}("));
+        assert!(listed, "the README lacks predictor {name}");
+    }
+    for name in schedlab::workload::synth::MODEL_NAMES {
+        assert!(
+            readme.contains(&format!("--model {name}")),
+            "the README lacks model {name}"
+        );
+    }
     let row = |key: &str| {
         docs.lines()
             .find(|l| l.starts_with(&format!("| `{key}` |")))

@@ -60,3 +60,35 @@ proptest! {
         }
     }
 }
+
+/// A required top-level key that is absent is named as such, not placed at line 1, column 1
+/// (where the TOML reader puts a whole document's errors); a key missing inside a table
+/// still gets that table's line.
+#[test]
+fn a_missing_key_is_named_where_it_belongs() {
+    let message = |text: &str| {
+        Plan::from_str(text, Path::new("s.toml"), Path::new("."), "s")
+            .unwrap_err()
+            .to_string()
+    };
+    let without = |key: &str| {
+        QUICK
+            .lines()
+            .filter(|l| !l.starts_with(&format!("{key} =")))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let m = message(&without("metrics"));
+    assert!(
+        m.contains("no `metrics`: the spec must give it at the top level"),
+        "{m}"
+    );
+    assert!(!m.contains("line 1"), "{m}");
+    let m = message("metrics = [\"mean_wait\"]\n[run]\nmodel = \"lublin\"\n");
+    assert!(m.contains("no `replications`"), "{m}");
+    let m = message(&QUICK.replacen("metric = \"mean_wait\"\n", "", 1));
+    assert!(
+        m.contains("missing field `metric`") && m.contains("[[plot]]"),
+        "{m}"
+    );
+}

@@ -3,7 +3,8 @@
 #
 #   scripts/slurm/submit.sh SPEC.toml N [extra sbatch options...]
 #
-# Task K of the array runs `schedlab sweep SPEC --shard K/N` into OUT/shard-K-of-N; when
+# Task K of the array (from 0, as SLURM_ARRAY_TASK_ID) runs `schedlab sweep SPEC --shard
+# K/N` (cells spread over the shards by estimated cost) into OUT/shard-K-of-N; when
 # all succeed, a second job runs `schedlab merge` into OUT, giving the same files as one
 # `schedlab sweep SPEC` on one machine. Environment:
 #   SCHEDLAB  the binary (default: schedlab on PATH, else ./target/release/schedlab)
@@ -29,8 +30,11 @@ out=$(realpath -m "${OUT:-results/$(basename "$spec" .toml)}")
 cpus=${CPUS:-1}
 mkdir -p "$out"
 
-# Fail before submitting anything if the spec is invalid.
+# Fail before submitting anything if the spec is invalid; say what each shard will run.
 "$bin" sweep "$spec" --dry-run >/dev/null
+for ((k = 0; k < n; k++)); do
+  "$bin" sweep "$spec" --dry-run --shard "$k/$n" | tail -n 2 | head -n 1 | sed 's/^.*; shard/shard/'
+done
 
 array=$(sbatch --parsable "$@" \
   --job-name="schedlab-$(basename "$spec" .toml)" \

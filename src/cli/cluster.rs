@@ -91,7 +91,9 @@ pub fn run(args: ClusterArgs) -> Result<()> {
     let experiment = cluster::from_params(&params).map_err(schedlab::Error::from)?;
     check_size(Some(experiment.simulated_jobs()), args.yes).map_err(schedlab::Error::Invalid)?;
     let t0 = Instant::now();
+    let busy = super::busy::Busy::start("simulating");
     let report = experiment.run(args.seed)?;
+    drop(busy);
     let secs = t0.elapsed().as_secs_f64();
     if let Some(path) = &args.jobs_out {
         write_atomically(path, |w| report.write_jobs_csv(w))?;

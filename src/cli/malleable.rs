@@ -70,6 +70,7 @@ pub fn run(args: MalleableArgs) -> Result<()> {
     let params = super::params(&args.params, flags)?;
     let experiment = malleable::from_params(&params, None).map_err(schedlab::Error::from)?;
     check_size(Some(experiment.model.expected_jobs()), args.yes).map_err(schedlab::Error::Invalid)?;
+    let busy = super::busy::Busy::start("simulating");
     let workload = experiment.model.generate(args.seed);
     let (jobs, procs) = (&workload.jobs, workload.procs);
     // The largest-cluster rule is not part of the strategy's text, but it changes the run.
@@ -78,6 +79,7 @@ pub fn run(args: MalleableArgs) -> Result<()> {
     let mut out = io::stdout().lock();
     if experiment.application {
         let r = application_centric(jobs, procs, &experiment.allocation)?;
+        drop(busy);
         export(&args, &r.pairs, &format!("{strategy}, application-centric"))?;
         if args.json {
             serde_json::to_writer(&mut out, &r)?;
@@ -89,6 +91,7 @@ pub fn run(args: MalleableArgs) -> Result<()> {
         let t0 = Instant::now();
         let o = simulate(jobs, procs, &experiment.allocation)?;
         let simulated = t0.elapsed();
+        drop(busy);
         export(&args, &o.pairs, &strategy)?;
         if args.json {
             serde_json::to_writer(&mut out, &o.to_json(&workload.name, &strategy))?;

@@ -13,6 +13,7 @@ macro_rules! usage {
     };
 }
 
+mod busy;
 mod cluster;
 mod compare;
 mod malleable;

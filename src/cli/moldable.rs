@@ -62,7 +62,9 @@ pub fn run(args: MoldableArgs) -> Result<()> {
     };
     let experiment = moldable::from_params(&params, Some(&window)).map_err(schedlab::Error::from)?;
     check_size(Some(experiment.jobs() as u64), args.yes).map_err(schedlab::Error::Invalid)?;
+    let busy = super::busy::Busy::start("simulating");
     let outcome = experiment.run(args.seed, true);
+    drop(busy);
     let mut out = io::stdout().lock();
     if args.json {
         let mut object = serde_json::json!({

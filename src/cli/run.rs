@@ -312,6 +312,7 @@ pub fn run(args: RunArgs) -> Result<()> {
             trace.info.offered_load
         );
     }
+    let busy = super::busy::Busy::start("simulating");
     let workload = prepared.workload.draw_some(args.seed)?;
     let loaded = t0.elapsed();
     let mut worker = Worker::with_engine(
@@ -324,6 +325,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     // entering the pool from outside once per generation.
     let (outcome, ()) = rayon::join(|| prepared.simulate(&mut worker, &workload, args.seed), || ());
     let simulated = t1.elapsed();
+    drop(busy);
     // Under feedback jobs arrive when their predecessors let them: report those times.
     let as_run;
     let workload: &schedlab::workload::Workload = match outcome.arrivals {

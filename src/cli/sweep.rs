@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
+use schedlab::sweep::shard::{shard_cells, shares};
 use schedlab::sweep::{Plan, RunOptions, Shard, capped_threads, run_sweep};
 
 #[derive(Args)]
@@ -19,8 +20,9 @@ pub struct SweepArgs {
     /// Output folder (default: results/<name>/, or results/<name>/shard-K-of-N/ with --shard).
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Run only the cells whose index is K modulo N (for job arrays); under difference
-    /// stopping, whole groups of compared cells.
+    /// Run shard K of N, counted from 0 (for job arrays): the cells spread over the N
+    /// shards by estimated cost (docs/sweeps.md), whole groups of compared cells under
+    /// difference stopping. With --list, that shard's cells.
     #[arg(long, value_name = "K/N")]
     shard: Option<Shard>,
     /// Keep the replications already recorded in the output folder and run the rest.
@@ -101,19 +103,29 @@ pub fn run(args: SweepArgs) -> Result<()> {
     if args.list {
         let names: Vec<&str> = plan.axes.iter().map(|a| a.name.as_str()).collect();
         writeln!(out, "cell\t{}", names.join("\t"))?;
-        for c in &plan.cells {
+        let mine = shard_cells(&plan, args.shard);
+        for c in mine.iter().map(|&c| &plan.cells[c]) {
             let values: Vec<String> = c.values.iter().map(|v| v.to_string()).collect();
             writeln!(out, "{}\t{}", c.index, values.join("\t"))?;
         }
         return Ok(());
     }
     let reps = plan.replications.describe();
-    let summary = format!(
+    let mut summary = format!(
         "sweep '{}': {} cells ({} in the full grid), {reps}",
         plan.name,
         plan.cells.len(),
         plan.grid_size
     );
+    if let Some(s) = args.shard {
+        summary.push_str(&format!(
+            "; shard {}/{} runs {} of them, an estimated {:.1}% of the work",
+            s.index,
+            s.count,
+            shard_cells(&plan, args.shard).len(),
+            100.0 * shares(&plan, s.count)[s.index]
+        ));
+    }
     // What the run would refuse, the dry run refuses too.
     plan.check_size(args.yes)?;
     if args.dry_run {

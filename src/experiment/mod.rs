@@ -107,12 +107,13 @@ impl Experiment {
         }
     }
 
-    /// Metric `name`'s label for readers, without and with its unit ("Mean wait", "Mean
-    /// wait (s)"), from the registry of this kind of run; `None` for a metric it does not
-    /// report.
-    pub fn metric_label(&self, name: &str) -> Option<(&'static str, String)> {
-        fn labels<O>(m: &crate::metrics::registry::Metric<O>) -> (&'static str, String) {
-            (m.label, m.label_with_unit())
+    /// Metric `name`'s label for readers ("Mean wait") and its unit, from the registry of
+    /// this kind of run; `None` for a metric it does not report.
+    pub fn metric_label(&self, name: &str) -> Option<(&'static str, crate::metrics::registry::Unit)> {
+        fn labels<O>(
+            m: &crate::metrics::registry::Metric<O>,
+        ) -> (&'static str, crate::metrics::registry::Unit) {
+            (m.label, m.unit)
         }
         match self {
             Experiment::Rigid(_) => RIGID_METRICS

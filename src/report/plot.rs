@@ -8,9 +8,10 @@
 //!   separated), log axes tight to the data with labels at 1, 2 and 5 times powers of ten
 //!   when the data span less than two decades;
 //! - the legend sits beside or below the plot, never over data;
-//! - a saturated cell (infinite mean) is drawn as an open triangle on the top edge, and a
-//!   footnote says so; points that cannot be drawn (undefined, or not positive on a log
-//!   axis) are counted in the footnote.
+//! - a saturated cell (infinite mean) is drawn on the top edge as its series' own marker,
+//!   hollow, under an arrow pointing up (off the scale), so it differs from every series'
+//!   marker and still says whose it is; a footnote says so, and counts the points that
+//!   cannot be drawn (undefined, or not positive on a log axis).
 
 use std::io::Write;
 use std::path::Path;
@@ -248,7 +249,7 @@ pub fn render_svg(figure: &Figure) -> std::result::Result<String, String> {
     };
     let mut notes = Vec::new();
     if any_saturated {
-        notes.push("△ on the top edge: saturated (unbounded)".to_string());
+        notes.push("hollow markers under ↑ on the top edge: saturated (unbounded)".to_string());
     }
     if left_out > 0 {
         notes.push(format!(
@@ -271,11 +272,11 @@ pub fn render_svg(figure: &Figure) -> std::result::Result<String, String> {
         let char_width = 7.5;
         let mut area = root.clone();
         if !notes.is_empty() {
-            let (top, bottom) = area.split_vertically(height as i32 - 20);
+            let (top, bottom) = area.split_vertically(height as i32 - 22);
             bottom
                 .draw_text(
                     &notes.join("; "),
-                    &("sans-serif", 12).into_font().color(&RGBColor(80, 80, 80)),
+                    &("sans-serif", 14).into_font().color(&RGBColor(40, 40, 40)),
                     (12, 2),
                 )
                 .map_err(|e| e.to_string())?;
@@ -394,19 +395,24 @@ pub fn render_svg(figure: &Figure) -> std::result::Result<String, String> {
                 }
             }
             for p in d.points.iter().filter(|_| figure.markers || categorical) {
-                draw_marker(&root, at(p.0, p.1), marker, color)?;
+                draw_marker(&root, at(p.0, p.1), marker, color, true)?;
             }
             for &x in &d.saturated {
                 // Side by side, so that every saturated series shows at a shared x.
                 let (px, py) = at(x, top);
-                let step = (48 / visible.len() as i32).clamp(2, 8);
+                let step = (60 / visible.len() as i32).clamp(2, 11);
                 let px = match categorical {
                     true => px,
                     false => px + ((2 * k) as i32 - visible.len() as i32 + 1) * step / 2,
                 };
-                let triangle = [(px, py - 5), (px - 5, py + 4), (px + 5, py + 4), (px, py - 5)];
-                root.draw(&PathElement::new(triangle.to_vec(), color.stroke_width(2)))
-                    .map_err(|e| e.to_string())?;
+                draw_marker(&root, (px, py + 2), marker, color, false)?;
+                let arrow = [(px - 3, py - 8), (px, py - 12), (px + 3, py - 8)];
+                root.draw(&PathElement::new(
+                    vec![(px, py - 4), (px, py - 12)],
+                    color.stroke_width(1),
+                ))
+                .and_then(|_| root.draw(&PathElement::new(arrow.to_vec(), color.stroke_width(1))))
+                .map_err(|e| e.to_string())?;
             }
         }
 
@@ -442,7 +448,7 @@ pub fn render_svg(figure: &Figure) -> std::result::Result<String, String> {
                     .map_err(|e| e.to_string())?;
                 }
                 if figure.markers || categorical {
-                    draw_marker(&root, (ex + 12, ey + 8), marker, color)?;
+                    draw_marker(&root, (ex + 12, ey + 8), marker, color, true)?;
                 }
                 root.draw_text(label, &TextStyle::from(font.into_font()), (ex + 32, ey))
                     .map_err(|e| e.to_string())?;
@@ -453,27 +459,34 @@ pub fn render_svg(figure: &Figure) -> std::result::Result<String, String> {
     Ok(svg)
 }
 
-/// Draws `marker` centred on pixel `at` of `area`.
+/// Draws `marker` centred on pixel `at` of `area`, `filled` or as an outline.
 fn draw_marker(
     area: &DrawingArea<SVGBackend, Shift>,
     at: (i32, i32),
     marker: Marker,
     color: RGBColor,
+    filled: bool,
 ) -> std::result::Result<(), String> {
     let (x, y) = at;
-    let fill = color.filled();
+    let fill = match filled {
+        true => color.filled(),
+        false => color.stroke_width(2),
+    };
     let r = 4;
     let result = match marker {
         Marker::Circle => area.draw(&Circle::new((x, y), r, fill)),
         Marker::Square => area.draw(&Rectangle::new([(x - r, y - r), (x + r, y + r)], fill)),
-        Marker::Triangle => area.draw(&Polygon::new(
-            vec![(x, y - r - 1), (x - r - 1, y + r), (x + r + 1, y + r)],
-            fill,
-        )),
-        Marker::Diamond => area.draw(&Polygon::new(
-            vec![(x, y - r - 1), (x + r + 1, y), (x, y + r + 1), (x - r - 1, y)],
-            fill,
-        )),
+        Marker::Triangle | Marker::Diamond => {
+            let corners = match marker {
+                Marker::Triangle => vec![(x, y - r - 1), (x - r - 1, y + r), (x + r + 1, y + r)],
+                _ => vec![(x, y - r - 1), (x + r + 1, y), (x, y + r + 1), (x - r - 1, y)],
+            };
+            match filled {
+                true => area.draw(&Polygon::new(corners, fill)),
+                // A polygon is always filled: its outline is a closed path.
+                false => area.draw(&PathElement::new([&corners[..], &corners[..1]].concat(), fill)),
+            }
+        }
         Marker::Cross => area.draw(&Cross::new((x, y), r, color.stroke_width(2))),
     };
     result.map_err(|e| e.to_string())
@@ -742,6 +755,12 @@ mod tests {
         ] {
             assert!(svg.contains(text), "missing {text}");
         }
+        // The saturated point is series 0's circle, hollow, under an arrow.
+        let hollow = svg
+            .lines()
+            .filter(|l| l.starts_with("<circle") && l.contains("fill=\"none\"") && l.contains("#0072B2"))
+            .count();
+        assert_eq!(hollow, 1, "{svg}");
         // The legend's entries lie right of every tick of the plot's x axis.
         let texts = texts(&svg);
         let x_of = |needle: &str| texts.iter().find(|t| t.1 == needle).expect(needle).0;

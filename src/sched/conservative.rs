@@ -137,6 +137,12 @@ impl SchedulerEntry for Conservative {
     const HELP: &'static str = "conservative backfilling: every waiting job holds a reservation, and a job passes \
                                 others only if it delays none of them";
     const DEFAULT: SchedulerKind = SchedulerKind::Conservative;
+    /// Each start reshapes every waiting job's reservation: on Lublin's model at load 0.6
+    /// (25,000 jobs), 127 ms of simulation against FCFS's 3.3 ms and EASY's 4.6 ms, plus
+    /// the 7 ms every run spends generating its jobs; on KTH, 25 ms against 3.5 ms.
+    fn relative_cost(_: &SchedulerKind) -> f64 {
+        10.0
+    }
     fn build(_: &SchedulerKind) -> Conservative {
         Conservative::default()
     }

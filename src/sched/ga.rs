@@ -486,6 +486,16 @@ impl SchedulerEntry for Ga {
     const NEEDS: Option<&'static str> = Some("utility functions");
     const DEFAULT: SchedulerKind = SchedulerKind::Ga(GaParams::DEFAULT);
 
+    /// Each generation evaluates its population by simulating the queue: one run of the
+    /// paper's GA (20 x 100) on 5,000 SDSC-BLUE jobs took 24 s on one thread (issue 41),
+    /// about 10^4 times an EASY run of the same jobs, so 5 per individual and generation.
+    fn relative_cost(kind: &SchedulerKind) -> f64 {
+        match kind {
+            SchedulerKind::Ga(p) => 5.0 * p.population as f64 * p.generations as f64,
+            _ => 1.0,
+        }
+    }
+
     fn parse(call: &mut Call) -> Result<SchedulerKind, CallError> {
         let d = GaParams::DEFAULT;
         Ok(SchedulerKind::Ga(GaParams {

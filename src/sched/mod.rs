@@ -78,6 +78,11 @@ pub trait SchedulerEntry {
     fn build(kind: &SchedulerKind) -> Self::Scheduler;
     /// Seeds the scheduler's own random choices; most make none.
     fn seed(_scheduler: &mut Self::Scheduler, _seed: u64) {}
+    /// Roughly what a run of `kind` costs against FCFS on the same jobs (measured; the
+    /// sweep's shards are balanced by it, `sweep::shard`). Most cost about as much.
+    fn relative_cost(_kind: &SchedulerKind) -> f64 {
+        1.0
+    }
 }
 
 /// The registry: one line per scheduler, `Variant => SchedulerEntry` (`Variant(Params) => SchedulerEntry`
@@ -124,6 +129,13 @@ macro_rules! schedulers {
             pub fn needs(self) -> Option<&'static str> {
                 match self {
                     $(SchedulerKind::$variant { .. } => <$entry as SchedulerEntry>::NEEDS,)*
+                }
+            }
+
+            /// Roughly what a run costs against FCFS on the same jobs ([`SchedulerEntry::relative_cost`]).
+            pub fn relative_cost(self) -> f64 {
+                match self {
+                    $(SchedulerKind::$variant { .. } => <$entry as SchedulerEntry>::relative_cost(&self),)*
                 }
             }
 

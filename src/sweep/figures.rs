@@ -8,6 +8,7 @@ use super::runs::Results;
 use super::spec::{Plan, PlotSpec};
 use super::stats::{CellEstimates, Interval};
 use crate::error::Result;
+use crate::metrics::registry::Unit;
 use crate::report::markdown::{self, Table};
 use crate::report::plot::{self, Figure, Point, Series};
 
@@ -56,6 +57,24 @@ pub fn summary_table(plan: &Plan, results: &Results, estimates: &[CellEstimates]
         warnings: plan.warnings.clone(),
         header,
         rows,
+    }
+}
+
+/// The unit that reads best for times up to the largest drawn (finite) value, as its
+/// name and its length in seconds: seconds below 2 minutes, minutes below 2 hours, hours
+/// below 2 days, days from there; so that an axis reads "3.5 days", not "302,400 s".
+fn readable_time_unit(series: &[Series]) -> (&'static str, f64) {
+    let largest = series
+        .iter()
+        .flat_map(|s| &s.points)
+        .flat_map(|p| [p.mean, p.high])
+        .filter(|v| v.is_finite())
+        .fold(0.0, |m: f64, v| m.max(v.abs()));
+    match largest {
+        v if v < 120.0 => ("s", 1.0),
+        v if v < 7_200.0 => ("min", 60.0),
+        v if v < 172_800.0 => ("h", 3_600.0),
+        _ => ("days", 86_400.0),
     }
 }
 
@@ -175,14 +194,28 @@ pub fn figure(plan: &Plan, p: &PlotSpec, estimates: &[CellEstimates], facet: Opt
             high,
         });
     }
-    let (name, label) = plan
+    let (name, unit) = plan
         .cells
         .first()
         .and_then(|c| c.experiment.metric_label(&p.metric))
         .map_or_else(
-            || (p.metric.clone(), p.metric.clone()),
-            |(name, label)| (name.to_string(), label),
+            || (p.metric.clone(), None),
+            |(name, unit)| (name.to_string(), Some(unit)),
         );
+    let mut suffix = unit.map_or("", Unit::suffix);
+    if unit == Some(Unit::Seconds) && !p.difference {
+        let (name, seconds) = readable_time_unit(&series);
+        suffix = name;
+        for point in series.iter_mut().flat_map(|s| s.points.iter_mut()) {
+            point.mean /= seconds;
+            point.low /= seconds;
+            point.high /= seconds;
+        }
+    }
+    let label = match suffix {
+        "" => name.clone(),
+        suffix => format!("{name} ({suffix})"),
+    };
     let x_label = axis_label(&p.x);
     let (y_label, mut title) = match plan.compare.as_ref().filter(|_| p.difference) {
         Some(c) => {
@@ -297,4 +330,40 @@ pub fn write(dir: &Path, plan: &Plan, results: &Results, estimates: &[CellEstima
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn series(values: &[f64]) -> Vec<Series> {
+        let points = values
+            .iter()
+            .map(|&v| Point {
+                x: 0.0,
+                mean: v,
+                low: v * 0.9,
+                high: v * 1.1,
+            })
+            .collect();
+        vec![Series {
+            label: None,
+            style: 0,
+            points,
+        }]
+    }
+
+    /// Times read in the unit their largest drawn value (an interval's top included) calls
+    /// for; a saturated (infinite) point does not count.
+    #[test]
+    fn times_read_in_seconds_minutes_hours_or_days() {
+        let unit = |values: &[f64]| readable_time_unit(&series(values)).0;
+        assert_eq!(unit(&[5.0, 100.0]), "s");
+        assert_eq!(unit(&[5.0, 110.0]), "min");
+        assert_eq!(unit(&[300.0, f64::INFINITY]), "min");
+        assert_eq!(unit(&[7_000.0]), "h");
+        assert_eq!(unit(&[100_000.0, f64::NAN]), "h");
+        assert_eq!(unit(&[170_000.0]), "days");
+        assert_eq!(readable_time_unit(&series(&[3.0e5])).1, 86_400.0);
+    }
 }

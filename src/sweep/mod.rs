@@ -10,10 +10,12 @@ pub mod progress;
 pub mod rounds;
 pub mod runner;
 pub mod runs;
+pub mod shard;
 pub mod spec;
 pub mod stats;
 pub mod stopping;
 pub mod task;
 
-pub use runner::{RunOptions, Shard, capped_threads, run_sweep};
+pub use runner::{RunOptions, capped_threads, run_sweep};
+pub use shard::Shard;
 pub use spec::Plan;

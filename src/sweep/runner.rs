@@ -23,7 +23,6 @@ use std::collections::BTreeMap;
 use std::fs::{self, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -32,34 +31,11 @@ use super::output;
 use super::progress::Progress;
 use super::rounds::Rounds;
 use super::runs::{self, HASH_FILE, RUNS_FILE, Results};
+use super::shard::{Shard, shard_cells};
 use super::spec::Plan;
-use super::stopping;
 use super::task::{PreparedCells, RunRecord, run_replication};
 use crate::error::{Error, Result};
 use crate::experiment::Worker;
-
-/// Which part of the cells this process runs: cells whose index is `index` mod `count`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Shard {
-    pub index: usize,
-    pub count: usize,
-}
-
-impl FromStr for Shard {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
-        let bad = || format!("invalid shard '{s}': expected K/N with 0 <= K < N, e.g. 0/4");
-        let (k, n) = s.split_once('/').ok_or_else(bad)?;
-        let (index, count): (usize, usize) = (
-            k.trim().parse().map_err(|_| bad())?,
-            n.trim().parse().map_err(|_| bad())?,
-        );
-        if count == 0 || index >= count {
-            return Err(bad());
-        }
-        Ok(Shard { index, count })
-    }
-}
 
 /// How to run a sweep.
 #[derive(Clone, Debug)]
@@ -91,27 +67,6 @@ pub struct SweepReport {
     pub elapsed: Duration,
     /// What to know about the traces the sweep read.
     pub warnings: Vec<String>,
-}
-
-/// The cells this process runs: those whose index is `shard.index` mod `shard.count`;
-/// under difference stopping, whole decision groups instead (the groups numbered in the
-/// order of their baselines), since a group's cells decide together.
-pub fn shard_cells(plan: &Plan, shard: Option<Shard>) -> Vec<usize> {
-    let roots: Vec<usize> = plan
-        .cells
-        .iter()
-        .map(|c| stopping::decision_group(plan, c.index))
-        .collect();
-    let mut distinct = roots.clone();
-    distinct.sort_unstable();
-    distinct.dedup();
-    // Group numbers are cell indices when every cell decides alone.
-    let unit = |i: usize| distinct.binary_search(&roots[i]).expect("a root of some cell");
-    plan.cells
-        .iter()
-        .map(|c| c.index)
-        .filter(|&i| shard.is_none_or(|s| unit(i) % s.count == s.index))
-        .collect()
 }
 
 /// `runs.csv` as the sweep's journal: each finished replication is appended at once.

@@ -339,7 +339,17 @@ impl Plan {
             path: path.to_path_buf(),
             message,
         };
-        let raw: RawSpec = toml::from_str(text).map_err(|e| err(e.to_string().trim_end().to_string()))?;
+        let raw: RawSpec = toml::from_str(text).map_err(|e| {
+            // A required top-level key that is absent has no position of its own: the TOML
+            // reader points at the whole document (line 1, column 1), which misleads.
+            let whole = e.span().is_none_or(|s| s.start == 0);
+            match e.message().strip_prefix("missing field ") {
+                Some(field @ ("`metrics`" | "`run`" | "`replications`")) if whole => err(format!(
+                    "no {field}: the spec must give it at the top level (docs/sweeps.md lists the keys)"
+                )),
+                _ => err(e.to_string().trim_end().to_string()),
+            }
+        })?;
         let name = raw.name.clone().unwrap_or_else(|| default_name.to_string());
         if name.is_empty()
             || name.contains(['/', '\\'])
