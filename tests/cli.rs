@@ -1197,7 +1197,7 @@ fn compare_two_runs() {
         "{text}"
     );
     assert!(text.lines().any(|l| l.starts_with("mean_wait ")), "{text}");
-    assert!(text.lines().any(|l| l.starts_with("users.jain_bsld ")), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("bsld.p98 ")), "{text}");
 
     let out = schedlab(&["compare", &path("a.json"), &path("b.csv")]);
     assert_eq!(out.status.code(), Some(2));
@@ -1591,6 +1591,11 @@ fn a_single_run_says_when_it_saturated() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("after the last arrival") && err.contains("a saturated run"),
+        "{err}"
+    );
+    // The load asked for is itself said to be too high, as for a trace.
+    assert!(
+        err.contains("model lublin: offered load 1.5 is at least 1"),
         "{err}"
     );
     let out = run("0.6");

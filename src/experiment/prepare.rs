@@ -182,9 +182,18 @@ impl PreparedWorkload {
     }
 
     /// What to know about the trace before trusting a run of it (no estimates, an offered
-    /// load of at least 1).
+    /// load of at least 1), or about a model asked for an offered load of at least 1.
     pub fn warnings(&self) -> Vec<String> {
         let modelled = matches!(&self.spec.source, Source::Trace(t) if t.estimates.is_some());
+        if let Source::Model(m) = &self.spec.source
+            && let Some(load) = m.load_target().filter(|&l| l >= 1.0)
+        {
+            return vec![format!(
+                "model {}: offered load {load} is at least 1: the queue grows without bound, so waits \
+                 depend on how many jobs the run has",
+                m.name()
+            )];
+        }
         let Some(trace) = self.trace() else {
             return Vec::new();
         };

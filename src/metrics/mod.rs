@@ -10,8 +10,11 @@
 //!   measured jobs; `mean_user_wait` and `mean_user_bsld` average those over users (every
 //!   user counts once, however many jobs), and `jain_wait`, `jain_bsld` are Jain's fairness
 //!   index over them, (sum x)^2 / (n sum x^2), from 1/n (one user bears it all) to 1 (all
-//!   alike; also when every wait is 0). A job of an unknown user (SWF field 12 = -1, and
-//!   every job of a model without users) is a user of its own.
+//!   alike; also when every wait is 0). A job of an unknown user (SWF field 12 = -1) is a
+//!   user of its own. Where no measured job has a user number (the models, Batsim
+//!   workloads), a run's text says so and its JSON has no `users`; a sweep's user metrics
+//!   are then the per-job values this rule gives, so that grids over traces with and
+//!   without users keep one column.
 //! - By job size, classes relative to the machine: `serial` (1 processor), `narrow` (up to
 //!   10% of the machine), `medium` (up to half) and `wide` (more): `jobs_<class>`,
 //!   `mean_wait_<class>`, `mean_bsld_<class>` (NaN for a class without jobs).
@@ -97,7 +100,9 @@ pub struct Summary {
     pub backfilled: u64,
     /// Present when the jobs have utility functions.
     pub utility: Option<UtilitySummary>,
-    /// Fairness over users (module docs).
+    /// Fairness over users (module docs). Not written where no measured job has a user
+    /// number (a model's jobs, a Batsim workload): there are no users to be fair between.
+    #[serde(skip_serializing_if = "UserSummary::unknown")]
     pub users: UserSummary,
     /// Serial, narrow, medium and wide jobs (module docs), in that order.
     pub size_classes: [ClassSummary; 4],
@@ -197,6 +202,11 @@ impl Moments {
 }
 
 impl UserSummary {
+    /// Whether no measured job has a user number, so that the summary says nothing of users.
+    pub fn unknown(&self) -> bool {
+        !self.known
+    }
+
     /// Per-user means over the measured jobs, given each job's wait and bounded slowdown.
     /// A job of unknown user (negative) counts as a user of its own; those are summed as
     /// they come rather than kept, so memory grows with the users, not the jobs.

@@ -3,7 +3,7 @@
 //!
 //! The assignment must be the same in every shard's process and known before anything
 //! runs, so it rests on a cost estimate read from the plan alone, never on timings: a
-//! cell costs its scheduler's relative cost ([`SchedulerKind::relative_cost`]) times its
+//! cell costs its scheduler's relative cost ([`crate::sched::SchedulerKind::relative_cost`]) times its
 //! workload's size (1 for a model; for a trace its file's length over the mean length of
 //! the sweep's traces) times 1 / (1 - load), the growth of a queue with its offered load
 //! (the load the cell asks for, capped at 0.95; 0.5 when it names none). Decision groups
