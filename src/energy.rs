@@ -120,6 +120,25 @@ pub fn of_run(
     })
 }
 
+/// Each job's energy, joules: its cores at their busy power while it ran (so that the
+/// jobs' energies sum to [`EnergySummary::jobs_kwh`]; the idle cores' draw is nobody's).
+/// `None` when the machine describes no power or a job never ended.
+pub fn per_job(machine: &Machine, jobs: &Jobs, start: &[Time], end: &[Time]) -> Option<Vec<f64>> {
+    let watts: Vec<(f64, f64)> = (0..machine.partitions.len())
+        .map(|p| per_core(machine, p))
+        .collect::<Option<_>>()?;
+    if end.contains(&crate::sim::state::UNSET) {
+        return None;
+    }
+    let joules = (0..jobs.len()).map(|j| {
+        let p = machine
+            .partition_of(jobs.partition.get(j).copied().unwrap_or(-1))
+            .expect("placed jobs have a partition");
+        jobs.procs[j] as f64 * watts[p].1 * (end[j] - start[j]) as f64
+    });
+    Some(joules.collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -154,6 +173,11 @@ mod tests {
         assert!((e.peak_power_kw - 0.3).abs() < 1e-12);
         // 35 kJ (9.72 Wh) over 400 core-seconds (0.111 core-hours): 87.5 Wh a core-hour.
         assert!((e.wh_per_core_hour - 35_000.0 / 400.0).abs() < 1e-9);
+        // Each job's own: 2 cores x 75 W x 100 s and 4 cores x 75 W x 50 s.
+        assert_eq!(
+            per_job(&m, &jobs, &[0, 100], &[100, 150]),
+            Some(vec![15_000.0, 15_000.0])
+        );
         // A job that never ended: no span, no energy.
         assert_eq!(
             of_run(&m, &jobs, &[0, 100], &[100, crate::sim::state::UNSET], None),

@@ -59,6 +59,20 @@ fn run_json_has_the_documented_keys() {
     // Waits under SJBF: 0, 0, 99, 108, 17 (see the scenario file).
     assert_eq!(v["mean_wait"], (99.0 + 108.0 + 17.0) / 5.0);
     assert_eq!(v["scheduler"], "sjbf");
+    // Users where jobs have user numbers; none where they have not (a model's jobs).
+    assert!(v["users"]["users"].as_u64().is_some_and(|n| n >= 1), "{v}");
+    let out = schedlab(&[
+        "run",
+        "--model",
+        "lublin",
+        "--param",
+        "jobs=500",
+        "--scheduler",
+        "easy",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v.get("users").is_none() && v.get("mean_wait").is_some(), "{v}");
 }
 
 #[test]

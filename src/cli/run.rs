@@ -354,14 +354,15 @@ pub fn run(args: RunArgs) -> Result<()> {
             )
             .into());
         }
+        let energy = prepared.job_energy(&workload.jobs, outcome.start, outcome.end);
         write_atomically(path, |w| {
             schedlab::report::batsim::write_jobs(
                 w,
                 &workload.name,
                 &workload.jobs,
                 workload.procs,
-                outcome.start,
-                outcome.end,
+                (outcome.start, outcome.end),
+                energy.as_deref(),
             )
         })?;
     }

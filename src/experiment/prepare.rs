@@ -526,6 +526,12 @@ impl PreparedRigid {
         crate::energy::of_run(self.workload.spec.machine()?, jobs, start, end, carbon)
     }
 
+    /// On a machine that describes its power, each job's energy in joules
+    /// ([`crate::energy::per_job`]).
+    pub fn job_energy(&self, jobs: &crate::workload::Jobs, start: &[Time], end: &[Time]) -> Option<Vec<f64>> {
+        crate::energy::per_job(self.workload.spec.machine()?, jobs, start, end)
+    }
+
     /// On a machine of several partitions, each partition's own summary of a run of
     /// `workload` (all its jobs) that started and ended them at `start` and `end`; empty
     /// otherwise.

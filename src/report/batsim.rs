@@ -32,15 +32,16 @@ pub const BATSIM_JOB_COLUMNS: [&str; 17] = [
 ];
 
 /// Writes the jobs of a finished run of `jobs` on `procs` processors (every job started
-/// and ended) as Batsim's `_jobs.csv`; `workload` names the workload. Energy per job is
-/// not written yet: `consumed_energy` is -1, as Batsim writes it with energy off.
+/// and ended) as Batsim's `_jobs.csv`; `workload` names the workload. `energy` gives each
+/// job's joules (`crate::energy::per_job`) on a machine with a power model; without it
+/// `consumed_energy` is -1, as Batsim writes it with energy off.
 pub fn write_jobs(
     out: &mut dyn Write,
     workload: &str,
     jobs: &Jobs,
     procs: u32,
-    start: &[Time],
-    end: &[Time],
+    (start, end): (&[Time], &[Time]),
+    energy: Option<&[f64]>,
 ) -> std::io::Result<()> {
     let named = gantt::processors(jobs, procs, start, end, Time::MAX).map_err(std::io::Error::other)?;
     writeln!(out, "{}", BATSIM_JOB_COLUMNS.join(","))?;
@@ -57,9 +58,10 @@ pub fn write_jobs(
             .into_iter()
             .map(|(a, b)| if a == b { a.to_string() } else { format!("{a}-{b}") })
             .collect();
+        let consumed = energy.map_or("-1".to_string(), |joules| joules[j].to_string());
         writeln!(
             out,
-            "{},{workload},swf,{submit},{},{},1,COMPLETED_SUCCESSFULLY,{s},{execution},{e},{waiting},{turnaround},{stretch},-1,{},",
+            "{},{workload},swf,{submit},{},{},1,COMPLETED_SUCCESSFULLY,{s},{execution},{e},{waiting},{turnaround},{stretch},{consumed},{},",
             jobs.swf_id[j],
             jobs.procs[j],
             jobs.estimate[j],
@@ -125,7 +127,7 @@ mod tests {
             JobRecord::new(9, 20, 0, 3, 10),
         ]);
         let mut out = Vec::new();
-        write_jobs(&mut out, "w", &jobs, 4, &[0, 10, 100], &[100, 50, 100]).unwrap();
+        write_jobs(&mut out, "w", &jobs, 4, (&[0, 10, 100], &[100, 50, 100]), None).unwrap();
         let text = String::from_utf8(out).unwrap();
         let rows: Vec<&str> = text.lines().collect();
         assert_eq!(rows[0], BATSIM_JOB_COLUMNS.join(","));
@@ -141,6 +143,25 @@ mod tests {
             rows[3],
             "9,w,swf,20,3,10,1,COMPLETED_SUCCESSFULLY,100,0,100,80,80,inf,-1,0-2,"
         );
+        // With a power model, each job's joules.
+        let mut out = Vec::new();
+        let energy = [20_000.0, 8_000.0, 0.0];
+        write_jobs(
+            &mut out,
+            "w",
+            &jobs,
+            4,
+            (&[0, 10, 100], &[100, 50, 100]),
+            Some(&energy),
+        )
+        .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let consumed: Vec<&str> = text
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').nth(14).unwrap())
+            .collect();
+        assert_eq!(consumed, ["20000", "8000", "0"]);
     }
 
     /// A workload written as Batsim JSON reads back with the same simulated columns.
