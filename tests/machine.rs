@@ -1011,3 +1011,99 @@ fn carbon_follows_the_intensity_series() {
     assert!(e.contains("it must cover the run from its start"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A power cap on a pool of cores: on KTH's 100 one-core nodes at 50 W idle and 150 W busy,
+/// a cap of 11 kW (the idle 5 kW and 60 busy cores) schedules the jobs exactly as a pool of
+/// 60 cores does (the jobs wider than 60 skipped, as exceeding the cap), while the idle
+/// draw stays that of 100 nodes; the power never passes the cap, under every scheduler.
+/// Caps the cap cannot hold are refused.
+#[test]
+fn a_power_cap_is_a_bound_on_busy_cores() {
+    let Some(trace) = common::trace("KTH-SP2-1996-2.1-cln.swf.gz") else {
+        return;
+    };
+    let dir = folder("cap");
+    let nodes = |count: u32, cap: &str| {
+        format!(
+            "[[partition]]\nname = \"all\"\ndefault = true\n{cap}[[partition.nodes]]\ncount = {count}\ncores = 1\n\
+             idle_w = 50\nbusy_w = 150\n"
+        )
+    };
+    let capped = dir.join("capped.toml");
+    std::fs::write(&capped, nodes(100, "cap_w = 11000\n")).unwrap();
+    let small = dir.join("small.toml");
+    std::fs::write(&small, nodes(60, "")).unwrap();
+    // The same partition beside another (so simulated as one partition of several).
+    let two = dir.join("two.toml");
+    let spare = "[[partition]]\nname = \"spare\"\nswf = [99]\n[[partition.nodes]]\ncount = 4\ncores = 1\nidle_w = 50\nbusy_w = 150\n";
+    std::fs::write(
+        &two,
+        nodes(100, "cap_w = 11000\n").replace("default = true\n", "default = true\nswf = [1]\n") + spare,
+    )
+    .unwrap();
+    let first = if cfg!(debug_assertions) { 3_000 } else { 30_000 };
+    for scheduler in ["fcfs", "easy", "conservative"] {
+        let with = |machine: &Path| {
+            let extra = [
+                ("machine", Value::Str(machine.display().to_string())),
+                ("first", Value::Int(first)),
+            ];
+            let rigid = experiment(&trace, scheduler, &extra);
+            let prepared = rigid.prepare(&mut Shared::default(), None).unwrap();
+            let workload = prepared.workload.draw(1).unwrap();
+            let mut worker = Worker::new();
+            let outcome = prepared.simulate(&mut worker, &workload, 1);
+            let all = 0..workload.jobs.len();
+            let summary =
+                prepared.summarise(&workload.jobs, workload.procs, &outcome, all, &workload.skipped);
+            let schedule: Vec<(u64, i64, i64)> = (0..workload.jobs.len())
+                .map(|j| (workload.jobs.swf_id[j], outcome.start[j], outcome.end[j]))
+                .collect();
+            (schedule, workload.skipped.clone(), summary.energy.unwrap())
+        };
+        let (a, skipped_a, energy_a) = with(&capped);
+        let (b, skipped_b, energy_b) = with(&small);
+        assert!(a == b, "{scheduler}: the schedules differ");
+        let (c, _, energy_c) = with(&two);
+        assert!(
+            a == c,
+            "{scheduler}: the schedules differ beside another partition"
+        );
+        assert!(
+            energy_c.peak_power_kw <= 11.0 + 4.0 * 0.05 + 1e-12,
+            "{scheduler}: {energy_c:?}"
+        );
+        assert!(
+            skipped_a.exceeds_power_cap > 0 && skipped_a.procs_exceed_machine == 0,
+            "{skipped_a:?}"
+        );
+        assert_eq!(skipped_a.exceeds_power_cap, skipped_b.procs_exceed_machine);
+        assert!(
+            energy_a.peak_power_kw <= 11.0 + 1e-12,
+            "{scheduler}: {energy_a:?}"
+        );
+        // The same work; 40 more idle nodes at 50 W over the same span.
+        assert!((energy_a.jobs_kwh - energy_b.jobs_kwh).abs() < 1e-9);
+        let more_idle = 40.0 * 50.0 * energy_a.span as f64 / 3.6e6;
+        assert!((energy_a.idle_kwh - energy_b.idle_kwh - more_idle).abs() < 1e-6 * more_idle);
+    }
+    let refused = |cap: &str, nodes_text: &str| {
+        let path = dir.join("refused.toml");
+        std::fs::write(&path, nodes_text.replace("CAP", cap)).unwrap();
+        schedlab::machine::Machine::read(&path).unwrap_err().to_string()
+    };
+    let pool = "[[partition]]\nname = \"p\"\ndefault = true\ncap_w = CAP\n[[partition.nodes]]\ncount = 4\ncores = 2\n";
+    let e = refused("450", &format!("{pool}idle_w = 100\nbusy_w = 300\n"));
+    assert!(
+        e.contains("cap_w = 450: below the partition's idle draw plus one busy core"),
+        "{e}"
+    );
+    let e = refused("5000", pool);
+    assert!(e.contains("a cap needs the partition's power"), "{e}");
+    let e = refused(
+        "5000",
+        &format!("{pool}idle_w = 100\nbusy_w = 300\nmemory_gb = 64\n"),
+    );
+    assert!(e.contains("not built yet"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

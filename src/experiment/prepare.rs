@@ -431,6 +431,10 @@ impl PreparedRigid {
             .or_insert_with(|| self.scheduler.build());
         let machine = self.workload.spec.machine();
         let one_pool = |m: &&Machine| m.partitions.len() == 1 && !m.partitions[0].needs_nodes();
+        // One pool: the machine's cores, or under a power cap those that may be busy at once.
+        let procs = machine
+            .filter(one_pool)
+            .map_or(workload.procs, |m| m.partitions[0].usable_cores() as u32);
         let Some(machine) = machine.filter(|m| !one_pool(m)) else {
             scheduler.set_seed(mix64(seed ^ GA_STREAM));
             worker.engine.set_feedback(
@@ -442,7 +446,7 @@ impl PreparedRigid {
             return scheduler.simulate(
                 &mut worker.engine,
                 &workload.jobs,
-                workload.procs,
+                procs,
                 self.predictor,
                 self.window.as_ref(),
             );
@@ -454,7 +458,8 @@ impl PreparedRigid {
             let jobs = workload.jobs.gather(rows);
             let window = self.window.as_ref().map(|w| w.of_part(rows));
             let partition = &machine.partitions[p];
-            let cores = partition.cores() as u32;
+            // Under a power cap, the cores that may be busy at once.
+            let cores = partition.usable_cores() as u32;
             let outcome = if partition.needs_nodes() {
                 let policy = NodePolicy::of(self.scheduler).expect("refused when the experiment was built");
                 let requests = (0..jobs.len())

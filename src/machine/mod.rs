@@ -73,6 +73,11 @@ pub struct Partition {
     /// Whether a job holds whole nodes, sharing none (Slurm's `OverSubscribe=EXCLUSIVE`).
     pub exclusive: bool,
     pub nodes: Vec<NodeGroup>,
+    /// A power cap, watts: a job starts only if the partition's power with it stays at
+    /// most this ([`Partition::usable_cores`]). Not written when absent, so that a machine's
+    /// JSON (and what it keys) stays as it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cap_w: Option<f64>,
 }
 
 impl Partition {
@@ -83,6 +88,28 @@ impl Partition {
 
     pub fn gpus(&self) -> u64 {
         self.nodes.iter().map(|g| g.count as u64 * g.gpus as u64).sum()
+    }
+
+    /// The cores that may be busy at once: all of them, or under a power cap the most whose
+    /// draw keeps the partition at most the cap. A partition's power is its idle draw plus
+    /// one core's rise (busy less idle, per core, the same on all its nodes) for each busy
+    /// core, so "a job starts only if the power with it stays under the cap" is exactly
+    /// "a job starts only if the busy cores with it stay within these".
+    pub fn usable_cores(&self) -> u64 {
+        let (Some(cap), Some(g)) = (self.cap_w, self.nodes.first()) else {
+            return self.cores();
+        };
+        let power = g.power.expect("a cap needs a power model, checked on reading");
+        let idle: f64 = self
+            .nodes
+            .iter()
+            .map(|g| g.count as f64 * g.power.map_or(0.0, |p| p.idle_w))
+            .sum();
+        let rise = (power.busy_w - power.idle_w) / g.cores as f64;
+        match rise > 0.0 {
+            true => (((cap - idle) / rise).floor().max(0.0) as u64).min(self.cores()),
+            false => self.cores(),
+        }
     }
 
     /// Memory over all its nodes, GB.
@@ -136,6 +163,7 @@ struct RawPartition {
     default: bool,
     #[serde(default)]
     exclusive: bool,
+    cap_w: Option<f64>,
     #[serde(default)]
     nodes: Vec<RawNodes>,
 }
@@ -171,6 +199,7 @@ impl Machine {
                     gpus: 0,
                     power: None,
                 }],
+                cap_w: None,
             }],
         }
     }
@@ -284,13 +313,18 @@ impl Machine {
                     power,
                 });
             }
-            partitions.push(Partition {
+            let partition = Partition {
                 name: p.name,
                 swf: own,
                 default: p.default,
                 exclusive: p.exclusive,
                 nodes: groups,
-            });
+                cap_w: p.cap_w,
+            };
+            if let Some(cap) = p.cap_w {
+                check_cap(&partition, cap).map_err(|m| err(format!("{at}.cap_w = {cap}: {m}")))?;
+            }
+            partitions.push(partition);
         }
         let defaults: Vec<&str> = partitions
             .iter()
@@ -351,6 +385,9 @@ impl Machine {
                 Some(p) if jobs.procs[j] as u64 > self.partitions[p].cores() => {
                     skipped.procs_exceed_machine += 1
                 }
+                Some(p) if jobs.procs[j] as u64 > self.partitions[p].usable_cores() => {
+                    skipped.exceeds_power_cap += 1
+                }
                 Some(p)
                     if pools[p]
                         .as_ref()
@@ -390,6 +427,28 @@ impl Machine {
 
 /// Power is described for every node group or for none (a run's energy covers the whole
 /// machine), and, as nodes are not told apart within a pool of cores, with the same watts
+/// A partition's power cap: with a power model, on a pool of cores (a partition of nodes
+/// would need the cap inside the node placement, not built yet), and high enough for one
+/// busy core above the idle draw of every node (else no job could ever start).
+fn check_cap(partition: &Partition, cap: f64) -> std::result::Result<(), String> {
+    if !(cap > 0.0 && cap <= MAX_NODE_WATTS * MAX_NODES as f64) {
+        return Err("expected watts above 0".into());
+    }
+    if partition.nodes.iter().any(|g| g.power.is_none()) {
+        return Err("a cap needs the partition's power (idle_w and busy_w on its nodes)".into());
+    }
+    if partition.needs_nodes() {
+        return Err(
+            "a cap on a partition of nodes (memory, GPUs or exclusive) is not built yet; caps apply to pools of cores"
+                .into(),
+        );
+    }
+    if partition.usable_cores() == 0 {
+        return Err("below the partition's idle draw plus one busy core: no job could ever start".into());
+    }
+    Ok(())
+}
+
 /// per core, idle and busy, over a partition's groups.
 fn check_power(partitions: &[Partition]) -> std::result::Result<(), String> {
     let groups = || {

@@ -85,6 +85,10 @@ pub struct SkipCounts {
     /// nodes can hold (say, more memory per processor than a node has). Not written when 0.
     #[serde(skip_serializing_if = "is_zero")]
     pub request_exceeds_nodes: u64,
+    /// On a partition with a power cap: more processors than the cap lets run at once
+    /// (`crate::machine::Partition::usable_cores`). Not written when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub exceeds_power_cap: u64,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -93,14 +97,7 @@ fn is_zero(n: &u64) -> bool {
 
 impl SkipCounts {
     pub fn total(&self) -> u64 {
-        self.procs_not_positive
-            + self.runtime_negative
-            + self.procs_exceed_machine
-            + self.submit_negative
-            + self.malformed
-            + self.job_number_negative
-            + self.partition_unplaced
-            + self.request_exceeds_nodes
+        self.reasons().iter().map(|(_, n)| n).sum()
     }
 
     /// The non-zero counts as ` (reason n, ...)`, or nothing: for lines such as
@@ -120,7 +117,7 @@ impl SkipCounts {
     }
 
     /// (reason, count) pairs with the names used in outputs.
-    pub fn reasons(&self) -> [(&'static str, u64); 8] {
+    pub fn reasons(&self) -> [(&'static str, u64); 9] {
         [
             ("procs_not_positive", self.procs_not_positive),
             ("runtime_negative", self.runtime_negative),
@@ -130,6 +127,7 @@ impl SkipCounts {
             ("job_number_negative", self.job_number_negative),
             ("partition_unplaced", self.partition_unplaced),
             ("request_exceeds_nodes", self.request_exceeds_nodes),
+            ("exceeds_power_cap", self.exceeds_power_cap),
         ]
     }
 }
