@@ -189,6 +189,71 @@ fn a_batsim_workload_converts_and_runs_as_its_swf_trace() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Slurm's accounting (`sacct --parsable2`) runs as a trace, converts to SWF with its
+/// partitions numbered (and said), and a bad row is refused with its line.
+#[test]
+fn slurm_accounting_runs_and_converts() {
+    let dir = temp_dir("sacct");
+    let sacct = dir.join("jobs.txt");
+    std::fs::write(
+        &sacct,
+        "JobID|User|Partition|Submit|Start|End|Timelimit|NCPUS|NNodes|ReqMem|State\n\
+         1|ann|batch|2024-03-01T10:00:00|2024-03-01T10:00:00|2024-03-01T11:00:00|02:00:00|8|1|4G|COMPLETED\n\
+         1.batch||||2024-03-01T10:00:00|2024-03-01T11:00:00||8|1||COMPLETED\n\
+         2|bob|gpu|2024-03-01T10:10:00|2024-03-01T10:10:00|2024-03-01T10:20:00|01:00:00|4|1|1Gc|COMPLETED\n\
+         3|ann|batch|2024-03-01T10:20:00|2024-03-01T11:00:00|2024-03-01T11:30:00|01:00:00|8|1|4G|TIMEOUT\n",
+    )
+    .unwrap();
+    let csv = dir.join("jobs.csv");
+    let out = schedlab(&[
+        "run",
+        "--trace",
+        sacct.to_str().unwrap(),
+        "--procs",
+        "8",
+        "--scheduler",
+        "fcfs",
+        "--jobs-out",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // FCFS on 8 processors: job 1 holds all 8 until 3600 s; job 2 runs after it for its
+    // 600 s, and job 3 (8 wide) after job 2.
+    let starts: Vec<String> = std::fs::read_to_string(&csv)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').take(3).collect::<Vec<_>>().join(" "))
+        .collect();
+    assert_eq!(starts, ["1 0 0", "2 600 3600", "3 1200 4200"]);
+    let swf = dir.join("jobs.swf");
+    let out = schedlab(&[
+        "trace",
+        "convert",
+        sacct.to_str().unwrap(),
+        "--out",
+        swf.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && err.contains("Partition: 2 gpu") && err.contains("3 jobs"),
+        "{err}"
+    );
+    let back = read_swf(&swf, &SwfOptions::default()).unwrap();
+    assert_eq!(back.jobs.partition, [1, 2, 1]);
+    let bad = dir.join("bad.txt");
+    std::fs::write(
+        &bad,
+        "JobID|Submit|Start|End|NCPUS\n1|2024-03-01T10:00:00|2024-03-01T10:00:00|2024-03-01|1\n",
+    )
+    .unwrap();
+    assert_refused(
+        &["run", "--trace", bad.to_str().unwrap(), "--scheduler", "easy"],
+        "bad.txt:2: End '2024-03-01'",
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn bad_input_exits_2_with_file_and_line() {
     let dir = temp_dir("bad");

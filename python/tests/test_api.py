@@ -195,7 +195,7 @@ def test_a_sweep_writes_what_the_command_line_writes(cli, tmp_path):
 
 
 def test_sweep_errors():
-    with pytest.raises(ValueError, match="missing field `metrics`"):
+    with pytest.raises(ValueError, match="no `metrics`: the spec must give it"):
         schedlab.sweep({"run": {"model": "lublin"}})
     with pytest.raises(ValueError, match="threads = 0"):
         schedlab.sweep(SPEC, threads=0)

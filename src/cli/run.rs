@@ -27,7 +27,7 @@ use schedlab::workload::synth::MODEL_NAMES;
 #[derive(Args)]
 #[command(group(clap::ArgGroup::new("workload").required(true).args(["trace", "model"])))]
 pub struct RunArgs {
-    /// Trace to replay: SWF (.swf, .swf.gz) or a Batsim workload (JSON).
+    /// Trace to replay: SWF (.swf, .swf.gz), a Batsim workload (JSON) or Slurm accounting (sacct --parsable2).
     #[arg(long)]
     trace: Option<PathBuf>,
     /// Built-in synthetic workload model.

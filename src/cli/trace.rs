@@ -66,7 +66,7 @@ impl ResampleArgs {
 pub enum TraceCommand {
     /// Jobs, skipped jobs by reason, machine size, span, offered load, estimates, users.
     Info {
-        /// The trace: SWF (.swf, .swf.gz) or a Batsim workload (JSON).
+        /// The trace: SWF (.swf, .swf.gz), a Batsim workload (JSON) or sacct --parsable2 output.
         path: PathBuf,
         #[command(flatten)]
         read: ReadArgs,
@@ -81,7 +81,7 @@ pub enum TraceCommand {
     /// Write a new workload drawn from a trace for a seed as SWF, with a header saying how
     /// it was made (--resample users or shake; also --estimates tsafrir).
     Resample {
-        /// The trace: SWF (.swf, .swf.gz) or a Batsim workload (JSON).
+        /// The trace: SWF (.swf, .swf.gz), a Batsim workload (JSON) or sacct --parsable2 output.
         path: PathBuf,
         #[command(flatten)]
         read: ReadArgs,
@@ -96,11 +96,13 @@ pub enum TraceCommand {
         #[arg(long, value_name = "FILE.swf")]
         out: PathBuf,
     },
-    /// Write a trace (SWF or Batsim workload JSON) in the other format: a Batsim workload
-    /// for --out FILE.json, SWF otherwise. Batsim keeps only what it simulates (submit,
+    /// Write a trace (SWF, a Batsim workload or Slurm accounting) as a Batsim workload for
+    /// --out FILE.json, as SWF otherwise. Batsim keeps only what it simulates (submit,
     /// runtime, walltime, processors): users, queues and partitions are not written there.
+    /// From Slurm accounting, prints the number each partition gets.
     Convert {
-        /// The trace: SWF (.swf, .swf.gz) or a Batsim workload (.json, .json.gz).
+        /// The trace: SWF (.swf, .swf.gz), a Batsim workload (JSON) or sacct's output
+        /// (`sacct --parsable2`, docs/semantics.md).
         path: PathBuf,
         #[command(flatten)]
         read: ReadArgs,
@@ -185,6 +187,15 @@ fn convert_trace(path: &Path, read: &ReadArgs, out: &Path) -> Result<()> {
                 )
             })?
         }
+    }
+    // The numbers a machine file's `swf` lists give the partitions Slurm named.
+    for note in workload
+        .header
+        .comments
+        .iter()
+        .filter(|c| c.starts_with("Partition: "))
+    {
+        eprintln!("{note}");
     }
     eprintln!(
         "{} jobs, {} skipped{} -> {} ({})",

@@ -6,6 +6,7 @@ pub mod estimates;
 pub mod info;
 mod jobs;
 pub mod resample;
+pub mod sacct;
 pub mod selection;
 pub mod sessions;
 pub mod swf;
@@ -23,9 +24,10 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 
-/// Reads a trace: SWF, or Batsim's workload JSON ([`batsim`]), plain or gzip, told apart
-/// by the first character of its text (`{` opens JSON; an SWF file opens with a comment or
-/// a job line), whatever the file's name.
+/// Reads a trace: SWF, Batsim's workload JSON ([`batsim`]) or Slurm's accounting
+/// ([`sacct`]), plain or gzip, told apart by the start of its text (`{` opens JSON; a
+/// header line of `|`-separated names with `JobID` opens sacct's output; an SWF file opens
+/// with a comment or a job line), whatever the file's name.
 pub fn read_trace(path: &Path, options: &swf::SwfOptions) -> Result<Workload> {
     let open = || std::fs::File::open(path).map_err(|e| Error::io(path, e));
     let mut start = Vec::with_capacity(512);
@@ -41,9 +43,12 @@ pub fn read_trace(path: &Path, options: &swf::SwfOptions) -> Result<Workload> {
             .take(512)
             .read_to_end(&mut start);
     }
-    match batsim::looks_like_json(&start) {
-        true => batsim::read_batsim(path, options),
-        false => swf::read_swf(path, options),
+    if batsim::looks_like_json(&start) {
+        batsim::read_batsim(path, options)
+    } else if sacct::looks_like_sacct(&start) {
+        sacct::read_sacct(path, options)
+    } else {
+        swf::read_swf(path, options)
     }
 }
 
