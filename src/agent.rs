@@ -220,6 +220,16 @@ impl Environment {
             params.insert("jobs", Value::Int(options.jobs as i64));
         }
         let spec = WorkloadSpec::from_params(&params, base_dir, None)?;
+        // The environment schedules one pool of the machine's processors.
+        if spec.machine().is_some_and(|m| {
+            m.partitions.len() > 1 || m.partitions[0].needs_nodes() || m.partitions[0].cap_w.is_some()
+        }) {
+            return Err(invalid(
+                "machine: the environment schedules one pool; a machine of several partitions, of nodes with \
+                 memory or GPUs, or under a power cap, is not available in it yet"
+                    .into(),
+            ));
+        }
         let workload = spec.prepare(&mut Shared::new([&spec], true), None)?;
         match (&spec.source, workload.trace()) {
             (Source::Trace(t), Some(read)) if read.workload.jobs.len() < options.jobs => {

@@ -15,7 +15,7 @@ use schedlab::experiment::rigid::WorkloadSpec;
 use schedlab::machine::{Fit, Machine};
 use schedlab::workload::info::TraceInfo;
 use schedlab::workload::read_trace;
-use schedlab::workload::swf::{SwfOptions, write_swf};
+use schedlab::workload::swf::{SwfOptions, recorded_starts, write_swf};
 
 /// How a replication draws a new workload from a trace (`run`, `trace resample`).
 #[derive(Args, Default)]
@@ -177,14 +177,10 @@ fn convert_trace(path: &Path, read: &ReadArgs, out: &Path) -> Result<()> {
     match batsim {
         true => write_atomically(out, |w| schedlab::report::batsim::write_workload(w, &workload))?,
         false => {
-            let starts: Vec<i64> = workload.jobs.submit.iter().map(|s| s - 1).collect();
+            // The waits the input recorded (field 3), -1 where it recorded none.
+            let starts = recorded_starts(&workload.jobs);
             write_atomically(out, |w| {
-                write_swf(
-                    w,
-                    &workload,
-                    &starts,
-                    "converted by schedlab trace convert; no schedule (waits -1)",
-                )
+                write_swf(w, &workload, &starts, "converted by schedlab trace convert")
             })?
         }
     }

@@ -105,10 +105,21 @@ impl Partition {
             .iter()
             .map(|g| g.count as f64 * g.power.map_or(0.0, |p| p.idle_w))
             .sum();
+        if cap < idle {
+            return 0;
+        }
         let rise = (power.busy_w - power.idle_w) / g.cores as f64;
-        match rise > 0.0 {
-            true => (((cap - idle) / rise).floor().max(0.0) as u64).min(self.cores()),
-            false => self.cores(),
+        if rise <= 0.0 {
+            return self.cores();
+        }
+        // A cap at an exact multiple of the rise must not lose a core to rounding (1000 W
+        // over 16.67 W a core is 59.999...): a part in 10^9 of slack, then the cap checked.
+        let most = ((cap - idle) / rise * (1.0 + 1e-9))
+            .floor()
+            .min(self.cores() as f64) as u64;
+        match idle + most as f64 * rise <= cap * (1.0 + 1e-12) {
+            true => most,
+            false => most.saturating_sub(1),
         }
     }
 
@@ -425,14 +436,13 @@ impl Machine {
     }
 }
 
-/// Power is described for every node group or for none (a run's energy covers the whole
-/// machine), and, as nodes are not told apart within a pool of cores, with the same watts
 /// A partition's power cap: with a power model, on a pool of cores (a partition of nodes
 /// would need the cap inside the node placement, not built yet), and high enough for one
 /// busy core above the idle draw of every node (else no job could ever start).
 fn check_cap(partition: &Partition, cap: f64) -> std::result::Result<(), String> {
-    if !(cap > 0.0 && cap <= MAX_NODE_WATTS * MAX_NODES as f64) {
-        return Err("expected watts above 0".into());
+    let most = MAX_NODE_WATTS * MAX_NODES as f64;
+    if !(cap > 0.0 && cap <= most) {
+        return Err(format!("expected watts above 0, at most {most}"));
     }
     if partition.nodes.iter().any(|g| g.power.is_none()) {
         return Err("a cap needs the partition's power (idle_w and busy_w on its nodes)".into());
@@ -449,6 +459,8 @@ fn check_cap(partition: &Partition, cap: f64) -> std::result::Result<(), String>
     Ok(())
 }
 
+/// Power is described for every node group or for none (a run's energy covers the whole
+/// machine), and, as nodes are not told apart within a pool of cores, with the same watts
 /// per core, idle and busy, over a partition's groups.
 fn check_power(partitions: &[Partition]) -> std::result::Result<(), String> {
     let groups = || {
@@ -730,5 +742,30 @@ mod tests {
         let huge = TWO.replace("count = 4\ncores = 8", "count = 1048576\ncores = 4096");
         let e = parse(&huge).unwrap_err().to_string();
         assert!(e.contains("cores in all, above the 67108864"), "{e}");
+    }
+
+    /// The cap's bound on busy cores, by hand: 10 nodes of 6 cores at 100 W idle and 200 W
+    /// busy (16.67 W more a busy core), 1,000 W idle in all.
+    #[test]
+    fn a_cap_bounds_the_busy_cores() {
+        let with = |cap: &str, busy: &str| {
+            parse(&format!(
+                "[[partition]]\nname = \"p\"\ndefault = true\ncap_w = {cap}\n[[partition.nodes]]\ncount = 10\ncores = 6\n\
+                 idle_w = 100\nbusy_w = {busy}\n"
+            ))
+        };
+        let cores = |cap: &str| with(cap, "200").unwrap().partitions[0].usable_cores();
+        // The full busy power holds every core (1,000 / 16.67 is 59.999... in floats).
+        assert_eq!(cores("2000"), 60);
+        assert_eq!(cores("1999.9"), 59);
+        assert_eq!(cores("1500"), 30);
+        assert_eq!(cores("1016.67"), 1);
+        assert_eq!(cores("1e9"), 60);
+        let refused = |cap: &str, busy: &str| with(cap, busy).unwrap_err().to_string();
+        assert!(refused("1016", "200").contains("below the partition's idle draw plus one busy core"));
+        // Nodes that draw the same busy or idle: a cap below that draw holds no job.
+        assert!(refused("500", "100").contains("below the partition's idle draw"));
+        assert_eq!(with("1000", "100").unwrap().partitions[0].usable_cores(), 60);
+        assert!(refused("-5", "200").contains("expected watts above 0"));
     }
 }

@@ -72,7 +72,8 @@ pub fn write_jobs(
 }
 
 /// Writes `workload`'s jobs as a Batsim workload: `nb_res` its processors, each job its
-/// number, submit time, estimate as `walltime`, processors as `res`, and a `delay` profile
+/// number, submit time, estimate as `walltime` (-1 for a trace's job that requested none),
+/// processors as `res`, and a `delay` profile
 /// of its runtime (one profile per distinct runtime, `delay_<seconds>`). Batsim reads no
 /// users, queues or partitions: those fields are not written. Reading the file back
 /// ([`crate::workload::batsim`]) gives the same simulated columns.
@@ -92,10 +93,15 @@ pub fn write_workload(out: &mut dyn Write, workload: &Workload) -> std::io::Resu
     writeln!(out, "  \"jobs\": [")?;
     for j in 0..jobs.len() {
         let comma = if j + 1 < jobs.len() { "," } else { "" };
+        // A trace's job without a request (SWF field 9 unknown) has its runtime as its
+        // estimate: written as Batsim's -1, no walltime, which reads back the same.
+        let unrequested =
+            jobs.requested_time.get(j).is_some_and(|&t| t <= 0) && jobs.estimate[j] == jobs.runtime[j];
+        let walltime = if unrequested { -1 } else { jobs.estimate[j] };
         writeln!(
             out,
-            "    {{\"id\": {}, \"subtime\": {}, \"walltime\": {}, \"res\": {}, \"profile\": \"delay_{}\"}}{comma}",
-            jobs.swf_id[j], jobs.submit[j], jobs.estimate[j], jobs.procs[j], jobs.runtime[j]
+            "    {{\"id\": {}, \"subtime\": {}, \"walltime\": {walltime}, \"res\": {}, \"profile\": \"delay_{}\"}}{comma}",
+            jobs.swf_id[j], jobs.submit[j], jobs.procs[j], jobs.runtime[j]
         )?;
     }
     writeln!(out, "  ],")?;
@@ -167,14 +173,28 @@ mod tests {
     /// A workload written as Batsim JSON reads back with the same simulated columns.
     #[test]
     fn a_workload_round_trips_through_batsim_json() {
+        // Job 4 requested no time (SWF field 9 unknown): its estimate is its runtime.
+        let asked = |r: JobRecord, t: i32| JobRecord {
+            requested_time: t,
+            ..r
+        };
         let jobs = Jobs::from_records(&[
-            JobRecord::new(3, 0, 100, 2, 120),
-            JobRecord::new(5, 10, 0, 4, 50),
+            asked(JobRecord::new(3, 0, 100, 2, 120), 120),
+            asked(JobRecord::new(5, 10, 0, 4, 50), 50),
             JobRecord::new(4, 10, 100, 1, 100),
         ]);
         let workload = Workload::synthetic("w".into(), jobs, 4, Vec::new());
         let mut out = Vec::new();
         write_workload(&mut out, &workload).unwrap();
+        let text = String::from_utf8(out.clone()).unwrap();
+        assert!(
+            text.contains("{\"id\": 4, \"subtime\": 10, \"walltime\": -1,"),
+            "{text}"
+        );
+        assert!(
+            text.contains("{\"id\": 3, \"subtime\": 0, \"walltime\": 120,"),
+            "{text}"
+        );
         let dir = std::env::temp_dir().join(format!("schedlab-batsim-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("w.json");
@@ -188,6 +208,7 @@ mod tests {
             (&b.swf_id, &b.submit, &b.runtime)
         );
         assert_eq!((&a.procs, &a.estimate), (&b.procs, &b.estimate));
+        assert_eq!(a.requested_time, b.requested_time);
     }
 
     /// On an EASY schedule of 300 jobs with ties and zero runtimes, every job holds as many

@@ -9,8 +9,8 @@
 //!   when the data span less than two decades;
 //! - the legend sits beside or below the plot, never over data;
 //! - a saturated cell (infinite mean) is drawn on the top edge as its series' own marker,
-//!   hollow, under an arrow pointing up (off the scale), so it differs from every series'
-//!   marker and still says whose it is; a footnote says so, and counts the points that
+//!   hollow (a cross stays a cross), under an arrow pointing up (off the scale), so it
+//!   differs from every series' marker and still says whose it is; a footnote says so, and counts the points that
 //!   cannot be drawn (undefined, or not positive on a log axis).
 
 use std::io::Write;

@@ -202,20 +202,6 @@ pub fn figure(plan: &Plan, p: &PlotSpec, estimates: &[CellEstimates], facet: Opt
             || (p.metric.clone(), None),
             |(name, unit)| (name.to_string(), Some(unit)),
         );
-    let mut suffix = unit.map_or("", Unit::suffix);
-    if unit == Some(Unit::Seconds) && !p.difference {
-        let (name, seconds) = readable_time_unit(&series);
-        suffix = name;
-        for point in series.iter_mut().flat_map(|s| s.points.iter_mut()) {
-            point.mean /= seconds;
-            point.low /= seconds;
-            point.high /= seconds;
-        }
-    }
-    let label = match suffix {
-        "" => name.clone(),
-        suffix => format!("{name} ({suffix})"),
-    };
     let x_label = axis_label(&p.x);
     let (y_label, mut title) = match plan.compare.as_ref().filter(|_| p.difference) {
         Some(c) => {
@@ -230,7 +216,7 @@ pub fn figure(plan: &Plan, p: &PlotSpec, estimates: &[CellEstimates], facet: Opt
                 ),
             )
         }
-        None => (label.clone(), format!("{name} vs {}", x_label.to_lowercase())),
+        None => (String::new(), format!("{name} vs {}", x_label.to_lowercase())),
     };
     if let Some(shown) = &p.series_values {
         series.retain(|s| {
@@ -239,6 +225,23 @@ pub fn figure(plan: &Plan, p: &PlotSpec, estimates: &[CellEstimates], facet: Opt
                 .is_some_and(|l| shown.iter().any(|v| value_label(v) == *l))
         });
     }
+    // Times in the unit that reads best for the values drawn, unless the spec names the
+    // axis itself (its label then says the unit, seconds).
+    let mut suffix = unit.map_or("", Unit::suffix);
+    if unit == Some(Unit::Seconds) && !p.difference && p.y_label.is_none() {
+        let (name, seconds) = readable_time_unit(&series);
+        suffix = name;
+        for point in series.iter_mut().flat_map(|s| s.points.iter_mut()) {
+            point.mean /= seconds;
+            point.low /= seconds;
+            point.high /= seconds;
+        }
+    }
+    let y_label = match (y_label.is_empty(), suffix) {
+        (false, _) => y_label,
+        (true, "") => name.clone(),
+        (true, suffix) => format!("{name} ({suffix})"),
+    };
     if let Some((axis, value)) = facet.and_then(|f| f.split_once('=')) {
         title = format!("{title}, {axis} = {}", value_label(value));
     }

@@ -2,23 +2,27 @@
 //! same estimated work, whatever order the grid's axes put the costly cells in.
 //!
 //! The assignment must be the same in every shard's process and known before anything
-//! runs, so it rests on a cost estimate read from the plan alone, never on timings: a
-//! cell costs its scheduler's relative cost ([`crate::sched::SchedulerKind::relative_cost`]) times its
-//! workload's size (1 for a model; for a trace its file's length over the mean length of
-//! the sweep's traces) times 1 / (1 - load), the growth of a queue with its offered load
-//! (the load the cell asks for, capped at 0.95; 0.5 when it names none). Decision groups
+//! runs, so it rests on a cost estimate read from the spec alone (never on timings, nor
+//! on files a node might see differently): a cell costs its scheduler's relative cost
+//! ([`crate::sched::SchedulerKind::relative_cost`]) times 1 / (1 - load), the growth of a
+//! queue with its offered load (the load the cell asks for, capped at 0.95; 0.5 when it
+//! names none), times its jobs where the spec says how many (a model's, or a trace's
+//! `first`) over the sweep's mean of those (1 otherwise). Decision groups
 //! stay whole; the groups go, costliest first, each to the shard with the least estimated
 //! work so far (ties to the lower index; longest-processing-time first, within 4/3 of the
 //! best split). Shards count from 0, as Slurm's array task ids do.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::str::FromStr;
 
 use super::spec::{Cell, Plan};
 use super::stopping;
 use crate::experiment::Experiment;
 use crate::experiment::rigid::Source;
+
+/// The most shards a sweep is split into: far more than any job array needs, few enough
+/// that the split's tables stay small.
+pub const MAX_SHARDS: usize = 100_000;
 
 /// Which part of the cells this process runs: shard `index` of `count`, from 0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,6 +42,9 @@ impl FromStr for Shard {
         );
         if count == 0 {
             return Err(bad());
+        }
+        if count > MAX_SHARDS {
+            return Err(format!("invalid shard '{s}': at most {MAX_SHARDS} shards"));
         }
         if index == count {
             return Err(format!(
@@ -104,31 +111,38 @@ fn assignment(plan: &Plan, count: usize) -> Vec<usize> {
 
 /// Every cell's estimated cost (module docs), in plan order.
 pub fn estimated_costs(plan: &Plan) -> Vec<f64> {
-    let mut sizes: BTreeMap<PathBuf, f64> = BTreeMap::new();
-    for cell in &plan.cells {
-        if let Experiment::Rigid(r) = &cell.experiment
-            && let Source::Trace(t) = &r.workload.source
-        {
-            // An unreadable file is refused later, when the sweep prepares it.
-            let bytes = std::fs::metadata(&t.path).map_or(1.0, |m| m.len().max(1) as f64);
-            sizes.insert(t.path.clone(), bytes);
-        }
-    }
-    let mean = sizes.values().sum::<f64>() / sizes.len().max(1) as f64;
-    plan.cells.iter().map(|cell| cost(cell, &sizes, mean)).collect()
+    let jobs: Vec<Option<f64>> = plan.cells.iter().map(declared_jobs).collect();
+    let known: Vec<f64> = jobs.iter().flatten().copied().collect();
+    let mean = known.iter().sum::<f64>() / known.len().max(1) as f64;
+    plan.cells
+        .iter()
+        .zip(&jobs)
+        .map(|(cell, jobs)| {
+            let size = jobs.map_or(1.0, |n| n / mean.max(1.0));
+            let queue = |load: Option<f64>| 1.0 / (1.0 - load.unwrap_or(0.5).clamp(0.0, 0.95));
+            match &cell.experiment {
+                Experiment::Rigid(r) => {
+                    let load = match &r.workload.source {
+                        Source::Model(m) => m.load_target(),
+                        Source::Trace(t) => t.load,
+                    };
+                    r.scheduler.relative_cost() * size * queue(load)
+                }
+                _ => size,
+            }
+        })
+        .collect()
 }
 
-fn cost(cell: &Cell, sizes: &BTreeMap<PathBuf, f64>, mean_size: f64) -> f64 {
-    let queue = |load: Option<f64>| 1.0 / (1.0 - load.unwrap_or(0.5).clamp(0.0, 0.95));
+/// The jobs a cell's replications simulate, where the spec says: a model's count, or the
+/// first jobs of a trace.
+fn declared_jobs(cell: &Cell) -> Option<f64> {
     match &cell.experiment {
-        Experiment::Rigid(r) => {
-            let (size, load) = match &r.workload.source {
-                Source::Model(m) => (1.0, m.load_target()),
-                Source::Trace(t) => (sizes[&t.path] / mean_size, t.load),
-            };
-            r.scheduler.relative_cost() * size * queue(load)
-        }
-        _ => 1.0,
+        Experiment::Rigid(r) => match &r.workload.source {
+            Source::Model(m) => Some(m.expected_jobs() as f64),
+            Source::Trace(t) => t.options.selection.first.map(|n| n as f64),
+        },
+        _ => None,
     }
 }
 
@@ -149,6 +163,8 @@ mod tests {
             four.contains("shards count from 0, so the 4 shards are 0/4 to 3/4"),
             "{four}"
         );
+        let many = "0/100001".parse::<Shard>().unwrap_err();
+        assert!(many.contains("at most 100000 shards"), "{many}");
         for bad in ["5/4", "0/0", "1", "a/4", "-1/4"] {
             assert!(
                 bad.parse::<Shard>().unwrap_err().contains("expected K/N"),

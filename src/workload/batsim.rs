@@ -210,6 +210,12 @@ fn parse(path: &Path, text: &str, options: &SwfOptions) -> Result<Workload> {
             Id::Text(s) => s.rsplit('!').next().and_then(|n| n.parse().ok()),
         }
         .unwrap_or(position as u64 + 1);
+        if number > i64::MAX as u64 {
+            return Err(at(
+                line,
+                format!("jobs[{position}]: id {number} is beyond the job numbers schedlab keeps (2^63 - 1)"),
+            ));
+        }
         if !options.selection.contains(number) {
             not_selected += 1;
             continue;

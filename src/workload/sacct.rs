@@ -32,6 +32,7 @@ use crate::error::{Error, Result};
 /// Whether `start` (a file's first bytes, inflated) opens sacct's parsable output: a
 /// header line of `|`-separated names that holds `JobID`.
 pub fn looks_like_sacct(start: &[u8]) -> bool {
+    let start = start.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(start);
     let first = start.split(|&b| b == b'\n').next().unwrap_or_default();
     let first = String::from_utf8_lossy(first);
     first.contains('|') && first.trim_end().split('|').any(|f| f == "JobID")
@@ -84,7 +85,10 @@ fn timestamp(text: &str) -> Option<i64> {
     let (y, m, day) = (d.next()??, d.next()??, d.next()??);
     let mut t = time.split(':').map(|p| p.parse::<i64>().ok());
     let (hh, mm, ss) = (t.next()??, t.next()??, t.next()??);
-    if d.next().is_some() || t.next().is_some() || !(1..=12).contains(&m) || !(1..=31).contains(&day) {
+    if d.next().is_some() || t.next().is_some() || !(1..=9999).contains(&y) {
+        return None;
+    }
+    if !(1..=12).contains(&m) || !(1..=31).contains(&day) {
         return None;
     }
     if !(0..24).contains(&hh) || !(0..60).contains(&mm) || !(0..=60).contains(&ss) {
@@ -109,6 +113,11 @@ fn duration(text: &str) -> Option<i64> {
         None => (0, text),
     };
     let parts: Vec<i64> = clock.split(':').map(|p| p.parse().ok()).collect::<Option<_>>()?;
+    // Each part within the longest time schedlab accepts, so that no product overflows.
+    if !(0..=MAX_TIME / 86_400).contains(&days) || parts.iter().any(|&p| !(0..=MAX_TIME / 3600).contains(&p))
+    {
+        return None;
+    }
     let seconds = match (parts.as_slice(), days) {
         ([m], 0) => m * 60,
         ([h], _) => h * 3600,
@@ -117,7 +126,7 @@ fn duration(text: &str) -> Option<i64> {
         ([h, m, s], _) => h * 3600 + m * 60 + s,
         _ => return None,
     };
-    (seconds >= 0 && days >= 0).then_some(days * 86_400 + seconds)
+    Some(days * 86_400 + seconds)
 }
 
 /// KB of memory per processor from ReqMem (`4000M`, `4Gn`, `2Gc`, `512K`).
@@ -161,6 +170,7 @@ pub fn read_sacct(path: &Path, options: &SwfOptions) -> Result<Workload> {
 
 /// A job row as read, before the times are made relative to the first submit.
 struct Row {
+    line: usize,
     submit: i64,
     start: Option<i64>,
     end: Option<i64>,
@@ -293,6 +303,7 @@ fn parse(path: &Path, reader: impl BufRead, options: &SwfOptions) -> Result<Work
             )
         };
         rows.push(Row {
+            line: line_no,
             submit,
             start,
             end,
@@ -305,6 +316,12 @@ fn parse(path: &Path, reader: impl BufRead, options: &SwfOptions) -> Result<Work
             message: "no job rows after the header".into(),
         });
     };
+    if let Some(p) = options.procs.filter(|p| !(1..=MAX_PROCS).contains(p)) {
+        return Err(Error::Workload {
+            path: path.to_path_buf(),
+            message: format!("--procs {p}: must be from 1 to {MAX_PROCS}"),
+        });
+    }
     let procs = options.procs.unwrap_or(MAX_PROCS);
     let mut jobs = Jobs::default();
     for row in rows {
@@ -326,10 +343,10 @@ fn parse(path: &Path, reader: impl BufRead, options: &SwfOptions) -> Result<Work
         }
         let submit = row.submit - first;
         if submit > MAX_TIME || runtime > MAX_TIME {
-            return Err(Error::Workload {
-                path: path.to_path_buf(),
-                message: format!("job {}: times beyond 2^40 s", r.swf_id),
-            });
+            return Err(at(
+                row.line,
+                format!("Submit to End: beyond the longest time schedlab accepts, 2^40 s ({MAX_TIME})"),
+            ));
         }
         let estimate = if r.requested_time > 0 { r.estimate } else { runtime };
         r.submit = submit;
@@ -432,6 +449,8 @@ mod tests {
         assert_eq!(duration("2-05"), Some(2 * 86_400 + 5 * 3600));
         assert_eq!(duration("UNLIMITED"), None);
         assert_eq!(duration("Partition_Limit"), None);
+        assert_eq!(duration("999999999999999999"), None);
+        assert_eq!(timestamp("1000000000000-01-01T00:00:00"), None);
     }
 
     #[test]
@@ -444,11 +463,22 @@ mod tests {
         assert!(message(bad).contains("s.txt:2: Submit 'yesterday': expected YYYY-MM-DDTHH:MM:SS"));
         let cpus = "JobID|Submit|Start|End|NCPUS\n1|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T00:00:01|four\n";
         assert!(message(cpus).contains("NCPUS 'four'"));
+        let zero = SwfOptions {
+            procs: Some(0),
+            ..SwfOptions::default()
+        };
+        assert!(
+            read(SMALL, &zero)
+                .unwrap_err()
+                .to_string()
+                .contains("--procs 0: must be from 1")
+        );
     }
 
     #[test]
     fn sacct_is_told_by_its_header() {
         assert!(looks_like_sacct(b"JobID|JobName|Submit\n1|a|b\n"));
+        assert!(looks_like_sacct(b"\xEF\xBB\xBFJobID|Submit\n"));
         assert!(!looks_like_sacct(b"; MaxProcs: 8\n"));
         assert!(!looks_like_sacct(b"{\"nb_res\": 1}"));
     }
