@@ -40,6 +40,77 @@ fn per_core(machine: &Machine, p: usize) -> Option<(f64, f64)> {
     Some((power.idle_w / g.cores as f64, power.busy_w / g.cores as f64))
 }
 
+/// A machine's power over a run, for the timeline: watts from each step's time to the
+/// next ([`power_over_time`]), and the machine's cap where every partition has one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PowerOverTime {
+    pub steps: Vec<(Time, f64)>,
+    pub cap_w: Option<f64>,
+}
+
+/// Every partition's watts per core, idle and busy; `None` when the machine describes no
+/// power.
+fn watts(machine: &Machine) -> Option<Vec<(f64, f64)>> {
+    (0..machine.partitions.len())
+        .map(|p| per_core(machine, p))
+        .collect()
+}
+
+/// The machine's draw with every core idle, watts.
+fn idle_draw(machine: &Machine, watts: &[(f64, f64)]) -> f64 {
+    machine
+        .partitions
+        .iter()
+        .zip(watts)
+        .map(|(p, &(idle, _))| p.cores() as f64 * idle)
+        .sum()
+}
+
+/// The partition job `j` ran in.
+fn partition(machine: &Machine, jobs: &Jobs, j: usize) -> usize {
+    machine
+        .partition_of(jobs.partition.get(j).copied().unwrap_or(-1))
+        .expect("placed jobs have a partition")
+}
+
+/// The machine's power over a run of `jobs` that started and ended them at `start` and
+/// `end`, watts: the idle draw of every core plus each running job's cores' rise, one step
+/// per instant where it changes, from the first submit to the last end (where it is the
+/// idle draw again). `None` when the machine describes no power or a job never ended.
+pub fn power_over_time(
+    machine: &Machine,
+    jobs: &Jobs,
+    start: &[Time],
+    end: &[Time],
+) -> Option<Vec<(Time, f64)>> {
+    let watts = watts(machine)?;
+    if end.contains(&crate::sim::state::UNSET) || jobs.is_empty() {
+        return None;
+    }
+    let first = *jobs.submit.iter().min()?;
+    let idle_w = idle_draw(machine, &watts);
+    // Each job adds its cores' rise from idle to busy while it runs.
+    let mut steps: Vec<(Time, f64)> = Vec::with_capacity(2 * jobs.len());
+    for j in 0..jobs.len() {
+        let (idle, busy) = watts[partition(machine, jobs, j)];
+        let rise = jobs.procs[j] as f64 * (busy - idle);
+        steps.push((start[j], rise));
+        steps.push((end[j], -rise));
+    }
+    // Ends before starts at one instant: the engine frees before it starts.
+    steps.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    let mut power: Vec<(Time, f64)> = vec![(first, idle_w)];
+    let mut now = 0.0f64;
+    for (t, delta) in steps {
+        now += delta;
+        match power.last_mut() {
+            Some(last) if last.0 == t => last.1 = idle_w + now,
+            _ => power.push((t, idle_w + now)),
+        }
+    }
+    Some(power)
+}
+
 /// The energy of a run of `jobs` on `machine` that started and ended them at `start` and
 /// `end`; `None` when the machine describes no power, or a job never ended (a saturated
 /// run, whose span is unknown).
@@ -52,50 +123,21 @@ pub fn of_run(
     end: &[Time],
     carbon: Option<(&Intensity, Time)>,
 ) -> Option<EnergySummary> {
-    let watts: Vec<(f64, f64)> = (0..machine.partitions.len())
-        .map(|p| per_core(machine, p))
-        .collect::<Option<_>>()?;
-    if end.contains(&crate::sim::state::UNSET) || jobs.is_empty() {
-        return None;
-    }
+    let watts = watts(machine)?;
+    let power = power_over_time(machine, jobs, start, end)?;
     let first = *jobs.submit.iter().min()?;
     let last = *end.iter().max()?;
     let span = (last - first).max(0);
-    // The machine's idle draw, every core idle.
-    let idle_w: f64 = machine
-        .partitions
-        .iter()
-        .zip(&watts)
-        .map(|(p, &(idle, _))| p.cores() as f64 * idle)
-        .sum();
-    // Each job adds its cores' rise from idle to busy while it runs.
-    let mut steps: Vec<(Time, f64)> = Vec::with_capacity(2 * jobs.len());
+    let idle_w = idle_draw(machine, &watts);
+    let peak_w = power.iter().map(|p| p.1).fold(idle_w, f64::max);
     let (mut rise_joules, mut busy_joules, mut core_seconds) = (0.0, 0.0, 0.0);
     for j in 0..jobs.len() {
-        let p = machine
-            .partition_of(jobs.partition.get(j).copied().unwrap_or(-1))
-            .expect("placed jobs have a partition");
-        let (idle, busy) = watts[p];
+        let (idle, busy) = watts[partition(machine, jobs, j)];
         let cores = jobs.procs[j] as f64;
         let seconds = (end[j] - start[j]) as f64;
         rise_joules += cores * (busy - idle) * seconds;
         busy_joules += cores * busy * seconds;
         core_seconds += cores * seconds;
-        steps.push((start[j], cores * (busy - idle)));
-        steps.push((end[j], -cores * (busy - idle)));
-    }
-    // Ends before starts at one instant: the engine frees before it starts.
-    steps.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
-    // The power over time, one step per instant where it changes.
-    let mut power: Vec<(Time, f64)> = vec![(first, idle_w)];
-    let (mut now, mut peak) = (0.0f64, 0.0f64);
-    for (t, delta) in steps {
-        now += delta;
-        peak = peak.max(now);
-        match power.last_mut() {
-            Some(last) if last.0 == t => last.1 = idle_w + now,
-            _ => power.push((t, idle_w + now)),
-        }
     }
     let joules = idle_w * span as f64 + rise_joules;
     let energy_kwh = joules / JOULES_PER_KWH;
@@ -109,7 +151,7 @@ pub fn of_run(
         } else {
             idle_w / 1e3
         },
-        peak_power_kw: (idle_w + peak) / 1e3,
+        peak_power_kw: peak_w / 1e3,
         wh_per_core_hour: if core_seconds > 0.0 {
             joules / 3600.0 / (core_seconds / 3600.0)
         } else {
@@ -124,18 +166,12 @@ pub fn of_run(
 /// jobs' energies sum to [`EnergySummary::jobs_kwh`]; the idle cores' draw is nobody's).
 /// `None` when the machine describes no power or a job never ended.
 pub fn per_job(machine: &Machine, jobs: &Jobs, start: &[Time], end: &[Time]) -> Option<Vec<f64>> {
-    let watts: Vec<(f64, f64)> = (0..machine.partitions.len())
-        .map(|p| per_core(machine, p))
-        .collect::<Option<_>>()?;
+    let watts = watts(machine)?;
     if end.contains(&crate::sim::state::UNSET) {
         return None;
     }
-    let joules = (0..jobs.len()).map(|j| {
-        let p = machine
-            .partition_of(jobs.partition.get(j).copied().unwrap_or(-1))
-            .expect("placed jobs have a partition");
-        jobs.procs[j] as f64 * watts[p].1 * (end[j] - start[j]) as f64
-    });
+    let joules = (0..jobs.len())
+        .map(|j| jobs.procs[j] as f64 * watts[partition(machine, jobs, j)].1 * (end[j] - start[j]) as f64);
     Some(joules.collect())
 }
 

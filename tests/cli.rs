@@ -254,6 +254,66 @@ fn slurm_accounting_runs_and_converts() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// On a machine with a power model, `--timeline-out` adds the power at every step, which
+/// on one partition is its idle draw plus the busy cores' rise, never above its cap, and
+/// draws it with the cap beside the other figures.
+#[test]
+fn the_timeline_carries_the_power_under_its_cap() {
+    let dir = temp_dir("power-timeline");
+    let machine = dir.join("m.toml");
+    // 10 one-core nodes, 10 W idle and 110 W busy; a cap of 600 W holds 5 busy cores.
+    std::fs::write(
+        &machine,
+        "[[partition]]\nname = \"all\"\ndefault = true\ncap_w = 600\n[[partition.nodes]]\ncount = 10\ncores = 1\n\
+         idle_w = 10\nbusy_w = 110\n",
+    )
+    .unwrap();
+    let csv = dir.join("t.csv");
+    let trace = golden("easy_extra.swf");
+    let out = schedlab(&[
+        "run",
+        "--trace",
+        &trace,
+        "--scheduler",
+        "easy",
+        "--machine",
+        machine.to_str().unwrap(),
+        "--timeline-out",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "time,utilization,busy_procs,running,queued,power_kw"
+    );
+    let mut most = 0.0f64;
+    for line in lines {
+        let f: Vec<&str> = line.split(',').collect();
+        let (busy, kw): (f64, f64) = (f[2].parse().unwrap(), f[5].parse().unwrap());
+        assert!((kw - (100.0 + busy * 100.0) / 1e3).abs() < 1e-9, "{line}");
+        most = most.max(busy);
+    }
+    assert!(most > 0.0 && most <= 5.0, "{most} busy: the cap holds 5 cores");
+    let svg = std::fs::read_to_string(dir.join("t_power.svg")).unwrap();
+    assert!(svg.contains("Power (kW)") && svg.contains("cap"));
+    // Without a power model the file is as before.
+    let out = schedlab(&[
+        "run",
+        "--trace",
+        &trace,
+        "--scheduler",
+        "easy",
+        "--timeline-out",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let header = std::fs::read_to_string(&csv).unwrap();
+    assert!(header.starts_with("time,utilization,busy_procs,running,queued\n"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn bad_input_exits_2_with_file_and_line() {
     let dir = temp_dir("bad");

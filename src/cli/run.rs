@@ -12,9 +12,10 @@ use super::trace::ResampleArgs;
 use super::utility::UtilityArgs;
 use super::{ReadArgs, parse_key_value};
 use schedlab::atomic::write_atomically;
+use schedlab::energy::PowerOverTime;
 use schedlab::experiment::rigid::{self, Rigid, Source};
 use schedlab::experiment::{Shared, Value, Worker, check_size};
-use schedlab::metrics::timeline::{Bin, binned, timeline, write_timeline_csv};
+use schedlab::metrics::timeline::{self, Bin, binned, write_timeline_csv};
 use schedlab::metrics::write_jobs_csv;
 use schedlab::predict::PredictorKind;
 use schedlab::report::gantt;
@@ -210,15 +211,19 @@ fn parse_window(s: &str) -> std::result::Result<(i64, i64), String> {
     Ok((a, b))
 }
 
-/// The timeline as CSV at `path`, and its two figures beside it.
+/// The timeline as CSV at `path`, and its figures beside it: utilisation, jobs, and on a
+/// machine with a power model its power (`power`, watts over time), with the cap where
+/// every partition has one.
 fn write_timeline(
     path: &Path,
     what: &str,
     workload: &schedlab::workload::Workload,
     outcome: &schedlab::sim::Outcome,
+    power: Option<PowerOverTime>,
 ) -> Result<()> {
-    let steps = timeline(&workload.jobs, outcome.start, outcome.end);
-    write_atomically(path, |w| write_timeline_csv(w, &steps, workload.procs))?;
+    let steps = timeline::timeline(&workload.jobs, outcome.start, outcome.end);
+    let watts = power.as_ref().map(|p| p.steps.as_slice());
+    write_atomically(path, |w| write_timeline_csv(w, &steps, workload.procs, watts))?;
     let bins = binned(&steps, 400);
     let stem = path.with_extension("");
     let figure = |title: String, y_label: &str, series: Vec<Series>| Figure {
@@ -272,6 +277,46 @@ fn write_timeline(
         ),
         Format::Svg,
     )?;
+    if let Some(PowerOverTime {
+        steps: watts,
+        cap_w: cap,
+    }) = &power
+    {
+        let kw = |points: Vec<(f64, f64)>| -> Vec<Point> {
+            points
+                .into_iter()
+                .map(|(t, w)| Point {
+                    x: t / 86_400.0,
+                    mean: w / 1e3,
+                    low: w / 1e3,
+                    high: w / 1e3,
+                })
+                .collect()
+        };
+        let drawn = kw(timeline::binned_values(watts, 400));
+        let mut lines = vec![Series {
+            label: Some("power".into()),
+            style: 0,
+            points: drawn.clone(),
+        }];
+        if let Some(cap) = cap {
+            let flat = drawn.iter().map(|p| (p.x * 86_400.0, *cap)).collect();
+            lines.push(Series {
+                label: Some("cap".into()),
+                style: 1,
+                points: kw(flat),
+            });
+        }
+        plot::write(
+            &PathBuf::from(format!("{}_power.svg", stem.display())),
+            &figure(
+                format!("{what}: power (mean over each 1/400 of the span)"),
+                "Power (kW)",
+                lines,
+            ),
+            Format::Svg,
+        )?;
+    }
     Ok(())
 }
 
@@ -372,7 +417,8 @@ pub fn run(args: RunArgs) -> Result<()> {
     }
     let what = format!("{}, {}", workload.name, rigid.scheduler);
     if let Some(path) = &args.timeline_out {
-        write_timeline(path, &what, workload, &outcome)?;
+        let power = prepared.power_over_time(&workload.jobs, outcome.start, outcome.end);
+        write_timeline(path, &what, workload, &outcome, power)?;
     }
     if let (Some(path), Some(window)) = (&args.gantt_out, args.window) {
         let boxes = gantt::boxes(&workload.jobs, workload.procs, outcome.start, outcome.end, window)

@@ -537,6 +537,22 @@ impl PreparedRigid {
         crate::energy::per_job(self.workload.spec.machine()?, jobs, start, end)
     }
 
+    /// On a machine that describes its power, its power over the run
+    /// ([`crate::energy::power_over_time`]), watts, and the machine's cap where every
+    /// partition has one (their sum).
+    pub fn power_over_time(
+        &self,
+        jobs: &crate::workload::Jobs,
+        start: &[Time],
+        end: &[Time],
+    ) -> Option<crate::energy::PowerOverTime> {
+        let machine = self.workload.spec.machine()?;
+        Some(crate::energy::PowerOverTime {
+            steps: crate::energy::power_over_time(machine, jobs, start, end)?,
+            cap_w: machine.partitions.iter().map(|p| p.cap_w).sum::<Option<f64>>(),
+        })
+    }
+
     /// On a machine of several partitions, each partition's own summary of a run of
     /// `workload` (all its jobs) that started and ended them at `start` and `end`; empty
     /// otherwise.

@@ -64,11 +64,24 @@ pub fn timeline(jobs: &Jobs, start: &[Time], end: &[Time]) -> Vec<TimelineStep> 
     steps
 }
 
-/// Writes `steps` as CSV ([`TIMELINE_CSV_HEADER`]; utilisation = busy / `procs`).
-pub fn write_timeline_csv<W: Write>(mut out: W, steps: &[TimelineStep], procs: u32) -> std::io::Result<()> {
-    writeln!(out, "{TIMELINE_CSV_HEADER}")?;
+/// Writes `steps` as CSV ([`TIMELINE_CSV_HEADER`]; utilisation = busy / `procs`), and on
+/// a machine with a power model its power at each step (`power_kw`, from
+/// `crate::energy::power_over_time`).
+pub fn write_timeline_csv<W: Write>(
+    mut out: W,
+    steps: &[TimelineStep],
+    procs: u32,
+    power: Option<&[(Time, f64)]>,
+) -> std::io::Result<()> {
+    match power {
+        Some(_) => writeln!(out, "{TIMELINE_CSV_HEADER},power_kw")?,
+        None => writeln!(out, "{TIMELINE_CSV_HEADER}")?,
+    }
+    // The power's steps fall on the timeline's instants (starts and ends): at each step,
+    // the last power step at or before it.
+    let mut at = 0;
     for s in steps {
-        writeln!(
+        write!(
             out,
             "{},{:.6},{},{},{}",
             s.time,
@@ -77,6 +90,15 @@ pub fn write_timeline_csv<W: Write>(mut out: W, steps: &[TimelineStep], procs: u
             s.running,
             s.queued
         )?;
+        match power {
+            Some(power) => {
+                while at + 1 < power.len() && power[at + 1].0 <= s.time {
+                    at += 1;
+                }
+                writeln!(out, ",{:.6}", power[at].1 / 1e3)?;
+            }
+            None => writeln!(out)?,
+        }
     }
     out.flush()
 }
@@ -94,26 +116,54 @@ pub struct Bin {
 /// Time-weighted means over `bins` equal bins from the first step to the last. Empty for
 /// fewer than two steps.
 pub fn binned(steps: &[TimelineStep], bins: usize) -> Vec<Bin> {
-    let (Some(first), Some(last)) = (steps.first(), steps.last()) else {
+    let points: Vec<(Time, [f64; 3])> = steps
+        .iter()
+        .map(|s| (s.time, [s.busy as f64, s.running as f64, s.queued as f64]))
+        .collect();
+    time_weighted(&points, bins)
+        .into_iter()
+        .map(|(time, [busy, running, queued])| Bin {
+            time,
+            busy,
+            running,
+            queued,
+        })
+        .collect()
+}
+
+/// A step function's time-weighted means over `bins` equal bins from its first point to
+/// its last, each bin as its centre and mean; each point's value holds until the next
+/// point's time. Empty for fewer than two points.
+pub fn binned_values(points: &[(Time, f64)], bins: usize) -> Vec<(f64, f64)> {
+    let points: Vec<(Time, [f64; 1])> = points.iter().map(|&(t, v)| (t, [v])).collect();
+    time_weighted(&points, bins)
+        .into_iter()
+        .map(|(time, [v])| (time, v))
+        .collect()
+}
+
+/// Time-weighted means of `N` step functions sharing their steps (see [`binned_values`]).
+fn time_weighted<const N: usize>(points: &[(Time, [f64; N])], bins: usize) -> Vec<(f64, [f64; N])> {
+    let (Some(first), Some(last)) = (points.first(), points.last()) else {
         return Vec::new();
     };
-    let (t0, t1) = (first.time as f64, last.time as f64);
+    let (t0, t1) = (first.0 as f64, last.0 as f64);
     if t1 <= t0 || bins == 0 {
         return Vec::new();
     }
     let width = (t1 - t0) / bins as f64;
-    let mut sums = vec![(0.0, 0.0, 0.0); bins];
-    for w in steps.windows(2) {
-        let (s, next) = (&w[0], w[1].time as f64);
-        let mut a = s.time as f64;
+    let mut sums = vec![[0.0; N]; bins];
+    for w in points.windows(2) {
+        let ((time, values), next) = (&w[0], w[1].0 as f64);
+        let mut a = *time as f64;
         // Spread the step over the bins it covers.
         while a < next {
             let b = (((a - t0) / width) as usize).min(bins - 1);
             let bin_end = (t0 + (b + 1) as f64 * width).min(next);
             let span = (bin_end - a).max(0.0);
-            sums[b].0 += span * s.busy as f64;
-            sums[b].1 += span * s.running as f64;
-            sums[b].2 += span * s.queued as f64;
+            for (sum, v) in sums[b].iter_mut().zip(values) {
+                *sum += span * v;
+            }
             if bin_end <= a {
                 break;
             }
@@ -122,12 +172,7 @@ pub fn binned(steps: &[TimelineStep], bins: usize) -> Vec<Bin> {
     }
     sums.iter()
         .enumerate()
-        .map(|(b, s)| Bin {
-            time: t0 + (b as f64 + 0.5) * width,
-            busy: s.0 / width,
-            running: s.1 / width,
-            queued: s.2 / width,
-        })
+        .map(|(b, s)| (t0 + (b as f64 + 0.5) * width, s.map(|v| v / width)))
         .collect()
 }
 
@@ -164,7 +209,7 @@ mod tests {
             ]
         );
         let mut csv = Vec::new();
-        write_timeline_csv(&mut csv, &steps, 4).unwrap();
+        write_timeline_csv(&mut csv, &steps, 4, None).unwrap();
         let csv = String::from_utf8(csv).unwrap();
         assert_eq!(csv.lines().nth(3).unwrap(), "10,1.000000,4,2,0");
         // Two bins over 0..20: busy 2 for 10 s, then 4 for 2 s and 3 for 8 s.
