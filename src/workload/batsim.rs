@@ -75,25 +75,9 @@ pub fn looks_like_json(start: &[u8]) -> bool {
 /// Reads a Batsim workload (plain or gzip) as a trace; errors name the file, the line
 /// and the field.
 pub fn read_batsim(path: &Path, options: &SwfOptions) -> Result<Workload> {
-    if options.selection.first == Some(0) {
-        return Err(Error::Param {
-            key: "first".into(),
-            value: "0".into(),
-            message: "keep at least 1 job".into(),
-        });
-    }
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    let mut reader: Box<dyn Read> = Box::new(std::io::BufReader::new(file));
-    let mut magic = [0u8; 2];
-    let gzip = std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut magic))
-        .is_ok()
-        && magic == [0x1f, 0x8b];
-    if gzip {
-        reader = Box::new(flate2::read::MultiGzDecoder::new(reader));
-    }
+    options.check_selection()?;
     let mut text = String::new();
-    reader
+    super::open_text(path)?
         .take(MAX_BYTES + 1)
         .read_to_string(&mut text)
         .map_err(|e| Error::io(path, e))?;
@@ -248,10 +232,7 @@ fn parse(path: &Path, text: &str, options: &SwfOptions) -> Result<Workload> {
                     walltime.unwrap_or(runtime),
                 )
             };
-            match options.simulation_only {
-                true => jobs.push_simulated(&record),
-                false => jobs.push(&record),
-            }
+            jobs.push_columns(&record, options.simulation_only);
             if options.selection.first.is_some_and(|n| jobs.len() >= n) {
                 break;
             }
@@ -259,10 +240,7 @@ fn parse(path: &Path, text: &str, options: &SwfOptions) -> Result<Workload> {
     }
     jobs.sort_by_submit();
     Ok(Workload {
-        name: path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| path.display().to_string()),
+        name: super::trace_name(path),
         jobs,
         procs,
         header: SwfHeader {

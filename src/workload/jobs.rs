@@ -203,6 +203,14 @@ impl Jobs {
         self.requested_time.reserve_exact(additional);
     }
 
+    /// Appends `r`: its simulated columns alone (`Jobs::push_simulated`), or all.
+    pub fn push_columns(&mut self, r: &JobRecord, simulation_only: bool) {
+        match simulation_only {
+            true => self.push_simulated(r),
+            false => self.push(r),
+        }
+    }
+
     pub fn push(&mut self, r: &JobRecord) {
         self.push_simulated(r);
         self.group.push(r.group);

@@ -24,25 +24,34 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 
+/// A trace file's text, plain or inflated (gzip is recognised by its magic bytes).
+pub(crate) fn open_text(path: &Path) -> Result<Box<dyn std::io::BufRead>> {
+    let open = || std::fs::File::open(path).map_err(|e| Error::io(path, e));
+    let mut magic = [0u8; 2];
+    let gzip = open()?.read_exact(&mut magic).is_ok() && magic == [0x1f, 0x8b];
+    let file = open()?;
+    Ok(match gzip {
+        true => Box::new(std::io::BufReader::new(flate2::read::MultiGzDecoder::new(file))),
+        false => Box::new(std::io::BufReader::new(file)),
+    })
+}
+
+/// A workload's name in reports: its file's name.
+pub(crate) fn trace_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
+
 /// Reads a trace: SWF, Batsim's workload JSON ([`batsim`]) or Slurm's accounting
 /// ([`sacct`]), plain or gzip, told apart by the start of its text (`{` opens JSON; a
 /// header line of `|`-separated names with `JobID` opens sacct's output; an SWF file opens
 /// with a comment or a job line), whatever the file's name.
 pub fn read_trace(path: &Path, options: &swf::SwfOptions) -> Result<Workload> {
-    let open = || std::fs::File::open(path).map_err(|e| Error::io(path, e));
+    // The first bytes of the text; a read error (a broken gzip stream) is left to the
+    // reader that would read it, which reports it with the line it reached.
     let mut start = Vec::with_capacity(512);
-    open()?
-        .take(512)
-        .read_to_end(&mut start)
-        .map_err(|e| Error::io(path, e))?;
-    if start.starts_with(&[0x1f, 0x8b]) {
-        // The first bytes of the inflated text; a broken gzip stream is left to the reader
-        // that would read it, which reports it with the line it reached.
-        start.clear();
-        let _ = flate2::read::MultiGzDecoder::new(open()?)
-            .take(512)
-            .read_to_end(&mut start);
-    }
+    let _ = open_text(path)?.take(512).read_to_end(&mut start);
     if batsim::looks_like_json(&start) {
         batsim::read_batsim(path, options)
     } else if sacct::looks_like_sacct(&start) {

@@ -22,7 +22,7 @@
 //! CANCELLED, 0 otherwise.
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read};
+use std::io::BufRead;
 use std::path::Path;
 
 use super::swf::{SwfHeader, SwfOptions};
@@ -155,17 +155,7 @@ fn memory_per_processor(text: &str, cpus: i64, nodes: i64) -> Option<i64> {
 /// Reads sacct's parsable output (plain or gzip) as a trace; errors name the file, the
 /// line and the field.
 pub fn read_sacct(path: &Path, options: &SwfOptions) -> Result<Workload> {
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    let mut magic = [0u8; 2];
-    let gzip = std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut magic))
-        .is_ok()
-        && magic == [0x1f, 0x8b];
-    let reader: Box<dyn BufRead> = match gzip {
-        true => Box::new(BufReader::new(flate2::read::MultiGzDecoder::new(file))),
-        false => Box::new(BufReader::new(file)),
-    };
-    parse(path, reader, options)
+    parse(path, super::open_text(path)?, options)
 }
 
 /// A job row as read, before the times are made relative to the first submit.
@@ -178,13 +168,7 @@ struct Row {
 }
 
 fn parse(path: &Path, reader: impl BufRead, options: &SwfOptions) -> Result<Workload> {
-    if options.selection.first == Some(0) {
-        return Err(Error::Param {
-            key: "first".into(),
-            value: "0".into(),
-            message: "keep at least 1 job".into(),
-        });
-    }
+    options.check_selection()?;
     let at = |line: usize, message: String| Error::Swf {
         path: path.to_path_buf(),
         line,
@@ -353,10 +337,7 @@ fn parse(path: &Path, reader: impl BufRead, options: &SwfOptions) -> Result<Work
         r.runtime = runtime.min(estimate);
         r.estimate = estimate;
         r.recorded_wait = row.start.map_or(-1, |s| narrow(s - row.submit));
-        match options.simulation_only {
-            true => jobs.push_simulated(&r),
-            false => jobs.push(&r),
-        }
+        jobs.push_columns(&r, options.simulation_only);
         if options.selection.first.is_some_and(|n| jobs.len() >= n) {
             break;
         }
@@ -374,10 +355,7 @@ fn parse(path: &Path, reader: impl BufRead, options: &SwfOptions) -> Result<Work
     );
     let largest = jobs.procs.iter().copied().max().unwrap_or(1);
     Ok(Workload {
-        name: path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| path.display().to_string()),
+        name: super::trace_name(path),
         jobs,
         // The accounting does not say the machine's size: --procs or a machine file does;
         // without, the widest job's.

@@ -164,17 +164,25 @@ pub struct SwfOptions {
     pub simulation_only: bool,
 }
 
+impl SwfOptions {
+    /// Refuses a selection that keeps no job (`--first 0`), for every trace reader.
+    pub(crate) fn check_selection(&self) -> Result<()> {
+        match self.selection.first {
+            Some(0) => Err(Error::Param {
+                key: "first".into(),
+                value: "0".into(),
+                message: "keep at least 1 job".into(),
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
 /// Reads a trace; gzip is recognised by its magic bytes, whatever the file name. A `.gz`
 /// file is inflated on a second thread, a chunk ahead of the parser (`Inflated`), so
 /// that reading costs about the longer of the two rather than their sum.
 pub fn read_swf(path: &Path, options: &SwfOptions) -> Result<Workload> {
-    if options.selection.first == Some(0) {
-        return Err(Error::Param {
-            key: "first".into(),
-            value: "0".into(),
-            message: "keep at least 1 job".into(),
-        });
-    }
+    options.check_selection()?;
     let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
     let mut magic = [0u8; 2];
     let n = file.read(&mut magic).map_err(|e| Error::io(path, e))?;
@@ -564,10 +572,7 @@ impl<'a> Reading<'a> {
         if self.jobs.len() == self.jobs.capacity() {
             self.sizing.grow(&mut self.jobs);
         }
-        match options.simulation_only {
-            true => self.jobs.push_simulated(&record),
-            false => self.jobs.push(&record),
-        }
+        self.jobs.push_columns(&record, options.simulation_only);
         self.utility.extend(function);
         Ok(options.selection.first.is_none_or(|n| self.jobs.len() < n))
     }
@@ -597,10 +602,7 @@ impl<'a> Reading<'a> {
         }
         jobs.sort_by_submit();
         Ok(Workload {
-            name: path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_else(|| path.display().to_string()),
+            name: super::trace_name(path),
             jobs,
             procs,
             header,
