@@ -529,14 +529,27 @@ fn nodes_whose_memory_never_binds_schedule_as_one_pool() {
 type MemoryJob = (i64, i64, u32, i64, i64);
 
 fn memory_trace(dir: &Path, jobs: &[MemoryJob]) -> PathBuf {
+    gpu_trace(dir, jobs, &[])
+}
+
+/// [`memory_trace`] with the GPUs each job requests (SWF's GPU extension), unless `gpus`
+/// is empty.
+fn gpu_trace(dir: &Path, jobs: &[MemoryJob], gpus: &[u32]) -> PathBuf {
     let mut text = String::from("; MaxProcs: 64\n");
+    if !gpus.is_empty() {
+        text.push_str("; Extension: GPUs\n");
+    }
     for (i, &(submit, runtime, procs, estimate, memory)) in jobs.iter().enumerate() {
-        writeln!(
+        write!(
             text,
             "{} {submit} -1 {runtime} {procs} -1 -1 {procs} {estimate} {memory} 1 1 -1 -1 1 1 -1 -1",
             i + 1
         )
         .unwrap();
+        match gpus.get(i) {
+            Some(g) => writeln!(text, " {g}").unwrap(),
+            None => writeln!(text).unwrap(),
+        }
     }
     let path = dir.join("memory.swf");
     std::fs::write(&path, text).unwrap();
@@ -581,38 +594,130 @@ fn memory_binds_where_cores_do_not() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A CPU node and a GPU node of 4 cores each (2 GPUs on the second), by hand: a GPU job
+/// waits though cores are free, a CPU job backfills past it, a CPU job that backfills onto
+/// the GPU node leaves room for the head's GPU, and a job asking more GPUs on one node than
+/// any has is skipped. A CPU-only model of the same jobs (no GPUs on the machine) starts
+/// the GPU job at once.
+#[test]
+fn gpus_bind_where_cores_do_not() {
+    let dir = folder("gpus");
+    let jobs: [MemoryJob; 6] = [
+        (0, 100, 2, 100, -1), // 2 GPUs: two chunks of (1 core, 1 GPU), on the GPU node
+        (1, 50, 1, 50, -1),   // 1 GPU: none free until 100, though 6 cores are
+        (2, 30, 4, 30, -1),   // CPU: fills the CPU node, ends at 32, before the shadow (100)
+        (3, 200, 2, 200, -1), // CPU: 2 cores of the GPU node; at 100 the head still fits
+        (4, 10, 2, 10, -1),   // 2 GPUs: waits for both
+        (5, 10, 1, 10, -1),   // 3 GPUs on one core: one chunk no node holds
+    ];
+    let gpus = [2, 1, 0, 0, 2, 3];
+    let trace = gpu_trace(&dir, &jobs, &gpus);
+    let machine = dir.join("gpu.toml");
+    std::fs::write(
+        &machine,
+        "[[partition]]\nname = \"all\"\ndefault = true\n\
+         [[partition.nodes]]\nname = \"cpu\"\ncount = 1\ncores = 4\n\
+         [[partition.nodes]]\nname = \"gpu\"\ncount = 1\ncores = 4\ngpus = 2\n",
+    )
+    .unwrap();
+    let m = ("machine", Value::Str(machine.display().to_string()));
+    let easy = run(&experiment(&trace, "easy", std::slice::from_ref(&m)), 1);
+    assert_eq!(
+        easy.schedule,
+        vec![(1, 0, 100), (2, 100, 150), (3, 2, 32), (4, 3, 203), (5, 150, 160)]
+    );
+    assert_eq!(easy.skipped.request_exceeds_nodes, 1);
+    let fcfs = run(&experiment(&trace, "fcfs", &[m]), 1);
+    assert_eq!(
+        fcfs.schedule,
+        vec![
+            (1, 0, 100),
+            (2, 100, 150),
+            (3, 100, 130),
+            (4, 100, 300),
+            (5, 150, 160)
+        ]
+    );
+    // The same 8 cores without GPUs: a CPU-only model of these jobs.
+    let cpu_only = nodes_machine(&dir, "cpu-only", 2, 4, 0.0, false);
+    let cpu = run(
+        &experiment(
+            &trace,
+            "fcfs",
+            &[("machine", Value::Str(cpu_only.display().to_string()))],
+        ),
+        1,
+    );
+    assert_eq!(cpu.schedule[1], (2, 1, 51));
+    assert_eq!(cpu.skipped.request_exceeds_nodes, 0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// A plain node model for the reference: per node its cores and memory (KB; `None`: not
 /// described) and what is free, written apart from the library's pool.
 #[derive(Clone)]
 struct RefNodes {
     cores: Vec<u32>,
     memory: Vec<Option<u64>>,
+    gpus: Vec<u32>,
     free_cores: Vec<u32>,
     free_memory: Vec<u64>,
+    free_gpus: Vec<u32>,
     jobs_on: Vec<u32>,
     exclusive: bool,
 }
 
+/// A request as the reference reads it: units of (cores, memory KB, GPUs), each on one node.
+#[derive(Clone, Copy)]
+struct RefRequest {
+    units: u32,
+    cores: u32,
+    memory: u64,
+    gpus: u32,
+}
+
+impl RefRequest {
+    /// The documented split: P processors and G GPUs as gcd(P, G) equal chunks (P one-core
+    /// tasks without GPUs), each with its cores' memory.
+    fn of(procs: u32, memory_per_processor: u64, gpus: u32) -> RefRequest {
+        let chunks = (1..=procs)
+            .rev()
+            .find(|&d| procs.is_multiple_of(d) && gpus.is_multiple_of(d))
+            .unwrap();
+        RefRequest {
+            units: chunks,
+            cores: procs / chunks,
+            memory: memory_per_processor * (procs / chunks) as u64,
+            gpus: gpus / chunks,
+        }
+    }
+}
+
 impl RefNodes {
-    fn room(&self, n: usize, memory: u64) -> u32 {
+    fn room(&self, n: usize, r: RefRequest) -> u32 {
         if self.exclusive && self.jobs_on[n] > 0 {
             return 0;
         }
-        match self.memory[n] {
-            Some(_) if memory > 0 => self.free_cores[n].min((self.free_memory[n] / memory) as u32),
-            _ => self.free_cores[n],
+        let mut room = self.free_cores[n] / r.cores;
+        if self.memory[n].is_some() && r.memory > 0 {
+            room = room.min((self.free_memory[n] / r.memory) as u32);
         }
+        if let Some(by_gpus) = self.free_gpus[n].checked_div(r.gpus) {
+            room = room.min(by_gpus);
+        }
+        room
     }
 
     /// The library's documented best fit, the slow way: while units remain, the tightest
     /// node that takes them all, else the widest, ties to the lowest node.
-    fn choose(&self, units: u32, memory: u64) -> Option<Vec<(usize, u32)>> {
+    fn choose(&self, r: RefRequest) -> Option<Vec<(usize, u32)>> {
+        let units = r.units;
         let mut left = units;
         let mut out: Vec<(usize, u32)> = Vec::new();
         while left > 0 {
             let free: Vec<(usize, u32)> = (0..self.cores.len())
                 .filter(|n| out.iter().all(|(m, _)| m != n))
-                .map(|n| (n, self.room(n, memory)))
+                .map(|n| (n, self.room(n, r)))
                 .filter(|&(_, room)| room > 0)
                 .collect();
             let tight = free
@@ -635,22 +740,24 @@ impl RefNodes {
         Some(out)
     }
 
-    fn take(&mut self, a: &[(usize, u32)], memory: u64) {
+    fn take(&mut self, a: &[(usize, u32)], r: RefRequest) {
         for &(n, units) in a {
-            self.free_cores[n] -= units;
+            self.free_cores[n] -= units * r.cores;
             if self.memory[n].is_some() {
-                self.free_memory[n] -= units as u64 * memory;
+                self.free_memory[n] -= units as u64 * r.memory;
             }
+            self.free_gpus[n] -= units * r.gpus;
             self.jobs_on[n] += 1;
         }
     }
 
-    fn give(&mut self, a: &[(usize, u32)], memory: u64) {
+    fn give(&mut self, a: &[(usize, u32)], r: RefRequest) {
         for &(n, units) in a {
-            self.free_cores[n] += units;
+            self.free_cores[n] += units * r.cores;
             if self.memory[n].is_some() {
-                self.free_memory[n] += units as u64 * memory;
+                self.free_memory[n] += units as u64 * r.memory;
             }
+            self.free_gpus[n] += units * r.gpus;
             self.jobs_on[n] -= 1;
         }
     }
@@ -660,7 +767,8 @@ impl RefNodes {
 /// everything (shadow time, the resources then, every waiting job tried). `jobs` are
 /// (submit, runtime, processors, prediction, memory KB per processor) in arrival order, all
 /// placeable; returns each job's start.
-fn reference(jobs: &[(i64, i64, u32, i64, u64)], nodes: &RefNodes, policy: &str) -> Vec<i64> {
+fn reference(jobs: &[(i64, i64, u32, i64, u64)], gpus: &[u32], nodes: &RefNodes, policy: &str) -> Vec<i64> {
+    let req = |j: usize| RefRequest::of(jobs[j].2, jobs[j].4, gpus.get(j).copied().unwrap_or(0));
     let mut nodes = nodes.clone();
     let mut start = vec![i64::MIN; jobs.len()];
     let mut held: Vec<Vec<(usize, u32)>> = vec![Vec::new(); jobs.len()];
@@ -672,7 +780,7 @@ fn reference(jobs: &[(i64, i64, u32, i64, u64)], nodes: &RefNodes, policy: &str)
         running.retain(|&j| {
             let ended = start[j] + jobs[j].1 <= now;
             if ended {
-                nodes.give(&held[j], jobs[j].4);
+                nodes.give(&held[j], req(j));
             }
             !ended
         });
@@ -681,10 +789,10 @@ fn reference(jobs: &[(i64, i64, u32, i64, u64)], nodes: &RefNodes, policy: &str)
             next += 1;
         }
         while let Some(&head) = waiting.first() {
-            let Some(a) = nodes.choose(jobs[head].2, jobs[head].4) else {
+            let Some(a) = nodes.choose(req(head)) else {
                 break;
             };
-            nodes.take(&a, jobs[head].4);
+            nodes.take(&a, req(head));
             (start[head], held[head]) = (now, a);
             running.push(head);
             waiting.remove(0);
@@ -696,9 +804,9 @@ fn reference(jobs: &[(i64, i64, u32, i64, u64)], nodes: &RefNodes, policy: &str)
             ends.sort();
             let mut shadow = None;
             for (i, &(end, j)) in ends.iter().enumerate() {
-                at_shadow.give(&held[j], jobs[j].4);
+                at_shadow.give(&held[j], req(j));
                 let last_at_end = ends.get(i + 1).is_none_or(|&(e, _)| e != end);
-                if last_at_end && at_shadow.choose(jobs[head].2, jobs[head].4).is_some() {
+                if last_at_end && at_shadow.choose(req(head)).is_some() {
                     shadow = Some(end);
                     break;
                 }
@@ -709,18 +817,18 @@ fn reference(jobs: &[(i64, i64, u32, i64, u64)], nodes: &RefNodes, policy: &str)
                 candidates.sort_by_key(|&j| (jobs[j].3, j));
             }
             for j in candidates {
-                let Some(a) = nodes.choose(jobs[j].2, jobs[j].4) else {
+                let Some(a) = nodes.choose(req(j)) else {
                     continue;
                 };
                 if now + jobs[j].3 > shadow {
                     let mut beside = at_shadow.clone();
-                    beside.take(&a, jobs[j].4);
-                    if beside.choose(jobs[head].2, jobs[head].4).is_none() {
+                    beside.take(&a, req(j));
+                    if beside.choose(req(head)).is_none() {
                         continue;
                     }
                     at_shadow = beside;
                 }
-                nodes.take(&a, jobs[j].4);
+                nodes.take(&a, req(j));
                 (start[j], held[j]) = (now, a);
                 running.push(j);
                 waiting.retain(|&w| w != j);
@@ -739,50 +847,64 @@ fn reference(jobs: &[(i64, i64, u32, i64, u64)], nodes: &RefNodes, policy: &str)
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(if cfg!(debug_assertions) { 32 } else { 256 }))]
 
-    /// On random partitions of nodes (memory described or not, shared or whole nodes) and
-    /// random jobs with memory per processor, the node schedulers agree job for job with
-    /// the reference, and skip exactly the jobs no set of nodes could hold.
+    /// On random partitions of nodes (memory and GPUs described or not, shared or whole
+    /// nodes) and random jobs with memory per processor and GPUs, the node schedulers agree
+    /// job for job with the reference, and skip exactly the jobs no set of nodes could hold.
+    /// A machine without GPUs leaves the jobs' GPUs unsimulated.
     #[test]
     fn node_schedulers_agree_with_the_reference(
-        groups in prop::collection::vec((1u32..=3, 1u32..=4, 0usize..4), 1..=2),
+        groups in prop::collection::vec((1u32..=3, 1u32..=4, 0usize..4, 0u32..=2), 1..=2),
         exclusive in any::<bool>(),
-        specs in prop::collection::vec((0i64..12, 0i64..40, 1u32..=8, 0i64..60, 0usize..5), 1..40),
+        specs in prop::collection::vec((0i64..12, 0i64..40, 1u32..=8, 0i64..60, 0usize..5, 0usize..6), 1..40),
         which in 0usize..3,
     ) {
         let gb: u64 = 1_048_576;
         let memory_gb = [0.0, 1.0, 2.0, 4.0];
         let per_task = [0u64, gb / 4, gb / 2, gb, 3 * gb];
+        // Most jobs ask no GPU.
+        let gpu_counts = [0u32, 0, 0, 1, 2, 4];
         let mut t = 0;
         let jobs: Vec<MemoryJob> = specs
             .iter()
-            .map(|&(gap, runtime, procs, estimate, m)| {
+            .map(|&(gap, runtime, procs, estimate, m, _)| {
                 t += if gap < 4 { 0 } else { gap };
                 let memory = if per_task[m] == 0 { -1 } else { per_task[m] as i64 };
                 (t, runtime, procs, estimate, memory)
             })
             .collect();
+        let gpus: Vec<u32> = specs.iter().map(|s| gpu_counts[s.5]).collect();
         let dir = folder(&format!("reference-{which}"));
-        let trace = memory_trace(&dir, &jobs);
+        let trace = gpu_trace(&dir, &jobs, &gpus);
         let mut machine = format!("[[partition]]\nname = \"all\"\ndefault = true\nexclusive = {exclusive}\n");
         let mut nodes = RefNodes {
             cores: vec![],
             memory: vec![],
+            gpus: vec![],
             free_cores: vec![],
             free_memory: vec![],
+            free_gpus: vec![],
             jobs_on: vec![],
             exclusive,
         };
-        for &(count, cores, m) in &groups {
-            writeln!(machine, "[[partition.nodes]]\ncount = {count}\ncores = {cores}\nmemory_gb = {}", memory_gb[m]).unwrap();
+        for &(count, cores, m, g) in &groups {
+            writeln!(
+                machine,
+                "[[partition.nodes]]\ncount = {count}\ncores = {cores}\nmemory_gb = {}\ngpus = {g}",
+                memory_gb[m]
+            )
+            .unwrap();
             for _ in 0..count {
                 nodes.cores.push(cores);
                 nodes.free_cores.push(cores);
                 let kb = (memory_gb[m] * gb as f64) as u64;
                 nodes.memory.push((kb > 0).then_some(kb));
                 nodes.free_memory.push(kb);
+                nodes.gpus.push(g);
+                nodes.free_gpus.push(g);
                 nodes.jobs_on.push(0);
             }
         }
+        let simulated_gpus = |i: usize| if nodes.gpus.iter().any(|&g| g > 0) { gpus[i] } else { 0 };
         let path = dir.join("nodes.toml");
         std::fs::write(&path, &machine).unwrap();
         let policy = ["fcfs", "easy", "sjbf"][which];
@@ -794,11 +916,11 @@ proptest! {
             let memory = memory.max(0) as u64;
             if procs > total {
                 too_wide += 1;
-            } else if nodes.choose(procs, memory).is_none() {
+            } else if nodes.choose(RefRequest::of(procs, memory, simulated_gpus(i))).is_none() {
                 too_heavy += 1;
             } else {
                 let estimate = if estimate > 0 { estimate } else { runtime };
-                placeable.push((i as u64 + 1, (submit, runtime.min(estimate), procs, estimate.max(1), memory)));
+                placeable.push((i as u64 + 1, (submit, runtime.min(estimate), procs, estimate.max(1), memory), simulated_gpus(i)));
             }
         }
         let rigid = experiment(&trace, policy, &[("machine", Value::Str(path.display().to_string()))]);
@@ -811,14 +933,15 @@ proptest! {
                 (got.skipped.procs_exceed_machine, got.skipped.request_exceeds_nodes),
                 (too_wide, too_heavy)
             );
-            let plain: Vec<_> = placeable.iter().map(|&(_, j)| j).collect();
-            let expected = reference(&plain, &nodes, policy);
+            let plain: Vec<_> = placeable.iter().map(|&(_, j, _)| j).collect();
+            let plain_gpus: Vec<u32> = placeable.iter().map(|&(_, _, g)| g).collect();
+            let expected = reference(&plain, &plain_gpus, &nodes, policy);
             let expected: Vec<(u64, i64, i64)> = placeable
                 .iter()
                 .zip(&expected)
-                .map(|(&(id, j), &s)| (id, s, s + j.1))
+                .map(|(&(id, j, _), &s)| (id, s, s + j.1))
                 .collect();
-            prop_assert_eq!(got.schedule, expected, "{}\n{:?}", machine, jobs);
+            prop_assert_eq!(got.schedule, expected, "{}\n{:?}\n{:?}", machine, jobs, gpus);
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -1105,5 +1228,84 @@ fn a_power_cap_is_a_bound_on_busy_cores() {
         &format!("{pool}idle_w = 100\nbusy_w = 300\nmemory_gb = 64\n"),
     );
     assert!(e.contains("not built yet"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `gpu_share` on KTH's log (16 nodes of 8 cores, 4 of them with 4 GPUs: 2 cores a GPU):
+/// per replication each job is a GPU job with that probability, asking its processors over
+/// the largest divisor up to 2 in GPUs, where the GPU nodes could hold it (here: up to 32
+/// even processors, 16 odd); the draw is the seed's, and a GPU job at one share is one at every higher
+/// share. At share 0 the run is the run without a share; above, GPUs bind and EASY's
+/// schedule honours them (validated).
+#[test]
+fn a_share_of_gpu_jobs_is_drawn_per_replication() {
+    let Some(trace) = common::trace("KTH-SP2-1996-2.1-cln.swf.gz") else {
+        return;
+    };
+    let dir = folder("gpu-share");
+    let machine = dir.join("gpu.toml");
+    std::fs::write(
+        &machine,
+        "[[partition]]\nname = \"all\"\ndefault = true\n\
+         [[partition.nodes]]\ncount = 12\ncores = 8\n\
+         [[partition.nodes]]\ncount = 4\ncores = 8\ngpus = 4\n",
+    )
+    .unwrap();
+    let base = [
+        ("machine", Value::Str(machine.display().to_string())),
+        ("first", Value::Int(3000)),
+    ];
+    let with_share = |share: f64| {
+        let mut extra = base.to_vec();
+        extra.push(("gpu_share", Value::Float(share)));
+        experiment(&trace, "easy", &extra)
+    };
+    let gpus = |share: f64, seed: u64| -> Vec<u32> {
+        let rigid = with_share(share);
+        let prepared = rigid
+            .prepare(&mut Shared::new([&rigid.workload], false), None)
+            .unwrap();
+        let w = prepared.workload.draw(seed).unwrap();
+        for j in 0..w.jobs.len() {
+            let g = w.jobs.gpus_of(j);
+            let p = w.jobs.procs[j];
+            assert!(
+                g == 0 || (p <= 32 && g == if p.is_multiple_of(2) { p / 2 } else { p }),
+                "{p} {g}"
+            );
+        }
+        w.jobs.gpus.clone().unwrap()
+    };
+    let eligible = {
+        let rigid = with_share(1.0);
+        let prepared = rigid
+            .prepare(&mut Shared::new([&rigid.workload], false), None)
+            .unwrap();
+        let w = prepared.workload.draw(1).unwrap();
+        // Even: P/2 GPUs, up to the 16 there are; odd: one per core, up to 16.
+        (0..w.jobs.len())
+            .filter(|&j| match w.jobs.procs[j] {
+                p if p.is_multiple_of(2) => p <= 32,
+                p => p <= 16,
+            })
+            .count()
+    };
+    assert_eq!(gpus(1.0, 1).iter().filter(|&&g| g > 0).count(), eligible);
+    assert!(gpus(0.0, 1).iter().all(|&g| g == 0));
+    let (low, high) = (gpus(0.2, 1), gpus(0.5, 1));
+    assert_eq!(low, gpus(0.2, 1), "the same seed draws the same jobs");
+    assert_ne!(low, gpus(0.2, 2), "another seed draws others");
+    assert!(
+        low.iter().zip(&high).all(|(&l, &h)| l == 0 || l == h),
+        "monotone in the share"
+    );
+    let share = low.iter().filter(|&&g| g > 0).count() as f64 / eligible as f64;
+    assert!((share - 0.2).abs() < 0.03, "{share}");
+    // Share 0 is the run without one; a share makes GPU jobs wait for GPU nodes.
+    let plain = run(&experiment(&trace, "easy", &base), 1);
+    assert_eq!(run(&with_share(0.0), 1).schedule, plain.schedule);
+    let drawn = run(&with_share(0.5), 1);
+    assert_ne!(drawn.schedule, plain.schedule);
+    assert!(drawn.json.contains("\"gpu_utilization\":"), "{}", drawn.json);
     std::fs::remove_dir_all(&dir).unwrap();
 }

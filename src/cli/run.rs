@@ -44,6 +44,15 @@ pub struct RunArgs {
     /// in the partition its SWF partition number (field 16) names.
     #[arg(long, value_name = "FILE.toml", conflicts_with = "procs")]
     machine: Option<PathBuf>,
+    /// Traces recording no GPUs, on a machine with GPUs: the share of jobs drawn as GPU jobs
+    /// (each with probability SHARE, per --seed), asking GPUs in their partition's ratio of
+    /// cores to GPUs (docs/semantics.md, "The machine").
+    #[arg(long, value_name = "SHARE", requires = "machine")]
+    gpu_share: Option<f64>,
+    /// With --gpu-share: cores per GPU of a GPU job, instead of its partition's GPU nodes'
+    /// ratio.
+    #[arg(long, value_name = "CORES", requires = "gpu_share")]
+    cores_per_gpu: Option<i64>,
     /// Traces, on a machine with a power model: a carbon-intensity series (CSV: a header,
     /// then time,gco2_per_kwh rows; .gz too) for the run's carbon (docs/semantics.md,
     /// "Energy").
@@ -170,6 +179,8 @@ fn experiment(args: &RunArgs) -> Result<Rigid> {
             args.carbon.as_ref().map(|p| Value::Str(p.display().to_string())),
         ),
         ("carbon_offset", args.carbon_offset.map(Value::Int)),
+        ("gpu_share", args.gpu_share.map(Value::Float)),
+        ("cores_per_gpu", args.cores_per_gpu.map(Value::Int)),
         ("load", args.load.map(Value::Float)),
         ("load_scale", args.load_scale.map(Value::Float)),
         ("estimates", args.estimates.clone().map(Value::Str)),

@@ -24,7 +24,9 @@ pub use wiring::{Simulate, predictor_for};
 use std::path::Path;
 
 use crate::malleable::{MALLEABLE_METRICS, MalleableReport};
-use crate::metrics::{ENERGY_METRICS, MetricError, RIGID_METRICS, UTILITY_METRICS, check_rigid_metric};
+use crate::metrics::{
+    ENERGY_METRICS, GPU_METRICS, MetricError, RIGID_METRICS, UTILITY_METRICS, check_rigid_metric,
+};
 use crate::nondedicated::{CLUSTER_METRICS, Report};
 use crate::partition::{PARTITION_METRICS, PartitionOutcome};
 use crate::sim::Window;
@@ -121,6 +123,7 @@ impl Experiment {
                 .map(labels)
                 .or_else(|_| UTILITY_METRICS.get(name).map(labels))
                 .or_else(|_| ENERGY_METRICS.get(name).map(labels))
+                .or_else(|_| GPU_METRICS.get(name).map(labels))
                 .ok(),
             Experiment::Malleable(_) => MALLEABLE_METRICS.get(name).ok().map(labels),
             Experiment::Moldable(_) => PARTITION_METRICS.get(name).ok().map(labels),
@@ -140,6 +143,11 @@ impl Experiment {
                 }
                 if ENERGY_METRICS.get(name).is_ok() && !r.workload.machine().is_some_and(|m| m.has_power()) {
                     return Err(MetricError::NeedsPower {
+                        name: name.to_string(),
+                    });
+                }
+                if GPU_METRICS.get(name).is_ok() && r.workload.machine().is_none_or(|m| m.gpus() == 0) {
+                    return Err(MetricError::NeedsGpus {
                         name: name.to_string(),
                     });
                 }

@@ -46,6 +46,9 @@ pub struct ReadTrace {
     pub info: TraceInfo,
     /// On a machine of partitions, how its jobs fall on them.
     pub fit: Option<Fit>,
+    /// Jobs that request GPUs the machine does not have (one pool of cores, or a machine
+    /// file without GPUs): their GPUs are not simulated.
+    pub gpus_ignored: usize,
 }
 
 /// What the experiments of one sweep (or one command) share: the traces, each read once,
@@ -92,6 +95,11 @@ impl Shared {
             ..t.options.clone()
         };
         let mut workload = read_trace(&t.path, &options)?;
+        let gpu_jobs = workload.jobs.gpus.iter().flatten().filter(|&&g| g > 0).count();
+        let gpus_ignored = match t.machine.as_deref().map_or(0, Machine::gpus) {
+            0 => gpu_jobs,
+            _ => 0,
+        };
         let mut fit = None;
         if let Some(machine) = &t.machine {
             workload = machine.place(&workload);
@@ -99,7 +107,12 @@ impl Shared {
         }
         workload.require_jobs(&t.path)?;
         let info = TraceInfo::of(&workload);
-        let read = Arc::new(ReadTrace { workload, info, fit });
+        let read = Arc::new(ReadTrace {
+            workload,
+            info,
+            fit,
+            gpus_ignored,
+        });
         self.traces.insert(key, read.clone());
         Ok(read)
     }
@@ -140,6 +153,13 @@ impl WorkloadSpec {
                     });
                 }
                 let factor = scale_factor(t, &read)?;
+                if t.gpu_share.is_some() && w.jobs.gpus.is_some() {
+                    return Err(Error::Workload {
+                        path: t.path.clone(),
+                        message: "its jobs record their GPUs; gpu_share draws GPU jobs for a trace that records none"
+                            .into(),
+                    });
+                }
                 if let (Some((series, offset)), Some(&first)) = (&t.carbon, w.jobs.submit.first())
                     && series.start() > first + offset
                 {
@@ -198,6 +218,13 @@ impl PreparedWorkload {
             return Vec::new();
         };
         let mut warnings = trace.info.warnings(modelled);
+        if trace.gpus_ignored > 0 {
+            warnings.push(format!(
+                "{} jobs request GPUs, which the machine does not have: their GPUs are not simulated (a \
+                 CPU-only model of them); give a machine with GPUs (machine = \"FILE.toml\", --machine)",
+                trace.gpus_ignored
+            ));
+        }
         let partitions = trace.fit.iter().flat_map(|f| &f.partitions);
         for p in partitions.filter(|p| p.offered_load >= 1.0) {
             warnings.push(format!(
@@ -229,13 +256,21 @@ impl PreparedWorkload {
                     }
                     None => scaled,
                 };
-                match &t.estimates {
+                let estimated = match &t.estimates {
                     Some(model) => {
                         let mut estimated = shaken.into_owned();
                         model.apply(&mut estimated.jobs, &mut estimated.header.comments, seed);
                         Cow::Owned(estimated)
                     }
                     None => shaken,
+                };
+                match (&t.gpu_share, &t.machine) {
+                    (Some(share), Some(machine)) => {
+                        let mut drawn = estimated.into_owned();
+                        share.apply(&mut drawn.jobs, machine, seed);
+                        Cow::Owned(drawn)
+                    }
+                    _ => estimated,
                 }
             }
             (Source::Trace(_), None) => unreachable!("preparing a trace workload reads its trace"),
@@ -515,8 +550,12 @@ impl PreparedRigid {
         measured: std::ops::Range<usize>,
         skipped: &crate::workload::SkipCounts,
     ) -> Summary {
+        let gpus = self.workload.spec.machine().map_or(0, Machine::gpus);
         Summary {
             energy: self.energy(jobs, outcome.start, outcome.end),
+            gpu_utilization: (gpus > 0).then(|| {
+                crate::metrics::gpu_utilization(jobs, outcome.start, outcome.end, measured.clone(), gpus)
+            }),
             ..Summary::of_outcome(jobs, procs, outcome, measured, skipped)
         }
     }

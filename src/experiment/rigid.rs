@@ -9,6 +9,7 @@ use std::sync::Arc;
 use crate::Time;
 use crate::carbon::Intensity;
 use crate::machine::Machine;
+use crate::machine::gpu_share::{GpuShare, MAX_CORES_PER_GPU};
 use crate::params::{Key, ParamError, Params, Value, policy, workload};
 use crate::predict::PredictorKind;
 use crate::sched::{NodePolicy, SchedulerKind};
@@ -45,10 +46,12 @@ pub const DOWNEY_MODEL_KEYS: [Key; 13] = [
 /// A trace and how to read, scale and augment it; all shape the workload but `feedback`,
 /// which changes when jobs arrive, not which jobs are drawn (so cells with and without it
 /// replay the same workloads and can be compared in pairs).
-pub const TRACE_KEYS: [Key; 27] = [
+pub const TRACE_KEYS: [Key; 29] = [
     workload("trace"),
     workload("procs"),
     workload("machine"),
+    workload("gpu_share"),
+    workload("cores_per_gpu"),
     workload("carbon"),
     workload("carbon_offset"),
     workload("load"),
@@ -104,6 +107,9 @@ pub struct TraceSource {
     /// The machine of partitions the jobs run on (`machine = "file.toml"`); `None`: one
     /// pool of `procs` (or MaxProcs) processors.
     pub machine: Option<Arc<Machine>>,
+    /// GPU jobs drawn per replication on a machine with GPUs (`gpu_share`,
+    /// `cores_per_gpu`), for a trace that records none.
+    pub gpu_share: Option<GpuShare>,
     /// A carbon-intensity series (`carbon = "file.csv"`) and the offset from the trace's
     /// clock to its own (`carbon_offset`, seconds), for the carbon of a run on a machine
     /// with a power model.
@@ -404,6 +410,31 @@ fn trace(params: &Params, base_dir: &Path, extra: &[Key]) -> Result<TraceSource,
             Some(Arc::new(machine))
         }
     };
+    let gpu_share = match params.within("gpu_share", &(0.0..=1.0))? {
+        None if params.has("cores_per_gpu") => {
+            return Err(ParamError::Invalid(
+                "cores_per_gpu: applies with gpu_share".into(),
+            ));
+        }
+        None => None,
+        Some(_) if machine.as_ref().is_none_or(|m| m.gpus() == 0) => {
+            return Err(ParamError::Invalid(
+                "gpu_share: needs a machine with GPUs (machine = \"FILE.toml\" whose node groups give gpus)"
+                    .into(),
+            ));
+        }
+        Some(share) => {
+            let cores_per_gpu = match params.whole("cores_per_gpu")? {
+                Some(c) if c > MAX_CORES_PER_GPU as u64 => {
+                    return Err(ParamError::Invalid(format!(
+                        "cores_per_gpu = {c}: at most {MAX_CORES_PER_GPU}"
+                    )));
+                }
+                c => c.map(|c| c as u32),
+            };
+            Some(GpuShare { share, cores_per_gpu })
+        }
+    };
     let carbon = match params.text("carbon") {
         None if params.has("carbon_offset") => {
             return Err(ParamError::Invalid(
@@ -455,6 +486,7 @@ fn trace(params: &Params, base_dir: &Path, extra: &[Key]) -> Result<TraceSource,
         resample,
         estimates,
         machine,
+        gpu_share,
         carbon,
     })
 }

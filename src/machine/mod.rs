@@ -18,6 +18,7 @@
 //! gpus = 0
 //! ```
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -26,6 +27,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::workload::{Jobs, MAX_PROCS, Workload};
 
+pub mod gpu_share;
 pub mod pool;
 
 use pool::{NodePool, NodeRequest};
@@ -141,15 +143,47 @@ impl Partition {
     }
 }
 
-/// What job `j` asks of a partition's nodes: its processors as one-core tasks, each with
-/// its requested memory per processor (SWF field 10, KB), else its used memory per
-/// processor (field 7) when the log records no request, else none.
+/// What job `j` asks of a partition's nodes: its P processors and G GPUs as gcd(P, G)
+/// equal chunks, each of P/gcd cores and G/gcd GPUs that must sit on one node, packed onto
+/// as few nodes as fit (without GPUs, gcd(P, 0) = P: P one-core tasks, Slurm's
+/// `--ntasks`). Each chunk holds its cores' memory: the requested memory per processor
+/// (SWF field 10, KB), else the used memory per processor (field 7) when the log records
+/// no request, else none. docs/semantics.md, "The machine", states why.
 pub fn request(jobs: &Jobs, j: usize) -> NodeRequest {
+    request_of(jobs.procs[j], jobs.gpus_of(j), memory_per_processor(jobs, j))
+}
+
+/// KB of memory per processor job `j` asks: field 10, else field 7, else 0 ([`request`]).
+fn memory_per_processor(jobs: &Jobs, j: usize) -> u64 {
     let per_task = |column: &[i32]| column.get(j).copied().filter(|&m| m > 0);
-    let memory_kb = per_task(&jobs.requested_memory)
+    per_task(&jobs.requested_memory)
         .or_else(|| per_task(&jobs.used_memory))
-        .unwrap_or(0);
-    NodeRequest::tasks(jobs.procs[j], memory_kb as u64)
+        .unwrap_or(0) as u64
+}
+
+/// The request of `procs` processors and `gpus` GPUs with `memory_kb` per processor
+/// ([`request`]).
+fn request_of(procs: u32, gpus: u32, memory_kb: u64) -> NodeRequest {
+    if gpus == 0 {
+        return NodeRequest::tasks(procs, memory_kb);
+    }
+    let chunks = gcd(procs, gpus);
+    let cores = procs / chunks;
+    NodeRequest {
+        units: chunks,
+        cores,
+        memory_kb: memory_kb * cores as u64,
+        gpus: gpus / chunks,
+        per_node: u32::MAX,
+    }
+}
+
+/// The greatest common divisor (Euclid); gcd(a, 0) = a.
+fn gcd(mut a: u32, mut b: u32) -> u32 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
 }
 
 /// A machine: one or more partitions of disjoint nodes.
@@ -376,20 +410,18 @@ impl Machine {
 
 impl Machine {
     /// `w` on this machine: the jobs no partition runs, those asking more processors than
-    /// their partition has, and those whose memory per processor no set of its nodes can
-    /// hold, skipped and counted (`partition_unplaced`, `procs_exceed_machine`,
-    /// `request_exceeds_nodes`); the machine's size its cores. `w` must hold field 16 (read
-    /// with every column).
+    /// their partition has, and those whose request ([`request`]: memory per processor,
+    /// GPUs) no set of its nodes can hold, skipped and counted (`partition_unplaced`,
+    /// `procs_exceed_machine`, `request_exceeds_nodes`); the machine's size its cores. On a
+    /// machine without GPUs the jobs' GPU requests are not simulated (a CPU-only model:
+    /// [`Machine::ignores_gpus`] says so). `w` must hold field 16 (read with every column).
     pub fn place(&self, w: &Workload) -> Workload {
-        let jobs = &w.jobs;
+        let mut jobs = Cow::Borrowed(&w.jobs);
+        if self.ignores_gpus(&w.jobs) {
+            jobs.to_mut().gpus = None;
+        }
         let mut skipped = w.skipped.clone();
         let mut kept = Vec::with_capacity(jobs.len());
-        // Each partition's nodes all free: a job fits them or never will.
-        let pools: Vec<Option<NodePool>> = self
-            .partitions
-            .iter()
-            .map(|p| p.needs_nodes().then(|| p.pool()))
-            .collect();
         for j in 0..jobs.len() {
             match self.partition_of(jobs.partition[j]) {
                 None => skipped.partition_unplaced += 1,
@@ -399,11 +431,7 @@ impl Machine {
                 Some(p) if jobs.procs[j] as u64 > self.partitions[p].usable_cores() => {
                     skipped.exceeds_power_cap += 1
                 }
-                Some(p)
-                    if pools[p]
-                        .as_ref()
-                        .is_some_and(|pool| !pool.fits(&request(jobs, j))) =>
-                {
+                Some(p) if !self.partitions[p].holds_when_empty(&request(&jobs, j)) => {
                     skipped.request_exceeds_nodes += 1
                 }
                 Some(_) => kept.push(j as u32),
@@ -412,7 +440,7 @@ impl Machine {
         Workload {
             name: w.name.clone(),
             jobs: if kept.len() == jobs.len() {
-                jobs.clone()
+                jobs.into_owned()
             } else {
                 jobs.gather(&kept)
             },
@@ -421,6 +449,17 @@ impl Machine {
             skipped,
             not_selected: w.not_selected,
         }
+    }
+
+    /// Whether `jobs` request GPUs this machine does not simulate: it has none, so it is a
+    /// CPU-only model of them.
+    pub fn ignores_gpus(&self, jobs: &Jobs) -> bool {
+        self.gpus() == 0 && jobs.gpus.as_ref().is_some_and(|g| g.iter().any(|&n| n > 0))
+    }
+
+    /// GPUs over every partition.
+    pub fn gpus(&self) -> u64 {
+        self.partitions.iter().map(Partition::gpus).sum()
     }
 
     /// The rows of `jobs` each partition runs, in arrival order, into `rows` (one list

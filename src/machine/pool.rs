@@ -101,6 +101,7 @@ impl NodePool {
     #[inline]
     fn cores_only(&self, r: &NodeRequest) -> bool {
         !self.exclusive
+            && r.cores == 1
             && r.gpus == 0
             && r.per_node == u32::MAX
             && (r.memory_kb == 0 || !self.memory_described)

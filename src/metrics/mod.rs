@@ -6,6 +6,8 @@
 //! - `expansion = response / max(runtime, 1)`;
 //! - `utilization` = busy processor-seconds / (procs x (last end - first submit));
 //! - `makespan = last end - first submit`.
+//! - `gpu_utilization` (on a machine with GPUs) = busy GPU-seconds / (GPUs x (last end -
+//!   first submit)), the same span as `utilization`.
 //! - Per user (fairness): each user's mean wait and mean bounded slowdown over their
 //!   measured jobs; `mean_user_wait` and `mean_user_bsld` average those over users (every
 //!   user counts once, however many jobs), and `jain_wait`, `jain_bsld` are Jain's fairness
@@ -110,6 +112,10 @@ pub struct Summary {
     /// Not written otherwise, so that outputs without a power model stay as they were.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub energy: Option<EnergySummary>,
+    /// On a machine with GPUs: busy GPU-seconds over its GPUs and the run's span. Not
+    /// written otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu_utilization: Option<f64>,
 }
 
 /// Waits and slowdowns per user, summarised over users (module docs).
@@ -441,7 +447,7 @@ impl Summary {
                     bsld_h.record(thousandths(b));
                 }
                 let busy = if n > 0 {
-                    busy_processor_seconds(jobs, start, end, first_submit..last_end)
+                    busy_seconds(jobs, start, end, first_submit..last_end, |j| jobs.procs[j])
                 } else {
                     0.0
                 };
@@ -507,6 +513,7 @@ impl Summary {
                 .map(|u| UtilitySummary::of(u, &jobs.submit, end, measured.clone())),
             users,
             energy: None,
+            gpu_utilization: None,
             size_classes: std::array::from_fn(|c| {
                 let (n, wait, b) = classes[c];
                 let mean = |sum: f64| if n == 0 { f64::NAN } else { sum / n as f64 };
@@ -853,11 +860,23 @@ pub static ENERGY_METRICS: Registry<EnergySummary> = Registry {
     ],
 };
 
+/// The metrics of a rigid run on a machine with GPUs; NaN on one without.
+pub static GPU_METRICS: Registry<Summary> = Registry {
+    kind: "a run on a machine with GPUs",
+    metrics: &[row!(
+        "gpu_utilization",
+        "GPU utilisation",
+        Fraction,
+        Undefined,
+        |s| s.gpu_utilization.unwrap_or(f64::NAN)
+    )],
+};
+
 impl Summary {
-    /// The value of a metric of [`RIGID_METRICS`], [`UTILITY_METRICS`] or
-    /// [`ENERGY_METRICS`] by its name.
+    /// The value of a metric of [`RIGID_METRICS`], [`UTILITY_METRICS`],
+    /// [`ENERGY_METRICS`] or [`GPU_METRICS`] by its name.
     pub fn metric(&self, name: &str) -> Option<f64> {
-        if let Ok(m) = RIGID_METRICS.get(name) {
+        if let Ok(m) = RIGID_METRICS.get(name).or_else(|_| GPU_METRICS.get(name)) {
             return Some((m.value)(self));
         }
         if let Ok(m) = ENERGY_METRICS.get(name) {
@@ -890,7 +909,13 @@ pub fn saturation_warning(jobs: &Jobs, end: &[Time]) -> Option<String> {
 
 /// Processor-seconds the jobs held within `span` (a job still running counts to its end),
 /// summed in job order.
-fn busy_processor_seconds(jobs: &Jobs, start: &[Time], end: &[Time], span: std::ops::Range<Time>) -> f64 {
+fn busy_seconds(
+    jobs: &Jobs,
+    start: &[Time],
+    end: &[Time],
+    span: std::ops::Range<Time>,
+    units: impl Fn(usize) -> u32,
+) -> f64 {
     let mut busy = 0f64;
     for j in 0..jobs.len() {
         if start[j] == crate::sim::state::UNSET {
@@ -903,16 +928,38 @@ fn busy_processor_seconds(jobs: &Jobs, start: &[Time], end: &[Time], span: std::
         };
         let overlap = finish.min(span.end) - start[j].max(span.start);
         if overlap > 0 {
-            busy += overlap as f64 * jobs.procs[j] as f64;
+            busy += overlap as f64 * units(j) as f64;
         }
     }
     busy
 }
 
+/// Busy GPU-seconds over `gpus` GPUs and the measured jobs' span (first submit to last
+/// end), as `utilization` is for processors; NaN for an empty window.
+pub fn gpu_utilization(
+    jobs: &Jobs,
+    start: &[Time],
+    end: &[Time],
+    measured: std::ops::Range<usize>,
+    gpus: u64,
+) -> f64 {
+    if measured.is_empty() || gpus == 0 {
+        return f64::NAN;
+    }
+    let first_submit = jobs.submit[measured.start];
+    let last_end = measured.clone().map(|j| end[j]).max().unwrap_or(Time::MIN);
+    let span = last_end - first_submit;
+    if span <= 0 {
+        return 0.0;
+    }
+    busy_seconds(jobs, start, end, first_submit..last_end, |j| jobs.gpus_of(j)) / (gpus as f64 * span as f64)
+}
+
 /// Whether `name` is a metric of a rigid run, with or without utility functions; the error
 /// names the allowed ones (or the new name of a renamed one).
 pub fn check_rigid_metric(name: &str) -> Result<(), MetricError> {
-    if UTILITY_METRICS.get(name).is_ok() || ENERGY_METRICS.get(name).is_ok() {
+    if UTILITY_METRICS.get(name).is_ok() || ENERGY_METRICS.get(name).is_ok() || GPU_METRICS.get(name).is_ok()
+    {
         return Ok(());
     }
     match RIGID_METRICS.get(name) {
@@ -924,6 +971,7 @@ pub fn check_rigid_metric(name: &str) -> Result<(), MetricError> {
         }) => {
             allowed.extend(UTILITY_METRICS.names());
             allowed.extend(ENERGY_METRICS.names());
+            allowed.extend(GPU_METRICS.names());
             Err(MetricError::Unknown { name, kind, allowed })
         }
         Err(e) => Err(e),
@@ -938,7 +986,8 @@ pub fn saturated_metric(name: &str, jobs: usize) -> Option<f64> {
             .get(name)
             .ok()
             .map(|m| m.saturated_value(jobs))
-            .or_else(|| ENERGY_METRICS.get(name).ok().map(|m| m.saturated_value(jobs))),
+            .or_else(|| ENERGY_METRICS.get(name).ok().map(|m| m.saturated_value(jobs)))
+            .or_else(|| GPU_METRICS.get(name).ok().map(|m| m.saturated_value(jobs))),
     }
 }
 

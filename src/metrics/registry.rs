@@ -156,6 +156,9 @@ pub enum MetricError {
         "{name} needs a machine that describes its power (machine = \"FILE.toml\" whose node groups give idle_w and busy_w)"
     )]
     NeedsPower { name: String },
+    /// A GPU metric of a run on a machine without GPUs.
+    #[error("{name} needs a machine with GPUs (machine = \"FILE.toml\" whose node groups give gpus)")]
+    NeedsGpus { name: String },
     /// The carbon of a run without an intensity series.
     #[error(
         "{name} needs a carbon-intensity series (carbon = \"FILE.csv\", with a machine that describes its power)"

@@ -76,7 +76,14 @@ impl Summary {
             })
             .collect();
         writeln!(out, "by size      {}", classes.join("; "))?;
-        writeln!(out, "utilization  {:.4}", self.utilization)?;
+        match self.gpu_utilization {
+            Some(g) => writeln!(
+                out,
+                "utilization  {:.4} of the cores, {g:.4} of the GPUs",
+                self.utilization
+            )?,
+            None => writeln!(out, "utilization  {:.4}", self.utilization)?,
+        }
         writeln!(out, "makespan     {} s", self.makespan)?;
         if let Some(e) = &self.energy {
             writeln!(

@@ -74,8 +74,9 @@ pub fn write_jobs(
 /// Writes `workload`'s jobs as a Batsim workload: `nb_res` its processors, each job its
 /// number, submit time, estimate as `walltime` (-1 for a trace's job that requested none),
 /// processors as `res`, and a `delay` profile
-/// of its runtime (one profile per distinct runtime, `delay_<seconds>`). Batsim reads no
-/// users, queues or partitions: those fields are not written. Reading the file back
+/// of its runtime (one profile per distinct runtime, `delay_<seconds>`), and where the
+/// jobs request GPUs, `gpus` (schedlab's; Batsim passes over it). Batsim reads no users,
+/// queues or partitions: those fields are not written. Reading the file back
 /// ([`crate::workload::batsim`]) gives the same simulated columns.
 pub fn write_workload(out: &mut dyn Write, workload: &Workload) -> std::io::Result<()> {
     let jobs = &workload.jobs;
@@ -98,9 +99,13 @@ pub fn write_workload(out: &mut dyn Write, workload: &Workload) -> std::io::Resu
         let unrequested =
             jobs.requested_time.get(j).is_some_and(|&t| t <= 0) && jobs.estimate[j] == jobs.runtime[j];
         let walltime = if unrequested { -1 } else { jobs.estimate[j] };
+        let gpus = match &jobs.gpus {
+            Some(g) => format!(", \"gpus\": {}", g[j]),
+            None => String::new(),
+        };
         writeln!(
             out,
-            "    {{\"id\": {}, \"subtime\": {}, \"walltime\": {walltime}, \"res\": {}, \"profile\": \"delay_{}\"}}{comma}",
+            "    {{\"id\": {}, \"subtime\": {}, \"walltime\": {walltime}, \"res\": {}, \"profile\": \"delay_{}\"{gpus}}}{comma}",
             jobs.swf_id[j], jobs.submit[j], jobs.procs[j], jobs.runtime[j]
         )?;
     }

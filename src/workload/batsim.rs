@@ -15,7 +15,9 @@
 //! SWF's rule for an unknown field 9).
 //! Times are rounded to whole seconds, the walltime up so that rounding never kills a job.
 //! Skip rules are the SWF reader's: `res` <= 0, a negative delay or subtime, more
-//! resources than the machine (`nb_res`, or `procs` when given), each counted.
+//! resources than the machine (`nb_res`, or `procs` when given), each counted. A job's
+//! `gpus` (not Batsim's: schedlab writes it for a trace whose jobs request GPUs, and
+//! Batsim passes over fields it does not know) is the GPUs it requests.
 
 use std::collections::HashMap;
 use std::io::Read;
@@ -49,6 +51,8 @@ struct Job {
     walltime: Option<f64>,
     res: i64,
     profile: String,
+    #[serde(default)]
+    gpus: Option<u32>,
 }
 
 #[derive(Deserialize)]
@@ -185,6 +189,7 @@ fn parse(path: &Path, text: &str, options: &SwfOptions) -> Result<Workload> {
     }
     let mut skipped = SkipCounts::default();
     let mut not_selected = 0;
+    let mut gpus = Vec::new();
     for (position, raw) in file.jobs.iter().enumerate() {
         let line = lines.of_part(raw.get());
         let job: Job = serde_json::from_str(raw.get())
@@ -233,10 +238,14 @@ fn parse(path: &Path, text: &str, options: &SwfOptions) -> Result<Workload> {
                 )
             };
             jobs.push_columns(&record, options.simulation_only);
+            gpus.push(job.gpus.unwrap_or(0));
             if options.selection.first.is_some_and(|n| jobs.len() >= n) {
                 break;
             }
         }
+    }
+    if gpus.iter().any(|&g| g > 0) {
+        jobs.gpus = Some(gpus);
     }
     jobs.sort_by_submit();
     Ok(Workload {

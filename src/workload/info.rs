@@ -27,6 +27,10 @@ pub struct TraceInfo {
     pub with_estimate: f64,
     pub users: usize,
     pub executables: usize,
+    /// Jobs that request GPUs, and the GPUs they request in all; not written for a trace
+    /// that records none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu_jobs: Option<(u64, u64)>,
 }
 
 /// How many distinct identifiers (not -1, unknown) `ids` holds: a bitmap over the small
@@ -81,6 +85,10 @@ impl TraceInfo {
             },
             users: distinct(&jobs.user),
             executables: distinct(&jobs.executable),
+            gpu_jobs: jobs.gpus.as_ref().map(|g| {
+                let asking = g.iter().filter(|&&n| n > 0);
+                (asking.clone().count() as u64, asking.map(|&n| n as u64).sum())
+            }),
         }
     }
 }
@@ -145,6 +153,10 @@ impl TraceInfo {
         writeln!(out, "offered load   {:.4}", self.offered_load)?;
         writeln!(out, "with estimate  {:.1}% of jobs", self.with_estimate * 100.0)?;
         writeln!(out, "users          {}", self.users)?;
-        writeln!(out, "executables    {}", self.executables)
+        writeln!(out, "executables    {}", self.executables)?;
+        if let Some((jobs, gpus)) = self.gpu_jobs {
+            writeln!(out, "gpu jobs       {jobs} ({gpus} GPUs requested in all)")?;
+        }
+        Ok(())
     }
 }

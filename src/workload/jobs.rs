@@ -70,6 +70,10 @@ pub struct Jobs {
     /// Utility of each job's turnaround (Lee & Snavely), from the SWF extension or the
     /// synthetic generator; `None` for plain traces.
     pub utility: Option<Vec<crate::workload::UtilityFunction>>,
+    /// GPUs each job requests in all (0: none), from the SWF GPU extension, Slurm's
+    /// `gres/gpu` or a drawn share of GPU jobs (`crate::workload::gpus`); `None` when the
+    /// workload records none.
+    pub gpus: Option<Vec<u32>>,
 }
 
 /// A raw SWF field in the table's narrow type: -1 (unknown) where it does not fit.
@@ -153,6 +157,7 @@ impl Jobs {
             malleable: None,
             priority: None,
             utility: None,
+            gpus: None,
         }
     }
 
@@ -169,6 +174,12 @@ impl Jobs {
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.submit.is_empty()
+    }
+
+    /// GPUs job `j` requests in all: 0 where the workload records none.
+    #[inline]
+    pub fn gpus_of(&self, j: usize) -> u32 {
+        self.gpus.as_ref().map_or(0, |g| g[j])
     }
 
     pub fn ids(&self) -> impl ExactSizeIterator<Item = JobId> + use<> {
@@ -285,6 +296,7 @@ impl Jobs {
             }),
             priority: self.priority.as_ref().map(|p| pick(p, order)),
             utility: self.utility.as_ref().map(|u| pick(u, order)),
+            gpus: self.gpus.as_ref().map(|g| pick(g, order)),
         }
     }
 

@@ -1,5 +1,5 @@
 //! Slurm accounting read as a trace: the output of
-//! `sacct --allusers --parsable2 --format=JobID,User,Partition,Submit,Start,End,Timelimit,NCPUS,NNodes,ReqMem,State`
+//! `sacct --allusers --parsable2 --format=JobID,User,Partition,Submit,Start,End,Timelimit,NCPUS,NNodes,ReqMem,AllocTRES,State`
 //! (any order, more fields allowed), so that a centre's own jobs replay here as an
 //! archive log does. docs/semantics.md, "Slurm accounting", states the mapping.
 //!
@@ -18,8 +18,9 @@
 //! Start - Submit; users and partitions numbered from 1 in order of first appearance, the
 //! partitions' names kept in the header (`Partition: 1 batch`) for a machine file's
 //! `swf` lists; memory per processor (SWF field 10, KB) from ReqMem (`c`: per core; `n`
-//! or none: per node, over the job's processors per node); status 1 for COMPLETED, 5 for
-//! CANCELLED, 0 otherwise.
+//! or none: per node, over the job's processors per node); GPUs from AllocTRES (else
+//! ReqTRES) `gres/gpu=N` (or the sum of its typed `gres/gpu:TYPE=N` when no untyped count
+//! is given); status 1 for COMPLETED, 5 for CANCELLED, 0 otherwise.
 
 use std::collections::HashMap;
 use std::io::BufRead;
@@ -50,6 +51,7 @@ struct Columns {
     user: Option<usize>,
     partition: Option<usize>,
     req_mem: Option<usize>,
+    tres: Option<usize>,
     state: Option<usize>,
 }
 
@@ -72,6 +74,7 @@ impl Columns {
             user: find("User"),
             partition: find("Partition"),
             req_mem: find("ReqMem"),
+            tres: find("AllocTRES").or_else(|| find("ReqTRES")),
             state: find("State"),
         })
     }
@@ -152,6 +155,24 @@ fn memory_per_processor(text: &str, cpus: i64, nodes: i64) -> Option<i64> {
     Some(per.round() as i64)
 }
 
+/// GPUs in a TRES list (`cpu=4,mem=8G,node=1,gres/gpu=2`): the untyped `gres/gpu` count,
+/// else the sum of the typed ones (`gres/gpu:v100=2`), else 0; `None` for a count that is
+/// not a whole number.
+fn tres_gpus(text: &str) -> Option<u32> {
+    let (mut untyped, mut typed) = (None, 0u64);
+    for item in text.split(',').filter(|i| !i.is_empty()) {
+        let Some((key, value)) = item.split_once('=') else {
+            continue;
+        };
+        if key == "gres/gpu" {
+            untyped = Some(value.parse::<u32>().ok()?);
+        } else if key.starts_with("gres/gpu:") {
+            typed += value.parse::<u32>().ok()? as u64;
+        }
+    }
+    untyped.or(u32::try_from(typed).ok())
+}
+
 /// Reads sacct's parsable output (plain or gzip) as a trace; errors name the file, the
 /// line and the field.
 pub fn read_sacct(path: &Path, options: &SwfOptions) -> Result<Workload> {
@@ -164,6 +185,7 @@ struct Row {
     submit: i64,
     start: Option<i64>,
     end: Option<i64>,
+    gpus: u32,
     record: JobRecord,
 }
 
@@ -266,6 +288,15 @@ fn parse(path: &Path, reader: impl BufRead, options: &SwfOptions) -> Result<Work
             .req_mem
             .and_then(|c| memory_per_processor(fields[c], cpus, nodes))
             .map_or(-1, narrow);
+        let gpus = match columns.tres.map(|c| fields[c]) {
+            None => 0,
+            Some(text) => tres_gpus(text).ok_or_else(|| {
+                at(
+                    line_no,
+                    format!("TRES '{text}': expected gres/gpu=N with N a whole number"),
+                )
+            })?,
+        };
         let status = columns.state.map_or(-1, |c| match fields[c] {
             "COMPLETED" => 1,
             s if s.starts_with("CANCELLED") => 5,
@@ -291,6 +322,7 @@ fn parse(path: &Path, reader: impl BufRead, options: &SwfOptions) -> Result<Work
             submit,
             start,
             end,
+            gpus,
             record,
         });
     }
@@ -308,6 +340,7 @@ fn parse(path: &Path, reader: impl BufRead, options: &SwfOptions) -> Result<Work
     }
     let procs = options.procs.unwrap_or(MAX_PROCS);
     let mut jobs = Jobs::default();
+    let mut gpus = Vec::new();
     for row in rows {
         let mut r = row.record;
         let runtime = match (row.start, row.end) {
@@ -338,9 +371,13 @@ fn parse(path: &Path, reader: impl BufRead, options: &SwfOptions) -> Result<Work
         r.estimate = estimate;
         r.recorded_wait = row.start.map_or(-1, |s| narrow(s - row.submit));
         jobs.push_columns(&r, options.simulation_only);
+        gpus.push(row.gpus);
         if options.selection.first.is_some_and(|n| jobs.len() >= n) {
             break;
         }
+    }
+    if gpus.iter().any(|&g| g > 0) {
+        jobs.gpus = Some(gpus);
     }
     jobs.sort_by_submit();
     let mut comments = vec![format!(
@@ -410,6 +447,28 @@ mod tests {
             Some(timestamp("2024-03-01T09:59:00").unwrap())
         );
         assert!(w.header.comments.iter().any(|c| c == "Partition: 2 gpu"));
+    }
+
+    #[test]
+    fn gpus_are_read_from_the_allocated_tres() {
+        assert_eq!(tres_gpus("billing=8,cpu=8,gres/gpu=2,mem=16G,node=1"), Some(2));
+        assert_eq!(tres_gpus("cpu=8,gres/gpu:a100=2,gres/gpu:v100=1"), Some(3));
+        // sacct lists the untyped total beside the typed counts: the total is not summed in.
+        assert_eq!(tres_gpus("gres/gpu=4,gres/gpu:a100=4"), Some(4));
+        assert_eq!(tres_gpus("cpu=1,mem=1G"), Some(0));
+        assert_eq!(tres_gpus(""), Some(0));
+        assert_eq!(tres_gpus("gres/gpu=two"), None);
+        let text = "JobID|Submit|Start|End|NCPUS|AllocTRES
+1|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T00:01:00|8|cpu=8,gres/gpu=2,node=1
+2|2024-01-01T00:00:10|2024-01-01T00:00:10|2024-01-01T00:01:00|4|cpu=4,node=1
+";
+        let w = read(text, &SwfOptions::default()).unwrap();
+        assert_eq!(w.jobs.gpus, Some(vec![2, 0]));
+        let bad = text.replace("gres/gpu=2", "gres/gpu=x");
+        let e = read(&bad, &SwfOptions::default()).unwrap_err().to_string();
+        assert!(e.contains("s.txt:2: TRES 'cpu=8,gres/gpu=x,node=1'"), "{e}");
+        // Without GPUs anywhere, no GPU column: outputs stay as they were.
+        assert_eq!(read(SMALL, &SwfOptions::default()).unwrap().jobs.gpus, None);
     }
 
     #[test]

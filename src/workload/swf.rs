@@ -14,6 +14,11 @@
 //! after the 18 fields as `time value time value ...` (see [`crate::utility`]). Either every
 //! job line of a file has them or none does; a trace read with them writes them back, so an
 //! augmented trace round-trips.
+//!
+//! GPU extension (schedlab's; SWF has no GPU field): a header comment `; Extension: GPUs`
+//! before the first job line says that every job line carries a 19th field, the GPUs the
+//! job requests in all (`-1` or `0`: none), before any utility tuples. A trace whose jobs
+//! request GPUs is written back with it.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -62,6 +67,8 @@ pub struct SwfHeader {
     pub time_zone_string: Option<String>,
     /// `MaxRecords` (else `MaxJobs`): how many job lines the file holds.
     pub max_records: Option<usize>,
+    /// `Extension: GPUs`: job lines carry the GPUs each job requests as field 19.
+    pub gpu_field: bool,
     /// The comment lines (the first 10,000), without their leading `;`, in file order.
     pub comments: Vec<String>,
     /// MaxProcs and MaxNodes as written, for messages when they cannot be used.
@@ -115,6 +122,7 @@ impl SwfHeader {
             "TimeZoneString" => self.time_zone_string = Some(value.to_string()),
             "MaxRecords" => self.max_records = leading_number(value),
             "MaxJobs" => self.max_records = self.max_records.or(leading_number(value)),
+            "Extension" if value.eq_ignore_ascii_case("GPUs") => self.gpu_field = true,
             _ => {}
         }
     }
@@ -449,6 +457,8 @@ struct Reading<'a> {
     /// The machine's size, fixed by the header comments before the first job line.
     machine: Option<u32>,
     utility: Vec<crate::workload::UtilityFunction>,
+    /// GPUs per job (field 19), when the header declares the GPU extension.
+    gpus: Vec<u32>,
     /// Whether job lines carry utility tuples, fixed by the first job line.
     augmented: Option<bool>,
     /// Lines read so far, the last one included.
@@ -471,6 +481,7 @@ impl<'a> Reading<'a> {
             jobs: Jobs::default(),
             machine: None,
             utility: Vec::new(),
+            gpus: Vec::new(),
             augmented: None,
             line_no: 0,
         }
@@ -522,15 +533,26 @@ impl<'a> Reading<'a> {
             ));
         }
         if let Some(comment) = text.strip_prefix(b";") {
+            let gpu_field = self.header.gpu_field;
             self.header.absorb(String::from_utf8_lossy(comment).trim());
+            if self.machine.is_some() && self.header.gpu_field != gpu_field {
+                return Err(
+                    self.error("'Extension: GPUs' after the first job line: it belongs in the header".into())
+                );
+            }
             return Ok(true);
         }
         let mut fields: Fields = [0; 18];
+        let gpu_field = self.header.gpu_field;
         let parsed = job_line(text, &mut fields).and_then(|(cpu, tail)| {
+            let (gpus, tail) = match gpu_field {
+                true => parse_gpus(tail)?,
+                false => (0, tail),
+            };
             let function = parse_utility(tail, &mut self.augmented)?;
-            Ok((cpu, function))
+            Ok((cpu, gpus, function))
         });
-        let (cpu, function) = match parsed {
+        let (cpu, gpus, function) = match parsed {
             Ok(parsed) => parsed,
             Err(_) if options.lenient => {
                 self.skipped.malformed += 1;
@@ -574,6 +596,9 @@ impl<'a> Reading<'a> {
         }
         self.jobs.push_columns(&record, options.simulation_only);
         self.utility.extend(function);
+        if gpu_field {
+            self.gpus.push(gpus);
+        }
         Ok(options.selection.first.is_none_or(|n| self.jobs.len() < n))
     }
 
@@ -587,6 +612,7 @@ impl<'a> Reading<'a> {
             mut jobs,
             machine,
             utility,
+            gpus,
             augmented,
             ..
         } = self;
@@ -599,6 +625,9 @@ impl<'a> Reading<'a> {
         };
         if augmented == Some(true) {
             jobs.utility = Some(utility);
+        }
+        if header.gpu_field {
+            jobs.gpus = Some(gpus);
         }
         jobs.sort_by_submit();
         Ok(Workload {
@@ -843,6 +872,24 @@ fn parse_fields<'l>(line: &'l [u8], fields: &mut Fields) -> std::result::Result<
     Ok((fractional, tail))
 }
 
+/// Field 19 of the GPU extension, the GPUs a job requests (`-1`: none), and the text after
+/// it.
+fn parse_gpus(tail: &str) -> Result<(u32, &str), String> {
+    let (token, rest) = tail
+        .split_once(|c: char| c.is_ascii_whitespace())
+        .unwrap_or((tail, ""));
+    let expected =
+        || format!("field 19 (GPUs): expected a whole number from -1 to {MAX_PROCS}, got '{token}'");
+    if token.is_empty() {
+        return Err("field 19 (GPUs): missing, but the header declares 'Extension: GPUs'".into());
+    }
+    match token.parse::<i64>() {
+        Ok(-1) => Ok((0, rest.trim_start())),
+        Ok(g) if (0..=MAX_PROCS as i64).contains(&g) => Ok((g as u32, rest.trim_start())),
+        _ => Err(expected()),
+    }
+}
+
 /// The utility function after field 18, checking that job lines agree on having one.
 fn parse_utility(
     tail: &str,
@@ -937,6 +984,9 @@ pub fn write_swf<W: Write>(
     writeln!(out, "; MaxJobs: {}", jobs.len())?;
     writeln!(out, "; MaxRecords: {}", jobs.len())?;
     writeln!(out, "; MaxProcs: {}", workload.procs)?;
+    if jobs.gpus.is_some() {
+        writeln!(out, "; Extension: GPUs")?;
+    }
     for j in 0..jobs.len() {
         write!(
             out,
@@ -960,6 +1010,9 @@ pub fn write_swf<W: Write>(
             jobs.preceding_job[j],
             jobs.think_time[j],
         )?;
+        if let Some(g) = &jobs.gpus {
+            write!(out, " {}", g[j])?;
+        }
         match &jobs.utility {
             Some(u) => writeln!(out, " {}", u[j])?,
             None => writeln!(out)?,
@@ -1143,6 +1196,50 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("bom.swf:2"), "{e}");
+    }
+
+    #[test]
+    fn the_gpu_extension_reads_field_19_and_writes_it_back() {
+        let text = "; MaxProcs: 64\n; Extension: GPUs\n\
+                    1 0 10 100 4 -1 -1 4 100 -1 1 1 1 1 1 -1 -1 -1 2\n\
+                    2 5 10 100 8 -1 -1 8 100 -1 1 1 1 1 1 -1 -1 -1 -1\n\
+                    3 9 10 100 1 -1 -1 1 100 -1 1 1 1 1 1 -1 -1 -1 0 10 1.0 20 0.5\n";
+        // Utility tuples follow field 19, on every line or none.
+        let e = parse_swf_str(text, "g.swf", &SwfOptions::default());
+        assert!(e.is_err_and(|e| e.to_string().contains("g.swf:5:")));
+        let text = text.replace(" 0 10 1.0 20 0.5", " 0");
+        let w = parse_swf_str(&text, "g.swf", &SwfOptions::default()).unwrap();
+        let mut written = Vec::new();
+        write_swf(&mut written, &w, &recorded_starts(&w.jobs), "").unwrap();
+        let again = parse_swf_str(
+            std::str::from_utf8(&written).unwrap(),
+            "again.swf",
+            &SwfOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(again.jobs.gpus, Some(vec![2, 0, 0]));
+        // Errors name the line and the field.
+        let message = |text: &str| {
+            parse_swf_str(text, "g.swf", &SwfOptions::default())
+                .unwrap_err()
+                .to_string()
+        };
+        let job = "1 0 10 100 4 -1 -1 4 100 -1 1 1 1 1 1 -1 -1 -1";
+        let e = message(&format!("; MaxProcs: 64\n; Extension: GPUs\n{job} many\n"));
+        assert!(
+            e.contains("g.swf:3: field 19 (GPUs): expected a whole number"),
+            "{e}"
+        );
+        let e = message(&format!("; MaxProcs: 64\n; Extension: GPUs\n{job}\n"));
+        assert!(e.contains("g.swf:3: field 19 (GPUs): missing"), "{e}");
+        let e = message(&format!("; MaxProcs: 64\n{job}\n; Extension: GPUs\n"));
+        assert!(
+            e.contains("g.swf:3: 'Extension: GPUs' after the first job line"),
+            "{e}"
+        );
+        // Without the extension a 19th field is what it was: refused as unexpected.
+        let e = message(&format!("; MaxProcs: 64\n{job} 2\n"));
+        assert!(e.contains("g.swf:2:"), "{e}");
     }
 
     #[test]
