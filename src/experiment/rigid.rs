@@ -44,14 +44,16 @@ pub const DOWNEY_MODEL_KEYS: [Key; 13] = [
 ];
 
 /// A trace and how to read, scale and augment it; all shape the workload but `feedback`,
-/// which changes when jobs arrive, not which jobs are drawn (so cells with and without it
-/// replay the same workloads and can be compared in pairs).
+/// which changes when jobs arrive, not which jobs are drawn, and `gpu_share` and
+/// `cores_per_gpu`, which read which jobs ask GPUs off the replication's own draws (so
+/// cells that differ in them replay the same workloads, a GPU job at one share is one at
+/// every higher share, and they can be compared in pairs).
 pub const TRACE_KEYS: [Key; 29] = [
     workload("trace"),
     workload("procs"),
     workload("machine"),
-    workload("gpu_share"),
-    workload("cores_per_gpu"),
+    policy("gpu_share"),
+    policy("cores_per_gpu"),
     workload("carbon"),
     workload("carbon_offset"),
     workload("load"),
