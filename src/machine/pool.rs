@@ -262,6 +262,19 @@ impl NodePool {
         }
     }
 
+    /// Keeps, node by node, the least of each resource free here and in `other` (a pool of
+    /// the same nodes), and the most jobs holding the node: what is free throughout two
+    /// instants, for reservations over a window of time.
+    pub fn narrow_to(&mut self, other: &NodePool) {
+        for n in 0..self.nodes() {
+            self.free_cores[n] = self.free_cores[n].min(other.free_cores[n]);
+            self.free_memory_kb[n] = self.free_memory_kb[n].min(other.free_memory_kb[n]);
+            self.free_gpus[n] = self.free_gpus[n].min(other.free_gpus[n]);
+            self.jobs_on[n] = self.jobs_on[n].max(other.jobs_on[n]);
+        }
+        self.free_total = self.free_cores.iter().map(|&c| c as u64).sum();
+    }
+
     /// Free cores over all nodes.
     pub fn free_cores(&self) -> u64 {
         debug_assert_eq!(

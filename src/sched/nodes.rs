@@ -1,6 +1,6 @@
-//! FCFS and EASY backfilling (in arrival order, or shortest prediction first as SJBF) on a
-//! partition of nodes with cores, memory and GPUs, where a job fits only when enough nodes
-//! can hold its request ([`crate::machine::pool`]).
+//! FCFS, EASY backfilling (in arrival order, or shortest prediction first as SJBF) and
+//! conservative backfilling on a partition of nodes with cores, memory and GPUs, where a
+//! job fits only when enough nodes can hold its request ([`crate::machine::pool`]).
 //!
 //! EASY's reservation is kept on every resource: the head's shadow time is the earliest
 //! predicted end of running jobs (taken in ascending order, every job ending at that
@@ -10,9 +10,26 @@
 //! form of EASY's `extra` processors. Each backfilled job is placed where best fit puts it
 //! now, and only that placement is tested.
 //!
-//! Plain by design (a pass costs O(waiting x nodes)): the one-pool schedulers in
-//! `easy.rs` and `fcfs.rs` stay the fast path for processors alone, and these are checked
-//! against them where the two must agree (one-core nodes without memory).
+//! Conservative backfilling reserves nodes: every waiting job with a positive estimate holds
+//! a reservation, a start time and a placement, at the earliest time (now, or when a
+//! running job or a reservation ends) where best fit places it on the nodes free
+//! throughout its estimate, beside running jobs (until their predicted ends) and the
+//! reservations of the jobs before and after it. Each pass, if a job ended before its
+//! estimate or a reservation moved since the last pass, the waiting jobs are re-fitted in
+//! arrival order, each taken out and put back at its earliest fit if that is earlier than
+//! its reservation (else it keeps its reservation, nodes included): no job starts later
+//! than its first reservation (Mu'alem & Feitelson's
+//! compression, on nodes). New jobs are then reserved in arrival order, and every job
+//! reserved now starts where it was reserved. A job of estimate 0 holds nothing and
+//! starts whenever it fits now. Unlike the one-pool scheduler (`conservative.rs`), which
+//! treats processors as interchangeable over time, a reservation here is on named nodes,
+//! as Slurm's backfill reserves them, so the two differ even on one-core nodes.
+//!
+//! Plain by design (an EASY pass costs O(waiting x nodes), a conservative re-fit
+//! O(waiting x reservations^2 x nodes)): the one-pool schedulers in `easy.rs`, `fcfs.rs`
+//! and `conservative.rs` stay the fast path for processors alone; FCFS and EASY are checked
+//! against them where the two must agree (one-core nodes without memory), and all against
+//! a plain reference in `tests/machine.rs`.
 
 use crate::Time;
 use crate::machine::pool::{NodePool, NodeRequest, Placement};
@@ -27,6 +44,7 @@ use super::easy::BackfillOrder;
 pub enum NodePolicy {
     Fcfs,
     Easy(BackfillOrder),
+    Conservative,
 }
 
 impl NodePolicy {
@@ -36,12 +54,13 @@ impl NodePolicy {
             SchedulerKind::Fcfs => Some(NodePolicy::Fcfs),
             SchedulerKind::Easy | SchedulerKind::EasyPred => Some(NodePolicy::Easy(BackfillOrder::Arrival)),
             SchedulerKind::Sjbf => Some(NodePolicy::Easy(BackfillOrder::ShortestPrediction)),
+            SchedulerKind::Conservative => Some(NodePolicy::Conservative),
             _ => None,
         }
     }
 
     /// The schedulers that run on nodes, for messages.
-    pub const NAMES: [&'static str; 4] = ["fcfs", "easy", "sjbf", "easy-pred"];
+    pub const NAMES: [&'static str; 5] = ["fcfs", "easy", "sjbf", "easy-pred", "conservative"];
 }
 
 /// A scheduler of one partition of nodes.
@@ -61,6 +80,17 @@ pub struct NodeScheduler {
     /// only shrink what is free, and arrivals change neither.
     reservation: Option<(JobId, Time)>,
     at_shadow: NodePool,
+    /// Conservative: each waiting job's reservation (start, placement), by job.
+    slots: Vec<Option<(Time, Placement)>>,
+    /// Conservative: whether room may have appeared before some reservation since the last
+    /// re-fit (a job ended before its estimate, or a reservation moved).
+    refit: bool,
+    /// Conservative: the nodes all free, the nodes at one instant, and those free
+    /// throughout a window; what holds resources then (from, to, job).
+    blank: NodePool,
+    at: NodePool,
+    over: NodePool,
+    commitments: Vec<(Time, Time, JobId)>,
     /// Buffers kept across passes.
     choice: Placement,
     order: Vec<JobId>,
@@ -70,9 +100,17 @@ impl NodeScheduler {
     /// `policy` on `pool`, for jobs asking `requests` (one per job of the run, in its
     /// order).
     pub fn new(policy: NodePolicy, pool: NodePool, requests: Vec<NodeRequest>) -> NodeScheduler {
+        let mut blank = pool.clone();
+        blank.reset();
         NodeScheduler {
             policy,
             at_shadow: pool.clone(),
+            at: blank.clone(),
+            over: blank.clone(),
+            blank,
+            slots: Vec::new(),
+            refit: false,
+            commitments: Vec::new(),
             pool,
             requests,
             held: Vec::new(),
@@ -174,6 +212,148 @@ impl NodeScheduler {
     }
 }
 
+impl NodeScheduler {
+    /// The nodes free throughout `[t, t + duration)` (at instant `t` for a duration of 0),
+    /// into `self.over`: each node's least free cores, memory and GPUs over the window,
+    /// beside `self.commitments`. What a node holds only grows at a start, so the least is
+    /// at `t` or at a start within the window.
+    fn free_throughout(&mut self, t: Time, duration: Time) {
+        let end = t + duration.max(1);
+        let starts = self
+            .commitments
+            .iter()
+            .map(|&(from, _, _)| from)
+            .filter(|&from| from > t && from < end);
+        let instants: Vec<Time> = std::iter::once(t).chain(starts).collect();
+        for (k, &instant) in instants.iter().enumerate() {
+            self.at.clone_from(&self.blank);
+            for &(from, to, holder) in &self.commitments {
+                if from <= instant && instant < to {
+                    let placement = match &self.slots[holder.index()] {
+                        Some((_, p)) => p,
+                        None => &self.held[holder.index()],
+                    };
+                    self.at.take(&self.requests[holder.index()], placement);
+                }
+            }
+            match k {
+                0 => self.over.clone_from(&self.at),
+                _ => self.over.narrow_to(&self.at),
+            }
+        }
+    }
+
+    /// What holds resources from now on, but `job`: running jobs until their predicted end
+    /// (at least the next instant), and the reservations of positive estimate.
+    fn collect_commitments(&mut self, ctx: &mut SchedCtx, job: JobId) {
+        let now = ctx.now();
+        self.commitments.clear();
+        for r in ctx.running_sorted() {
+            self.commitments
+                .push((Time::MIN, r.predicted_end.max(now + 1), r.job));
+        }
+        for &w in &self.waiting {
+            if let (Some((at, _)), true) = (&self.slots[w.index()], w != job) {
+                let estimate = ctx.jobs().estimate[w.index()];
+                if estimate > 0 {
+                    self.commitments.push((*at, at + estimate, w));
+                }
+            }
+        }
+    }
+
+    /// The earliest reservation of `job` (with its own taken out): now, or the end of a
+    /// running job or a reservation, wherever best fit places it on the nodes free
+    /// throughout its estimate.
+    fn earliest(&mut self, ctx: &mut SchedCtx, job: JobId) -> (Time, Placement) {
+        let now = ctx.now();
+        let duration = ctx.jobs().estimate[job.index()];
+        self.collect_commitments(ctx, job);
+        let mut times: Vec<Time> = self
+            .commitments
+            .iter()
+            .map(|&(_, to, _)| to)
+            .filter(|&to| to > now)
+            .collect();
+        times.push(now);
+        times.sort_unstable();
+        times.dedup();
+        let request = self.requests[job.index()];
+        let mut placement = Placement::new();
+        for t in times {
+            self.free_throughout(t, duration);
+            if self.over.choose(&request, &mut placement) {
+                return (t, placement);
+            }
+        }
+        unreachable!("job {} fits its partition's empty nodes", job.0)
+    }
+
+    /// One pass of conservative backfilling (module docs).
+    fn conservative(&mut self, ctx: &mut SchedCtx) {
+        let now = ctx.now();
+        let positive = |ctx: &SchedCtx, j: JobId| ctx.jobs().estimate[j.index()] > 0;
+        if std::mem::take(&mut self.refit) {
+            for i in 0..self.waiting.len() {
+                let job = self.waiting[i];
+                let Some(old) = self.slots[job.index()].take() else {
+                    continue;
+                };
+                let new = self.earliest(ctx, job);
+                debug_assert!(
+                    new.0 <= old.0,
+                    "job {} re-fitted later than its reservation",
+                    job.0
+                );
+                // A job moves only to an earlier start (at the same start it keeps its nodes,
+                // which other reservations may since have been fitted around), and leaves
+                // room where it was.
+                let moved = new.0 < old.0;
+                self.refit |= moved;
+                self.slots[job.index()] = Some(if moved { new } else { old });
+            }
+        }
+        for i in 0..self.waiting.len() {
+            let job = self.waiting[i];
+            if self.slots[job.index()].is_none() && positive(ctx, job) {
+                let slot = self.earliest(ctx, job);
+                self.slots[job.index()] = Some(slot);
+            }
+        }
+        let mut started = false;
+        for i in 0..self.waiting.len() {
+            let job = self.waiting[i];
+            if let Some((at, placement)) = self.slots[job.index()].take_if(|(at, _)| *at == now) {
+                debug_assert_eq!(at, now);
+                self.start(ctx, job, &placement);
+                started = true;
+            }
+        }
+        // Jobs of estimate 0 hold nothing: each starts if it fits now.
+        let mut choice = std::mem::take(&mut self.choice);
+        for i in 0..self.waiting.len() {
+            let job = self.waiting[i];
+            if !positive(ctx, job) && self.pool.choose(&self.requests[job.index()], &mut choice) {
+                self.start(ctx, job, &choice);
+                started = true;
+            }
+        }
+        self.choice = choice;
+        if started {
+            self.waiting.retain(|&j| ctx.start_time(j).is_none());
+        }
+        let next = self
+            .waiting
+            .iter()
+            .filter_map(|j| self.slots[j.index()].as_ref().map(|(at, _)| *at))
+            .filter(|&at| at > now)
+            .min();
+        if let Some(t) = next {
+            ctx.wake_at(t);
+        }
+    }
+}
+
 impl Scheduler for NodeScheduler {
     fn reset(&mut self, jobs: &Jobs, _procs: u32) {
         assert_eq!(jobs.len(), self.requests.len(), "one request per job");
@@ -183,6 +363,9 @@ impl Scheduler for NodeScheduler {
         self.waiting.clear();
         self.backfilled = 0;
         self.reservation = None;
+        self.slots.iter_mut().for_each(|s| *s = None);
+        self.slots.resize_with(jobs.len(), || None);
+        self.refit = false;
     }
 
     fn on_arrival(&mut self, job: JobId, _ctx: &SchedCtx) {
@@ -194,8 +377,11 @@ impl Scheduler for NodeScheduler {
         self.reservation = None;
     }
 
-    fn on_termination(&mut self, job: JobId, _ctx: &SchedCtx) {
+    fn on_termination(&mut self, job: JobId, ctx: &SchedCtx) {
         self.reservation = None;
+        let start = ctx.start_time(job).expect("a terminated job started");
+        // Ended before its estimate: its nodes are free earlier than reservations assumed.
+        self.refit |= ctx.now() < start + ctx.jobs().estimate[job.index()];
         let held = std::mem::take(&mut self.held[job.index()]);
         self.pool.give_back(&self.requests[job.index()], &held);
         self.held[job.index()] = held;
@@ -207,6 +393,9 @@ impl Scheduler for NodeScheduler {
     }
 
     fn schedule(&mut self, ctx: &mut SchedCtx) {
+        if self.policy == NodePolicy::Conservative {
+            return self.conservative(ctx);
+        }
         self.start_heads(ctx);
         if let (NodePolicy::Easy(order), true) = (self.policy, self.waiting.len() > 1) {
             self.backfill(ctx, order);
