@@ -108,7 +108,7 @@ impl Columns {
 /// A trace's fields, in SWF order, under the names of `Jobs`.
 fn trace_columns(jobs: Jobs) -> Columns {
     use Column::*;
-    Columns(vec![
+    let mut columns = vec![
         ("job_id", U64(jobs.swf_id)),
         ("submit", I64(jobs.submit)),
         ("recorded_wait", I32(jobs.recorded_wait)),
@@ -128,7 +128,10 @@ fn trace_columns(jobs: Jobs) -> Columns {
         ("preceding_job", I32(jobs.preceding_job)),
         ("think_time", I32(jobs.think_time)),
         ("estimate", I64(jobs.estimate)),
-    ])
+    ];
+    // The GPUs each job requests, where the trace records them.
+    columns.extend(jobs.gpus.map(|g| ("gpus", U32(g))));
+    Columns(columns)
 }
 
 /// The columns of the waiting jobs a priority function receives.
@@ -348,7 +351,8 @@ fn job_columns(jobs: &Jobs, outcome: &schedlab::sim::Outcome) -> Columns {
         };
         (c.name, column)
     });
-    Columns(columns.collect())
+    let gpus = jobs.gpus.clone().map(|g| ("gpus", Column::U32(g)));
+    Columns(columns.chain(gpus).collect())
 }
 
 /// One rigid run: `(summary as JSON, per-job columns or None, warnings)`; with `priority`

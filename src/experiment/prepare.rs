@@ -497,9 +497,7 @@ impl PreparedRigid {
             let cores = partition.usable_cores() as u32;
             let outcome = if partition.needs_nodes() {
                 let policy = NodePolicy::of(self.scheduler).expect("refused when the experiment was built");
-                let requests = (0..jobs.len())
-                    .map(|j| crate::machine::request(&jobs, j))
-                    .collect();
+                let requests = (0..jobs.len()).map(|j| machine.request(&jobs, j)).collect();
                 let mut nodes = NodeScheduler::new(policy, partition.pool(), requests);
                 nodes.simulate(&mut worker.engine, &jobs, cores, self.predictor, window.as_ref())
             } else {

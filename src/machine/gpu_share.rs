@@ -5,14 +5,13 @@
 //!
 //! A GPU job of P processors, where c is the cores per GPU (`cores_per_gpu`, by default
 //! its partition's GPU nodes' cores over their GPUs), asks G = P / d GPUs, d the largest
-//! divisor of P that is at most c: P/d equal chunks of d cores and one GPU ([`super::request`]),
+//! divisor of P that is at most c: P/d equal chunks of d cores and one GPU ([`super::Machine::request`]),
 //! G = P / c exactly when c divides P, and one GPU per core for a prime wider than c. A
 //! job whose GPU request no set of its partition's empty nodes could hold stays a CPU job:
 //! whether it may become one is fixed by the machine, the same for every replication.
 
 use rand_xoshiro::rand_core::SeedableRng;
 
-use super::pool::NodeRequest;
 use super::{Machine, Partition};
 use crate::random::{ModelRng, unit};
 use crate::seed::mix64;
@@ -93,29 +92,6 @@ pub fn gpus_for(procs: u32, cores_per_gpu: u32) -> u32 {
         .find(|&d| procs.is_multiple_of(d))
         .unwrap_or(1);
     procs / d
-}
-
-impl Partition {
-    /// Whether some set of this partition's nodes, all empty, holds `r`: each node group
-    /// takes as many units as one empty node of it allows, times its count.
-    pub fn holds_when_empty(&self, r: &NodeRequest) -> bool {
-        let mut units = 0u64;
-        for g in &self.nodes {
-            let mut k = r.per_node as u64;
-            k = k.min((g.cores / r.cores.max(1)) as u64);
-            if r.memory_kb > 0 && g.memory_gb > 0.0 {
-                k = k.min(((g.memory_gb * super::pool::KB_PER_GB) as u64) / r.memory_kb);
-            }
-            if let Some(by_gpus) = g.gpus.checked_div(r.gpus) {
-                k = k.min(by_gpus as u64);
-            }
-            units += k * g.count as u64;
-            if units >= r.units as u64 {
-                return true;
-            }
-        }
-        r.units == 0
-    }
 }
 
 #[cfg(test)]

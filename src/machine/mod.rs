@@ -18,7 +18,6 @@
 //! gpus = 0
 //! ```
 
-use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -130,6 +129,27 @@ impl Partition {
         self.nodes.iter().map(|g| g.count as f64 * g.memory_gb).sum()
     }
 
+    /// Whether some set of this partition's nodes, all empty, holds `r`: each node group
+    /// takes as many units as one empty node of it allows, times its count.
+    pub fn holds_when_empty(&self, r: &NodeRequest) -> bool {
+        let mut units = 0u64;
+        for g in &self.nodes {
+            let mut k = r.per_node as u64;
+            k = k.min((g.cores / r.cores.max(1)) as u64);
+            if r.memory_kb > 0 && g.memory_gb > 0.0 {
+                k = k.min(((g.memory_gb * pool::KB_PER_GB) as u64) / r.memory_kb);
+            }
+            if let Some(by_gpus) = g.gpus.checked_div(r.gpus) {
+                k = k.min(by_gpus as u64);
+            }
+            units += k * g.count as u64;
+            if units >= r.units as u64 {
+                return true;
+            }
+        }
+        r.units == 0
+    }
+
     /// Whether its jobs must be placed on nodes: it describes memory or GPUs, or runs
     /// whole nodes. Otherwise it is exactly a pool of its cores (any free cores on any
     /// nodes take a job of processors), and is simulated as one.
@@ -143,17 +163,7 @@ impl Partition {
     }
 }
 
-/// What job `j` asks of a partition's nodes: its P processors and G GPUs as gcd(P, G)
-/// equal chunks, each of P/gcd cores and G/gcd GPUs that must sit on one node, packed onto
-/// as few nodes as fit (without GPUs, gcd(P, 0) = P: P one-core tasks, Slurm's
-/// `--ntasks`). Each chunk holds its cores' memory: the requested memory per processor
-/// (SWF field 10, KB), else the used memory per processor (field 7) when the log records
-/// no request, else none. docs/semantics.md, "The machine", states why.
-pub fn request(jobs: &Jobs, j: usize) -> NodeRequest {
-    request_of(jobs.procs[j], jobs.gpus_of(j), memory_per_processor(jobs, j))
-}
-
-/// KB of memory per processor job `j` asks: field 10, else field 7, else 0 ([`request`]).
+/// KB of memory per processor job `j` asks: field 10, else field 7, else 0 ([`Machine::request`]).
 fn memory_per_processor(jobs: &Jobs, j: usize) -> u64 {
     let per_task = |column: &[i32]| column.get(j).copied().filter(|&m| m > 0);
     per_task(&jobs.requested_memory)
@@ -162,7 +172,7 @@ fn memory_per_processor(jobs: &Jobs, j: usize) -> u64 {
 }
 
 /// The request of `procs` processors and `gpus` GPUs with `memory_kb` per processor
-/// ([`request`]).
+/// ([`Machine::request`]).
 fn request_of(procs: u32, gpus: u32, memory_kb: u64) -> NodeRequest {
     if gpus == 0 {
         return NodeRequest::tasks(procs, memory_kb);
@@ -410,16 +420,13 @@ impl Machine {
 
 impl Machine {
     /// `w` on this machine: the jobs no partition runs, those asking more processors than
-    /// their partition has, and those whose request ([`request`]: memory per processor,
+    /// their partition has, and those whose request ([`Machine::request`]: memory per processor,
     /// GPUs) no set of its nodes can hold, skipped and counted (`partition_unplaced`,
     /// `procs_exceed_machine`, `request_exceeds_nodes`); the machine's size its cores. On a
-    /// machine without GPUs the jobs' GPU requests are not simulated (a CPU-only model:
-    /// [`Machine::ignores_gpus`] says so). `w` must hold field 16 (read with every column).
+    /// machine without GPUs the jobs' GPU requests are not simulated ([`Machine::request`])
+    /// but kept, for the outputs. `w` must hold field 16 (read with every column).
     pub fn place(&self, w: &Workload) -> Workload {
-        let mut jobs = Cow::Borrowed(&w.jobs);
-        if self.ignores_gpus(&w.jobs) {
-            jobs.to_mut().gpus = None;
-        }
+        let jobs = &w.jobs;
         let mut skipped = w.skipped.clone();
         let mut kept = Vec::with_capacity(jobs.len());
         for j in 0..jobs.len() {
@@ -431,7 +438,7 @@ impl Machine {
                 Some(p) if jobs.procs[j] as u64 > self.partitions[p].usable_cores() => {
                     skipped.exceeds_power_cap += 1
                 }
-                Some(p) if !self.partitions[p].holds_when_empty(&request(&jobs, j)) => {
+                Some(p) if !self.partitions[p].holds_when_empty(&self.request(jobs, j)) => {
                     skipped.request_exceeds_nodes += 1
                 }
                 Some(_) => kept.push(j as u32),
@@ -440,7 +447,7 @@ impl Machine {
         Workload {
             name: w.name.clone(),
             jobs: if kept.len() == jobs.len() {
-                jobs.into_owned()
+                jobs.clone()
             } else {
                 jobs.gather(&kept)
             },
@@ -451,10 +458,16 @@ impl Machine {
         }
     }
 
-    /// Whether `jobs` request GPUs this machine does not simulate: it has none, so it is a
-    /// CPU-only model of them.
-    pub fn ignores_gpus(&self, jobs: &Jobs) -> bool {
-        self.gpus() == 0 && jobs.gpus.as_ref().is_some_and(|g| g.iter().any(|&n| n > 0))
+    /// What job `j` asks of a partition's nodes: its P processors and G GPUs as gcd(P, G)
+    /// equal chunks, each of P/gcd cores and G/gcd GPUs that must sit on one node, packed onto
+    /// as few nodes as fit (without GPUs, gcd(P, 0) = P: P one-core tasks, Slurm's
+    /// `--ntasks`). Each chunk holds its cores' memory: the requested memory per processor
+    /// (SWF field 10, KB), else the used memory per processor (field 7) when the log records
+    /// no request, else none. docs/semantics.md, "The machine", states why. On a machine
+    /// without GPUs, no GPU: a CPU-only model of the jobs.
+    pub fn request(&self, jobs: &Jobs, j: usize) -> NodeRequest {
+        let gpus = if self.gpus() == 0 { 0 } else { jobs.gpus_of(j) };
+        request_of(jobs.procs[j], gpus, memory_per_processor(jobs, j))
     }
 
     /// GPUs over every partition.
@@ -665,6 +678,46 @@ impl Fit {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Whether a request could ever be placed, read off the node groups, is whether it
+        /// fits the partition's nodes all free, node by node.
+        #[test]
+        fn holding_when_empty_is_fitting_the_free_nodes(
+            groups in prop::collection::vec((1u32..=4, 1u32..=8, 0usize..3, 0u32..=4), 1..=3),
+            exclusive in any::<bool>(),
+            (units, cores, memory, gpus, whole) in (1u32..=24, 1u32..=4, 0usize..3, 0u32..=3, any::<bool>()),
+        ) {
+            let gb = [0.0, 1.0, 2.0];
+            let partition = Partition {
+                name: "p".into(),
+                swf: vec![1],
+                default: true,
+                exclusive,
+                nodes: groups
+                    .iter()
+                    .map(|&(count, cores, m, gpus)| NodeGroup {
+                        name: String::new(),
+                        count,
+                        cores,
+                        memory_gb: gb[m],
+                        gpus,
+                        power: None,
+                    })
+                    .collect(),
+                cap_w: None,
+            };
+            let r = NodeRequest {
+                units,
+                cores,
+                memory_kb: (gb[memory] * pool::KB_PER_GB / 2.0) as u64,
+                gpus,
+                per_node: if whole { 1 } else { u32::MAX },
+            };
+            prop_assert_eq!(partition.holds_when_empty(&r), partition.pool().fits(&r));
+        }
+    }
 
     fn parse(text: &str) -> Result<Machine> {
         Machine::from_toml(text, Path::new("m.toml"))

@@ -149,14 +149,6 @@ impl NodePool {
         r.units == 0
     }
 
-    /// Whether `r` would fit on the nodes all free: jobs that never can are skipped before
-    /// a run.
-    pub fn could_ever_hold(&self, r: &NodeRequest) -> bool {
-        let mut empty = self.clone();
-        empty.reset();
-        empty.fits(r)
-    }
-
     /// Where `r` goes now, best fit: while units remain, the node that takes them all with
     /// the least room to spare, else the node with the most room (ties: the lowest
     /// number), so a job spreads over as few nodes as fit. `false` (and `into` empty) if it
@@ -344,8 +336,8 @@ mod tests {
         assert!(!pool.fits(&NodeRequest { units: 3, ..gpu }));
         pool.give_back(&heavy, &a);
         assert_eq!(pool.free_cores(), 8);
-        assert!(pool.could_ever_hold(&NodeRequest::tasks(4, 4 * gb)));
-        assert!(!pool.could_ever_hold(&NodeRequest::tasks(1, 9 * gb)));
+        assert!(pool.fits(&NodeRequest::tasks(4, 4 * gb)));
+        assert!(!pool.fits(&NodeRequest::tasks(1, 9 * gb)));
     }
 
     #[test]

@@ -125,8 +125,8 @@ pub fn read_jobs_csv(path: &Path) -> Result<Vec<JobRow>> {
     };
     let mut lines = text.lines();
     let header = lines.next().unwrap_or_default();
-    let expected = jobs_csv_header();
-    if header != expected {
+    let expected = jobs_csv_header(false);
+    if header != expected && header != jobs_csv_header(true) {
         return Err(bad(
             1,
             format!("not a --jobs-out file: expected the header {expected}"),

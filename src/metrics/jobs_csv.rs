@@ -117,13 +117,16 @@ pub const JOB_COLUMNS: [JobColumn; 15] = [
     },
 ];
 
-/// The header of `--jobs-out` files: [`JOB_COLUMNS`], then `predictions`.
-pub fn jobs_csv_header() -> String {
+/// The header of `--jobs-out` files: [`JOB_COLUMNS`], `gpus` where the jobs request GPUs
+/// (the GPUs each requested), then `predictions`.
+pub fn jobs_csv_header(gpus: bool) -> String {
     let names: Vec<&str> = JOB_COLUMNS.iter().map(|c| c.name).collect();
-    format!("{},predictions", names.join(","))
+    let gpus = if gpus { ",gpus" } else { "" };
+    format!("{}{gpus},predictions", names.join(","))
 }
 
-/// Writes one row per job: the [`JOB_COLUMNS`], then `predictions`, each prediction the
+/// Writes one row per job: the [`JOB_COLUMNS`], `gpus` where the jobs request GPUs, then
+/// `predictions`, each prediction the
 /// job had as `time:seconds`, separated by `;`, in time order, from the run's
 /// [`Outcome::history`] (empty if the engine kept none).
 pub fn write_jobs_csv<W: Write>(mut out: W, jobs: &Jobs, outcome: &Outcome) -> std::io::Result<()> {
@@ -142,7 +145,7 @@ pub fn write_jobs_csv<W: Write>(mut out: W, jobs: &Jobs, outcome: &Outcome) -> s
         by_job[*slot] = (change.at, change.prediction);
         *slot += 1;
     }
-    writeln!(out, "{}", jobs_csv_header())?;
+    writeln!(out, "{}", jobs_csv_header(jobs.gpus.is_some()))?;
     for j in 0..jobs.len() {
         for column in &JOB_COLUMNS {
             match ((column.value)(jobs, outcome, j), column.kind) {
@@ -151,6 +154,9 @@ pub fn write_jobs_csv<W: Write>(mut out: W, jobs: &Jobs, outcome: &Outcome) -> s
                 (Real(v), F64 { decimals }) => write!(out, "{v:.decimals$},")?,
                 (Real(v), _) => write!(out, "{v},")?,
             }
+        }
+        if let Some(gpus) = &jobs.gpus {
+            write!(out, "{},", gpus[j])?;
         }
         for (i, (at, prediction)) in by_job[first[j]..first[j + 1]].iter().enumerate() {
             let separator = if i == 0 { "" } else { ";" };
@@ -170,9 +176,10 @@ mod tests {
     #[test]
     fn the_header_is_the_documented_one() {
         assert_eq!(
-            jobs_csv_header(),
+            jobs_csv_header(false),
             "job_id,submit,start,end,wait,response,bsld,procs,runtime,estimate,prediction,\
              deadline_misses,absolute_inaccuracy,relative_accuracy,user,predictions"
         );
+        assert!(jobs_csv_header(true).ends_with(",user,gpus,predictions"));
     }
 }

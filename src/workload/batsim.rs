@@ -17,7 +17,7 @@
 //! Skip rules are the SWF reader's: `res` <= 0, a negative delay or subtime, more
 //! resources than the machine (`nb_res`, or `procs` when given), each counted. A job's
 //! `gpus` (not Batsim's: schedlab writes it for a trace whose jobs request GPUs, and
-//! Batsim passes over fields it does not know) is the GPUs it requests.
+//! Batsim passes over fields it does not know) is the GPUs it requests (-1 or 0: none).
 
 use std::collections::HashMap;
 use std::io::Read;
@@ -27,7 +27,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::swf::{SwfHeader, SwfOptions};
-use super::{JobRecord, Jobs, MAX_PROCS, MAX_TIME, SkipCounts, Workload, narrow};
+use super::{JobRecord, Jobs, MAX_GPUS, MAX_PROCS, MAX_TIME, SkipCounts, Workload, narrow};
 use crate::Time;
 use crate::error::{Error, Result};
 
@@ -52,7 +52,7 @@ struct Job {
     res: i64,
     profile: String,
     #[serde(default)]
-    gpus: Option<u32>,
+    gpus: Option<i64>,
 }
 
 #[derive(Deserialize)]
@@ -237,16 +237,24 @@ fn parse(path: &Path, text: &str, options: &SwfOptions) -> Result<Workload> {
                     walltime.unwrap_or(runtime),
                 )
             };
+            let requested = match job.gpus.unwrap_or(0) {
+                -1 => 0,
+                g if (0..=MAX_GPUS as i64).contains(&g) => g as u32,
+                g => {
+                    return Err(at(
+                        line,
+                        format!("jobs[{position}]: gpus {g}: expected a whole number from -1 to {MAX_GPUS}"),
+                    ));
+                }
+            };
             jobs.push_columns(&record, options.simulation_only);
-            gpus.push(job.gpus.unwrap_or(0));
+            gpus.push(requested);
             if options.selection.first.is_some_and(|n| jobs.len() >= n) {
                 break;
             }
         }
     }
-    if gpus.iter().any(|&g| g > 0) {
-        jobs.gpus = Some(gpus);
-    }
+    jobs.gpus = super::gpu_column(gpus);
     jobs.sort_by_submit();
     Ok(Workload {
         name: super::trace_name(path),

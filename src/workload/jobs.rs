@@ -71,7 +71,7 @@ pub struct Jobs {
     /// synthetic generator; `None` for plain traces.
     pub utility: Option<Vec<crate::workload::UtilityFunction>>,
     /// GPUs each job requests in all (0: none), from the SWF GPU extension, Slurm's
-    /// `gres/gpu` or a drawn share of GPU jobs (`crate::workload::gpus`); `None` when the
+    /// `gres/gpu` or a drawn share of GPU jobs (`crate::machine::gpu_share`); `None` when the
     /// workload records none.
     pub gpus: Option<Vec<u32>>,
 }

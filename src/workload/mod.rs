@@ -74,6 +74,15 @@ pub const LOAD_RANGE: std::ops::RangeInclusive<f64> = 0.001..=10.0;
 /// several times today's largest machines.
 pub const MAX_PROCS: u32 = 1 << 26;
 
+/// The most GPUs a job may request in all, as many as processors.
+pub const MAX_GPUS: u32 = MAX_PROCS;
+
+/// A trace's GPU column as every reader keeps it: `None` unless some job requests a GPU, so
+/// that a trace that requests none reads, runs and writes as one without the column.
+pub fn gpu_column(gpus: Vec<u32>) -> Option<Vec<u32>> {
+    gpus.iter().any(|&g| g > 0).then_some(gpus)
+}
+
 /// Jobs left out of a simulation, counted by reason. Nothing is dropped silently: every
 /// count is shown by `run` and `trace info`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]

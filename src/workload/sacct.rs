@@ -18,16 +18,16 @@
 //! Start - Submit; users and partitions numbered from 1 in order of first appearance, the
 //! partitions' names kept in the header (`Partition: 1 batch`) for a machine file's
 //! `swf` lists; memory per processor (SWF field 10, KB) from ReqMem (`c`: per core; `n`
-//! or none: per node, over the job's processors per node); GPUs from AllocTRES (else
-//! ReqTRES) `gres/gpu=N` (or the sum of its typed `gres/gpu:TYPE=N` when no untyped count
-//! is given); status 1 for COMPLETED, 5 for CANCELLED, 0 otherwise.
+//! or none: per node, over the job's processors per node); GPUs from the row's AllocTRES
+//! (else, where that is empty or absent, its ReqTRES) `gres/gpu=N` (or the sum of its
+//! typed `gres/gpu:TYPE=N` when no untyped count is given); status 1 for COMPLETED, 5 for CANCELLED, 0 otherwise.
 
 use std::collections::HashMap;
 use std::io::BufRead;
 use std::path::Path;
 
 use super::swf::{SwfHeader, SwfOptions};
-use super::{JobRecord, Jobs, MAX_PROCS, MAX_TIME, SkipCounts, Workload, narrow};
+use super::{JobRecord, Jobs, MAX_GPUS, MAX_PROCS, MAX_TIME, SkipCounts, Workload, narrow};
 use crate::error::{Error, Result};
 
 /// Whether `start` (a file's first bytes, inflated) opens sacct's parsable output: a
@@ -51,7 +51,8 @@ struct Columns {
     user: Option<usize>,
     partition: Option<usize>,
     req_mem: Option<usize>,
-    tres: Option<usize>,
+    alloc_tres: Option<usize>,
+    req_tres: Option<usize>,
     state: Option<usize>,
 }
 
@@ -74,7 +75,8 @@ impl Columns {
             user: find("User"),
             partition: find("Partition"),
             req_mem: find("ReqMem"),
-            tres: find("AllocTRES").or_else(|| find("ReqTRES")),
+            alloc_tres: find("AllocTRES"),
+            req_tres: find("ReqTRES"),
             state: find("State"),
         })
     }
@@ -156,21 +158,30 @@ fn memory_per_processor(text: &str, cpus: i64, nodes: i64) -> Option<i64> {
 }
 
 /// GPUs in a TRES list (`cpu=4,mem=8G,node=1,gres/gpu=2`): the untyped `gres/gpu` count,
-/// else the sum of the typed ones (`gres/gpu:v100=2`), else 0; `None` for a count that is
-/// not a whole number.
-fn tres_gpus(text: &str) -> Option<u32> {
+/// else the sum of the typed ones (`gres/gpu:v100=2`), else 0; the error says what is
+/// wrong with a count.
+fn tres_gpus(text: &str) -> std::result::Result<u32, String> {
+    let count = |value: &str| {
+        value
+            .parse::<u64>()
+            .map_err(|_| format!("gres/gpu count '{value}' is not a whole number"))
+    };
     let (mut untyped, mut typed) = (None, 0u64);
     for item in text.split(',').filter(|i| !i.is_empty()) {
         let Some((key, value)) = item.split_once('=') else {
             continue;
         };
         if key == "gres/gpu" {
-            untyped = Some(value.parse::<u32>().ok()?);
+            untyped = Some(count(value)?);
         } else if key.starts_with("gres/gpu:") {
-            typed += value.parse::<u32>().ok()? as u64;
+            typed = typed.saturating_add(count(value)?);
         }
     }
-    untyped.or(u32::try_from(typed).ok())
+    let gpus = untyped.unwrap_or(typed);
+    u32::try_from(gpus)
+        .ok()
+        .filter(|&g| g <= MAX_GPUS)
+        .ok_or_else(|| format!("{gpus} GPUs, more than the {MAX_GPUS} a job may request"))
 }
 
 /// Reads sacct's parsable output (plain or gzip) as a trace; errors name the file, the
@@ -288,14 +299,17 @@ fn parse(path: &Path, reader: impl BufRead, options: &SwfOptions) -> Result<Work
             .req_mem
             .and_then(|c| memory_per_processor(fields[c], cpus, nodes))
             .map_or(-1, narrow);
-        let gpus = match columns.tres.map(|c| fields[c]) {
+        // What the job held, else (a row that never ran, or sacct's older output) what it
+        // asked for.
+        let tres = [("AllocTRES", columns.alloc_tres), ("ReqTRES", columns.req_tres)]
+            .into_iter()
+            .filter_map(|(name, c)| Some((name, fields[c?])))
+            .find(|(_, text)| !text.is_empty());
+        let gpus = match tres {
             None => 0,
-            Some(text) => tres_gpus(text).ok_or_else(|| {
-                at(
-                    line_no,
-                    format!("TRES '{text}': expected gres/gpu=N with N a whole number"),
-                )
-            })?,
+            Some((name, text)) => {
+                tres_gpus(text).map_err(|m| at(line_no, format!("{name} '{text}': {m}")))?
+            }
         };
         let status = columns.state.map_or(-1, |c| match fields[c] {
             "COMPLETED" => 1,
@@ -376,9 +390,7 @@ fn parse(path: &Path, reader: impl BufRead, options: &SwfOptions) -> Result<Work
             break;
         }
     }
-    if gpus.iter().any(|&g| g > 0) {
-        jobs.gpus = Some(gpus);
-    }
+    jobs.gpus = super::gpu_column(gpus);
     jobs.sort_by_submit();
     let mut comments = vec![format!(
         "Converted from Slurm accounting (sacct) {}",
@@ -451,22 +463,36 @@ mod tests {
 
     #[test]
     fn gpus_are_read_from_the_allocated_tres() {
-        assert_eq!(tres_gpus("billing=8,cpu=8,gres/gpu=2,mem=16G,node=1"), Some(2));
-        assert_eq!(tres_gpus("cpu=8,gres/gpu:a100=2,gres/gpu:v100=1"), Some(3));
+        assert_eq!(tres_gpus("billing=8,cpu=8,gres/gpu=2,mem=16G,node=1"), Ok(2));
+        assert_eq!(tres_gpus("cpu=8,gres/gpu:a100=2,gres/gpu:v100=1"), Ok(3));
         // sacct lists the untyped total beside the typed counts: the total is not summed in.
-        assert_eq!(tres_gpus("gres/gpu=4,gres/gpu:a100=4"), Some(4));
-        assert_eq!(tres_gpus("cpu=1,mem=1G"), Some(0));
-        assert_eq!(tres_gpus(""), Some(0));
-        assert_eq!(tres_gpus("gres/gpu=two"), None);
-        let text = "JobID|Submit|Start|End|NCPUS|AllocTRES
-1|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T00:01:00|8|cpu=8,gres/gpu=2,node=1
-2|2024-01-01T00:00:10|2024-01-01T00:00:10|2024-01-01T00:01:00|4|cpu=4,node=1
+        assert_eq!(tres_gpus("gres/gpu=4,gres/gpu:a100=4"), Ok(4));
+        assert_eq!(tres_gpus("cpu=1,mem=1G"), Ok(0));
+        assert_eq!(tres_gpus(""), Ok(0));
+        assert!(
+            tres_gpus("gres/gpu=two")
+                .unwrap_err()
+                .contains("'two' is not a whole number")
+        );
+        assert!(
+            tres_gpus("gres/gpu=99999999999")
+                .unwrap_err()
+                .contains("more than the 67108864")
+        );
+        // A row's AllocTRES, else (empty: the job never ran) its ReqTRES.
+        let text = "JobID|Submit|Start|End|NCPUS|ReqTRES|AllocTRES
+1|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T00:01:00|8|cpu=8,gres/gpu=4|cpu=8,gres/gpu=2,node=1
+2|2024-01-01T00:00:10|2024-01-01T00:00:10|2024-01-01T00:01:00|4|cpu=4,gres/gpu=1|
+3|2024-01-01T00:00:20|2024-01-01T00:00:20|2024-01-01T00:01:00|4|cpu=4|cpu=4,node=1
 ";
         let w = read(text, &SwfOptions::default()).unwrap();
-        assert_eq!(w.jobs.gpus, Some(vec![2, 0]));
+        assert_eq!(w.jobs.gpus, Some(vec![2, 1, 0]));
         let bad = text.replace("gres/gpu=2", "gres/gpu=x");
         let e = read(&bad, &SwfOptions::default()).unwrap_err().to_string();
-        assert!(e.contains("s.txt:2: TRES 'cpu=8,gres/gpu=x,node=1'"), "{e}");
+        assert!(
+            e.contains("s.txt:2: AllocTRES 'cpu=8,gres/gpu=x,node=1': gres/gpu count 'x'"),
+            "{e}"
+        );
         // Without GPUs anywhere, no GPU column: outputs stay as they were.
         assert_eq!(read(SMALL, &SwfOptions::default()).unwrap().jobs.gpus, None);
     }

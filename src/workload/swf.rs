@@ -24,7 +24,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
-use super::{JobRecord, Jobs, MAX_PROCS, MAX_TIME, Selection, SkipCounts, Workload, narrow};
+use super::{JobRecord, Jobs, MAX_GPUS, MAX_PROCS, MAX_TIME, Selection, SkipCounts, Workload, narrow};
 use crate::Time;
 use crate::error::{Error, Result};
 
@@ -626,9 +626,7 @@ impl<'a> Reading<'a> {
         if augmented == Some(true) {
             jobs.utility = Some(utility);
         }
-        if header.gpu_field {
-            jobs.gpus = Some(gpus);
-        }
+        jobs.gpus = super::gpu_column(gpus);
         jobs.sort_by_submit();
         Ok(Workload {
             name: super::trace_name(path),
@@ -885,7 +883,7 @@ fn parse_gpus(tail: &str) -> Result<(u32, &str), String> {
     }
     match token.parse::<i64>() {
         Ok(-1) => Ok((0, rest.trim_start())),
-        Ok(g) if (0..=MAX_PROCS as i64).contains(&g) => Ok((g as u32, rest.trim_start())),
+        Ok(g) if (0..=MAX_GPUS as i64).contains(&g) => Ok((g as u32, rest.trim_start())),
         _ => Err(expected()),
     }
 }
