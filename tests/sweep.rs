@@ -1528,3 +1528,66 @@ fn the_demo_is_unsaturated_for_backfilling_at_loads_0_6_and_0_7() {
     assert_eq!(saturated, 0, "{saturated} of 40 replications saturated");
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--predict-scaling` replays the runner's decisions on simulated workers: with every
+/// task timed at one second, a fixed count of N tasks takes N s on one thread and
+/// ceil(N / P) s on P (no task waits while a worker is free), plus the serial phases; under
+/// sequential stopping it runs the replications the run recorded, whatever P; a timings
+/// file round-trips; and a prediction is the same on every call.
+#[test]
+fn scaling_is_predicted_from_a_runs_task_costs() {
+    use schedlab::sweep::scaling::{Timings, predict};
+    let dir = temp("scaling");
+    for (spec, fixed) in [
+        (
+            SMALL.replace(
+                "min = 3\nmax = 9\nbatch = 2\ntarget = 0.08\nmetric = \"mean_wait\"",
+                "count = 5",
+            ),
+            true,
+        ),
+        (SMALL.to_string(), false),
+    ] {
+        let plan = plan_from(&spec, &dir);
+        let out = dir.join("out");
+        let report = run_sweep(&plan, &options(&out, 2)).unwrap();
+        let records = read_runs(&out.join("runs.csv"), &plan).unwrap();
+        assert_eq!(report.timings.tasks.len(), report.tasks_run);
+        let path = dir.join("timings.csv");
+        report.timings.write(&path).unwrap();
+        let mut timings = Timings::read(&path).unwrap();
+        assert_eq!(
+            timings.tasks.keys().collect::<Vec<_>>(),
+            report.timings.tasks.keys().collect::<Vec<_>>()
+        );
+        timings.tasks.values_mut().for_each(|s| *s = 1.0);
+        (timings.prepare_s, timings.outputs_s) = (0.25, 0.5);
+        let threads = [1, 2, 3, 4, 16];
+        let predicted = predict(&plan, &records, &timings, &threads).unwrap();
+        assert_eq!(predicted, predict(&plan, &records, &timings, &threads).unwrap());
+        let n = records.len();
+        let needed = report.tasks_run - report.tasks_unused;
+        for p in &predicted {
+            assert!(p.wall_s >= p.bound_s - 1e-9, "{p:?}");
+            // Every replication a decision reads runs, on any thread count (and those run
+            // ahead while workers would idle, as many as the thread count makes).
+            assert!(p.tasks >= needed, "{p:?}");
+            let packed = p.tasks.div_ceil(p.threads) as f64 + 0.75;
+            if fixed {
+                // 7 cells x 5: no cell decides before its five, nothing runs ahead, and no
+                // worker idles while a task waits.
+                assert_eq!(p.tasks, n);
+                assert_eq!(p.wall_s, packed, "{p:?}");
+            } else {
+                // A cell's next batch waits for its decision: workers may idle.
+                assert!(p.wall_s >= packed && p.wall_s <= p.tasks as f64 + 0.75, "{p:?}");
+            }
+        }
+        fs::remove_dir_all(&out).unwrap();
+    }
+    let bad = dir.join("bad.csv");
+    fs::write(&bad, "phase,cell,rep,seconds\ntask,1,x,0.5\n").unwrap();
+    let e = Timings::read(&bad).unwrap_err().to_string();
+    assert!(e.contains("bad.csv:2: rep 'x': not a whole number"), "{e}");
+    fs::remove_dir_all(&dir).unwrap();
+}

@@ -44,6 +44,15 @@ pub struct SweepArgs {
     /// more than 20 million jobs each.
     #[arg(long)]
     yes: bool,
+    /// Write what each replication and the serial phases took (phase,cell,rep,seconds),
+    /// for --predict-scaling.
+    #[arg(long, value_name = "FILE.csv")]
+    timings_out: Option<PathBuf>,
+    /// Run nothing: predict the sweep's wall time and efficiency on 1 to 128 threads from a
+    /// run's --timings-out file and the runs.csv of that run (in --out, or results/<name>),
+    /// replaying the runner's decisions (docs/performance.md, "Predicting scaling").
+    #[arg(long, value_name = "TIMINGS.csv", conflicts_with_all = ["timings_out", "resume", "shard"])]
+    predict_scaling: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -143,6 +152,9 @@ pub fn run(args: SweepArgs) -> Result<()> {
             None => base,
         }
     });
+    if let Some(timings) = &args.predict_scaling {
+        return predict_scaling(&plan, timings, &out_dir, &mut out);
+    }
     if !args.quiet {
         eprintln!("{summary} -> {}", out_dir.display());
     }
@@ -169,6 +181,9 @@ pub fn run(args: SweepArgs) -> Result<()> {
     for warning in &report.warnings {
         eprintln!("schedlab: warning: {warning}");
     }
+    if let Some(path) = &args.timings_out {
+        report.timings.write(path)?;
+    }
     let secs = report.elapsed.as_secs_f64();
     let unused = match report.tasks_unused {
         0 => String::new(),
@@ -191,5 +206,40 @@ pub fn run(args: SweepArgs) -> Result<()> {
         out.write_all(text.as_bytes())?;
     }
     out.flush()?;
+    Ok(())
+}
+
+/// `--predict-scaling`: the predicted wall time, efficiency and bound at 1 to 128 threads.
+fn predict_scaling(
+    plan: &Plan,
+    timings: &std::path::Path,
+    out_dir: &std::path::Path,
+    out: &mut dyn Write,
+) -> Result<()> {
+    use schedlab::sweep::scaling::{Timings, predict};
+    let timings = Timings::read(timings)?;
+    let records = schedlab::sweep::runs::read_runs(&out_dir.join("runs.csv"), plan)?;
+    let threads = [1, 2, 4, 8, 16, 32, 64, 128];
+    writeln!(
+        out,
+        "sweep '{}': {} tasks timed ({:.2} s of tasks, {:.2} s preparing, {:.2} s writing)",
+        plan.name,
+        timings.tasks.len(),
+        timings.tasks.values().sum::<f64>(),
+        timings.prepare_s,
+        timings.outputs_s
+    )?;
+    writeln!(out, "threads  predicted wall s  efficiency  bound s  tasks")?;
+    for p in predict(plan, &records, &timings, &threads)? {
+        writeln!(
+            out,
+            "{:>7}  {:>16.2}  {:>9.1}%  {:>7.2}  {:>5}",
+            p.threads,
+            p.wall_s,
+            100.0 * p.efficiency,
+            p.bound_s,
+            p.tasks
+        )?;
+    }
     Ok(())
 }

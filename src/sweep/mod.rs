@@ -10,6 +10,7 @@ pub mod progress;
 pub mod rounds;
 pub mod runner;
 pub mod runs;
+pub mod scaling;
 pub mod shard;
 pub mod spec;
 pub mod stats;

@@ -65,6 +65,9 @@ pub struct SweepReport {
     pub tasks_unused: usize,
     pub jobs_simulated: u64,
     pub elapsed: Duration,
+    /// What each task run now and the serial phases took (`scaling` predicts other thread
+    /// counts from them).
+    pub timings: super::scaling::Timings,
     /// What to know about the traces the sweep read.
     pub warnings: Vec<String>,
 }
@@ -183,6 +186,7 @@ struct Report {
     cell: usize,
     rep: usize,
     result: Result<(RunRecord, u64)>,
+    seconds: f64,
 }
 
 /// At most eight threads per core: more only adds memory and contention (a typo such as
@@ -210,11 +214,11 @@ fn run_task(
     prepared: &PreparedCells,
     journal: &Journal,
     progress: &Progress,
+    started: Instant,
 ) -> Result<(RunRecord, u64)> {
     // A fresh worker per task: one reused across tasks after a saturated run made
     // quick.toml 7% slower on one thread (docs/performance.md).
     let mut worker = Worker::new();
-    let started = Instant::now();
     let (record, jobs) = run_replication(plan, &plan.cells[c], rep, prepared, &mut worker)?;
     journal.append(plan, &record)?;
     progress.task_done(c, jobs, started.elapsed().as_secs_f64());
@@ -262,6 +266,7 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
     };
     // Each cell advances on its own (`Rounds`), while the other cells' tasks keep the cores
     // busy. Tasks report on a channel to this thread, the only one that decides.
+    report.timings.prepare_s = started.elapsed().as_secs_f64();
     let mut rounds = Rounds::new(plan, &cells, recorded);
     let (finished, reports) = crossbeam_channel::unbounded::<Report>();
     let threads = pool.current_num_threads();
@@ -286,17 +291,29 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
                 let (finished, journal, progress, prepared) =
                     (finished.clone(), &journal, &progress, &prepared);
                 scope.spawn(move |_| {
-                    let result = run_task(plan, c, rep, prepared, journal, progress);
+                    let started = Instant::now();
+                    let result = run_task(plan, c, rep, prepared, journal, progress, started);
+                    let seconds = started.elapsed().as_secs_f64();
                     // The receiver outlives the scope.
-                    let _ = finished.send(Report { cell: c, rep, result });
+                    let _ = finished.send(Report {
+                        cell: c,
+                        rep,
+                        result,
+                        seconds,
+                    });
                 });
             }
             if in_flight == 0 {
                 break;
             }
-            let Report { cell: c, rep, result } =
-                reports.recv().expect("a task reports before the scope ends");
+            let Report {
+                cell: c,
+                rep,
+                result,
+                seconds,
+            } = reports.recv().expect("a task reports before the scope ends");
             in_flight -= 1;
+            report.timings.tasks.insert((c, rep), seconds);
             let record = match result {
                 Ok((record, jobs)) => {
                     report.tasks_run += 1;
@@ -340,7 +357,9 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
             .collect();
     }
     drop(journal);
+    let writing = Instant::now();
     output::write_outputs(out, plan, &results, &cells)?;
+    report.timings.outputs_s = writing.elapsed().as_secs_f64();
     report.elapsed = started.elapsed();
     Ok(report)
 }
