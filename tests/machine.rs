@@ -588,6 +588,16 @@ fn memory_binds_where_cores_do_not() {
         easy.schedule,
         vec![(1, 0, 100), (2, 100, 150), (3, 2, 32), (4, 3, 203)]
     );
+    // The memory held: 12 GB for 100 s, 6 GB for 50, 2 GB for 30 and 200, over 16 GB and
+    // the 203 s from the first submit to the last end.
+    let summary: serde_json::Value = serde_json::from_str(&easy.json).unwrap();
+    let expected = (12.0 * 100.0 + 6.0 * 50.0 + 2.0 * 30.0 + 2.0 * 200.0) / (16.0 * 203.0);
+    let got = summary["memory_utilization"].as_f64().unwrap();
+    assert!((got - expected).abs() < 1e-12, "{got} against {expected}");
+    assert!(
+        summary.get("gpu_utilization").is_none(),
+        "no GPUs, no GPU utilisation"
+    );
     // On 8 cores without memory, the second job would start at once.
     let cores = run(&experiment(&trace, "fcfs", &[("procs", Value::Int(8))]), 1);
     assert_eq!(cores.schedule[1], (2, 1, 51));
@@ -627,6 +637,10 @@ fn gpus_bind_where_cores_do_not() {
         vec![(1, 0, 100), (2, 100, 150), (3, 2, 32), (4, 3, 203), (5, 150, 160)]
     );
     assert_eq!(easy.skipped.request_exceeds_nodes, 1);
+    // GPU-seconds 2 x 100 + 1 x 50 + 2 x 10 over 2 GPUs and the 203 s of the run.
+    let summary: serde_json::Value = serde_json::from_str(&easy.json).unwrap();
+    let got = summary["gpu_utilization"].as_f64().unwrap();
+    assert!((got - 270.0 / (2.0 * 203.0)).abs() < 1e-12, "{got}");
     // Conservative reserves cores and GPUs on named nodes: job 2 on the GPU node at 100,
     // which leaves room for job 4 there (2 cores throughout), and job 5 at 150, when job
     // 2's GPU is back. Here every job gets the start EASY gives it.

@@ -25,7 +25,7 @@ use std::path::Path;
 
 use crate::malleable::{MALLEABLE_METRICS, MalleableReport};
 use crate::metrics::{
-    ENERGY_METRICS, GPU_METRICS, MetricError, RIGID_METRICS, UTILITY_METRICS, check_rigid_metric,
+    ENERGY_METRICS, MetricError, RESOURCE_METRICS, RIGID_METRICS, UTILITY_METRICS, check_rigid_metric,
 };
 use crate::nondedicated::{CLUSTER_METRICS, Report};
 use crate::partition::{PARTITION_METRICS, PartitionOutcome};
@@ -123,7 +123,7 @@ impl Experiment {
                 .map(labels)
                 .or_else(|_| UTILITY_METRICS.get(name).map(labels))
                 .or_else(|_| ENERGY_METRICS.get(name).map(labels))
-                .or_else(|_| GPU_METRICS.get(name).map(labels))
+                .or_else(|_| RESOURCE_METRICS.get(name).map(labels))
                 .ok(),
             Experiment::Malleable(_) => MALLEABLE_METRICS.get(name).ok().map(labels),
             Experiment::Moldable(_) => PARTITION_METRICS.get(name).ok().map(labels),
@@ -146,8 +146,14 @@ impl Experiment {
                         name: name.to_string(),
                     });
                 }
-                if GPU_METRICS.get(name).is_ok() && r.workload.machine().is_none_or(|m| m.gpus() == 0) {
+                let machine = r.workload.machine();
+                if name == "gpu_utilization" && machine.is_none_or(|m| m.gpus() == 0) {
                     return Err(MetricError::NeedsGpus {
+                        name: name.to_string(),
+                    });
+                }
+                if name == "memory_utilization" && machine.is_none_or(|m| m.memory_kb().is_none()) {
+                    return Err(MetricError::NeedsMemory {
                         name: name.to_string(),
                     });
                 }

@@ -548,12 +548,18 @@ impl PreparedRigid {
         measured: std::ops::Range<usize>,
         skipped: &crate::workload::SkipCounts,
     ) -> Summary {
-        let gpus = self.workload.spec.machine().map_or(0, Machine::gpus);
+        let machine = self.workload.spec.machine();
+        let (start, end) = (outcome.start, outcome.end);
+        let utilization = |capacity: f64, units: &dyn Fn(usize) -> f64| {
+            crate::metrics::resource_utilization(jobs, start, end, measured.clone(), capacity, units)
+        };
+        let gpus = machine.map_or(0, Machine::gpus);
         Summary {
-            energy: self.energy(jobs, outcome.start, outcome.end),
-            gpu_utilization: (gpus > 0).then(|| {
-                crate::metrics::gpu_utilization(jobs, outcome.start, outcome.end, measured.clone(), gpus)
-            }),
+            energy: self.energy(jobs, start, end),
+            gpu_utilization: (gpus > 0).then(|| utilization(gpus as f64, &|j| jobs.gpus_of(j) as f64)),
+            memory_utilization: machine
+                .and_then(Machine::memory_kb)
+                .map(|kb| utilization(kb, &|j| Machine::memory_of(jobs, j))),
             ..Summary::of_outcome(jobs, procs, outcome, measured, skipped)
         }
     }

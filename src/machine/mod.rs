@@ -470,6 +470,22 @@ impl Machine {
         request_of(jobs.procs[j], gpus, memory_per_processor(jobs, j))
     }
 
+    /// Memory over every node, KB, where every node group describes its memory.
+    pub fn memory_kb(&self) -> Option<f64> {
+        let groups = || self.partitions.iter().flat_map(|p| &p.nodes);
+        groups().all(|g| g.memory_gb > 0.0).then(|| {
+            groups()
+                .map(|g| g.count as f64 * g.memory_gb * pool::KB_PER_GB)
+                .sum()
+        })
+    }
+
+    /// KB of memory job `j` requests in all: its memory per processor ([`Machine::request`])
+    /// times its processors.
+    pub fn memory_of(jobs: &Jobs, j: usize) -> f64 {
+        memory_per_processor(jobs, j) as f64 * jobs.procs[j] as f64
+    }
+
     /// GPUs over every partition.
     pub fn gpus(&self) -> u64 {
         self.partitions.iter().map(Partition::gpus).sum()

@@ -7,7 +7,8 @@
 //! - `utilization` = busy processor-seconds / (procs x (last end - first submit));
 //! - `makespan = last end - first submit`.
 //! - `gpu_utilization` (on a machine with GPUs) = busy GPU-seconds / (GPUs x (last end -
-//!   first submit)), the same span as `utilization`.
+//!   first submit)), the same span as `utilization`; `memory_utilization` (on a machine
+//!   whose every node group describes its memory) the same of the memory jobs request.
 //! - Per user (fairness): each user's mean wait and mean bounded slowdown over their
 //!   measured jobs; `mean_user_wait` and `mean_user_bsld` average those over users (every
 //!   user counts once, however many jobs), and `jain_wait`, `jain_bsld` are Jain's fairness
@@ -116,6 +117,10 @@ pub struct Summary {
     /// written otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gpu_utilization: Option<f64>,
+    /// On a machine whose nodes all describe their memory: the memory jobs request, held
+    /// over the run's span, over the machine's. Not written otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_utilization: Option<f64>,
 }
 
 /// Waits and slowdowns per user, summarised over users (module docs).
@@ -447,7 +452,7 @@ impl Summary {
                     bsld_h.record(thousandths(b));
                 }
                 let busy = if n > 0 {
-                    busy_seconds(jobs, start, end, first_submit..last_end, |j| jobs.procs[j])
+                    busy_seconds(jobs, start, end, first_submit..last_end, |j| jobs.procs[j] as f64)
                 } else {
                     0.0
                 };
@@ -514,6 +519,7 @@ impl Summary {
             users,
             energy: None,
             gpu_utilization: None,
+            memory_utilization: None,
             size_classes: std::array::from_fn(|c| {
                 let (n, wait, b) = classes[c];
                 let mean = |sum: f64| if n == 0 { f64::NAN } else { sum / n as f64 };
@@ -860,23 +866,29 @@ pub static ENERGY_METRICS: Registry<EnergySummary> = Registry {
     ],
 };
 
-/// The metrics of a rigid run on a machine with GPUs; NaN on one without.
-pub static GPU_METRICS: Registry<Summary> = Registry {
-    kind: "a run on a machine with GPUs",
-    metrics: &[row!(
-        "gpu_utilization",
-        "GPU utilisation",
-        Fraction,
-        Undefined,
-        |s| s.gpu_utilization.unwrap_or(f64::NAN)
-    )],
+/// The metrics of a rigid run of the resources a machine may describe besides cores; NaN
+/// where it does not.
+pub static RESOURCE_METRICS: Registry<Summary> = Registry {
+    kind: "a run on a machine that describes the resource",
+    metrics: &[
+        row!("gpu_utilization", "GPU utilisation", Fraction, Undefined, |s| s
+            .gpu_utilization
+            .unwrap_or(f64::NAN)),
+        row!(
+            "memory_utilization",
+            "Memory utilisation",
+            Fraction,
+            Undefined,
+            |s| s.memory_utilization.unwrap_or(f64::NAN)
+        ),
+    ],
 };
 
 impl Summary {
     /// The value of a metric of [`RIGID_METRICS`], [`UTILITY_METRICS`],
-    /// [`ENERGY_METRICS`] or [`GPU_METRICS`] by its name.
+    /// [`ENERGY_METRICS`] or [`RESOURCE_METRICS`] by its name.
     pub fn metric(&self, name: &str) -> Option<f64> {
-        if let Ok(m) = RIGID_METRICS.get(name).or_else(|_| GPU_METRICS.get(name)) {
+        if let Ok(m) = RIGID_METRICS.get(name).or_else(|_| RESOURCE_METRICS.get(name)) {
             return Some((m.value)(self));
         }
         if let Ok(m) = ENERGY_METRICS.get(name) {
@@ -914,7 +926,7 @@ fn busy_seconds(
     start: &[Time],
     end: &[Time],
     span: std::ops::Range<Time>,
-    units: impl Fn(usize) -> u32,
+    units: impl Fn(usize) -> f64,
 ) -> f64 {
     let mut busy = 0f64;
     for j in 0..jobs.len() {
@@ -928,22 +940,24 @@ fn busy_seconds(
         };
         let overlap = finish.min(span.end) - start[j].max(span.start);
         if overlap > 0 {
-            busy += overlap as f64 * units(j) as f64;
+            busy += overlap as f64 * units(j);
         }
     }
     busy
 }
 
-/// Busy GPU-seconds over `gpus` GPUs and the measured jobs' span (first submit to last
-/// end), as `utilization` is for processors; NaN for an empty window.
-pub fn gpu_utilization(
+/// What the measured jobs hold of a resource (`units` of job `j`), over `capacity` and the
+/// measured jobs' span (first submit to last end), as `utilization` is for processors; NaN
+/// for an empty window or no capacity.
+pub fn resource_utilization(
     jobs: &Jobs,
     start: &[Time],
     end: &[Time],
     measured: std::ops::Range<usize>,
-    gpus: u64,
+    capacity: f64,
+    units: impl Fn(usize) -> f64,
 ) -> f64 {
-    if measured.is_empty() || gpus == 0 {
+    if measured.is_empty() || capacity <= 0.0 {
         return f64::NAN;
     }
     let first_submit = jobs.submit[measured.start];
@@ -952,13 +966,15 @@ pub fn gpu_utilization(
     if span <= 0 {
         return 0.0;
     }
-    busy_seconds(jobs, start, end, first_submit..last_end, |j| jobs.gpus_of(j)) / (gpus as f64 * span as f64)
+    busy_seconds(jobs, start, end, first_submit..last_end, units) / (capacity * span as f64)
 }
 
 /// Whether `name` is a metric of a rigid run, with or without utility functions; the error
 /// names the allowed ones (or the new name of a renamed one).
 pub fn check_rigid_metric(name: &str) -> Result<(), MetricError> {
-    if UTILITY_METRICS.get(name).is_ok() || ENERGY_METRICS.get(name).is_ok() || GPU_METRICS.get(name).is_ok()
+    if UTILITY_METRICS.get(name).is_ok()
+        || ENERGY_METRICS.get(name).is_ok()
+        || RESOURCE_METRICS.get(name).is_ok()
     {
         return Ok(());
     }
@@ -971,7 +987,7 @@ pub fn check_rigid_metric(name: &str) -> Result<(), MetricError> {
         }) => {
             allowed.extend(UTILITY_METRICS.names());
             allowed.extend(ENERGY_METRICS.names());
-            allowed.extend(GPU_METRICS.names());
+            allowed.extend(RESOURCE_METRICS.names());
             Err(MetricError::Unknown { name, kind, allowed })
         }
         Err(e) => Err(e),
@@ -987,7 +1003,7 @@ pub fn saturated_metric(name: &str, jobs: usize) -> Option<f64> {
             .ok()
             .map(|m| m.saturated_value(jobs))
             .or_else(|| ENERGY_METRICS.get(name).ok().map(|m| m.saturated_value(jobs)))
-            .or_else(|| GPU_METRICS.get(name).ok().map(|m| m.saturated_value(jobs))),
+            .or_else(|| RESOURCE_METRICS.get(name).ok().map(|m| m.saturated_value(jobs))),
     }
 }
 

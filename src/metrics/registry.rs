@@ -159,6 +159,9 @@ pub enum MetricError {
     /// A GPU metric of a run on a machine without GPUs.
     #[error("{name} needs a machine with GPUs (machine = \"FILE.toml\" whose node groups give gpus)")]
     NeedsGpus { name: String },
+    /// A memory metric of a run on a machine that does not describe every node's memory.
+    #[error("{name} needs a machine whose every node group gives memory_gb (machine = \"FILE.toml\")")]
+    NeedsMemory { name: String },
     /// The carbon of a run without an intensity series.
     #[error(
         "{name} needs a carbon-intensity series (carbon = \"FILE.csv\", with a machine that describes its power)"

@@ -76,14 +76,17 @@ impl Summary {
             })
             .collect();
         writeln!(out, "by size      {}", classes.join("; "))?;
-        match self.gpu_utilization {
-            Some(g) => writeln!(
-                out,
-                "utilization  {:.4} of the cores, {g:.4} of the GPUs",
-                self.utilization
-            )?,
-            None => writeln!(out, "utilization  {:.4}", self.utilization)?,
+        let mut utilization = format!("utilization  {:.4}", self.utilization);
+        if self.memory_utilization.is_some() || self.gpu_utilization.is_some() {
+            utilization.push_str(" of the cores");
         }
+        if let Some(m) = self.memory_utilization {
+            utilization.push_str(&format!(", {m:.4} of the memory"));
+        }
+        if let Some(g) = self.gpu_utilization {
+            utilization.push_str(&format!(", {g:.4} of the GPUs"));
+        }
+        writeln!(out, "{utilization}")?;
         writeln!(out, "makespan     {} s", self.makespan)?;
         if let Some(e) = &self.energy {
             writeln!(
