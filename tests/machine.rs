@@ -1014,7 +1014,8 @@ proptest! {
         groups in prop::collection::vec((1u32..=3, 1u32..=4, 0usize..4, 0u32..=2), 1..=2),
         exclusive in any::<bool>(),
         specs in prop::collection::vec((0i64..12, 0i64..40, 1u32..=8, 0i64..60, 0usize..5, 0usize..6), 1..40),
-        which in 0usize..4,
+        // Conservative, the slowest to agree, gets half the cases.
+        which in 0usize..6,
     ) {
         let gb: u64 = 1_048_576;
         let memory_gb = [0.0, 1.0, 2.0, 4.0];
@@ -1065,7 +1066,7 @@ proptest! {
         let simulated_gpus = |i: usize| if nodes.gpus.iter().any(|&g| g > 0) { gpus[i] } else { 0 };
         let path = dir.join("nodes.toml");
         std::fs::write(&path, &machine).unwrap();
-        let policy = ["fcfs", "easy", "sjbf", "conservative"][which];
+        let policy = ["fcfs", "easy", "sjbf", "conservative", "conservative", "conservative"][which];
         // What the reference schedules: the jobs some set of empty nodes holds.
         let total: u32 = nodes.cores.iter().sum();
         let mut placeable = Vec::new();

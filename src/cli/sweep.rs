@@ -46,7 +46,7 @@ pub struct SweepArgs {
     yes: bool,
     /// Write what each replication and the serial phases took (phase,cell,rep,seconds),
     /// for --predict-scaling.
-    #[arg(long, value_name = "FILE.csv")]
+    #[arg(long, value_name = "FILE.csv", conflicts_with = "resume")]
     timings_out: Option<PathBuf>,
     /// Run nothing: predict the sweep's wall time and efficiency on 1 to 128 threads from a
     /// run's --timings-out file and the runs.csv of that run (in --out, or results/<name>),
@@ -218,7 +218,15 @@ fn predict_scaling(
 ) -> Result<()> {
     use schedlab::sweep::scaling::{Timings, predict};
     let timings = Timings::read(timings)?;
-    let records = schedlab::sweep::runs::read_runs(&out_dir.join("runs.csv"), plan)?;
+    let journal = out_dir.join("runs.csv");
+    let records = schedlab::sweep::runs::read_runs(&journal, plan)?;
+    if records.is_empty() {
+        return Err(schedlab::Error::Invalid(format!(
+            "{}: no replications recorded; give --out the folder of the run that wrote the timings",
+            journal.display()
+        ))
+        .into());
+    }
     let threads = [1, 2, 4, 8, 16, 32, 64, 128];
     writeln!(
         out,

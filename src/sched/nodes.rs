@@ -26,7 +26,7 @@
 //! as Slurm's backfill reserves them, so the two differ even on one-core nodes.
 //!
 //! Plain by design (an EASY pass costs O(waiting x nodes), a conservative re-fit
-//! O(waiting x reservations^2 x nodes)): the one-pool schedulers in `easy.rs`, `fcfs.rs`
+//! O(waiting x reservations^2 x (reservations + nodes))): the one-pool schedulers in `easy.rs`, `fcfs.rs`
 //! and `conservative.rs` stay the fast path for processors alone; FCFS and EASY are checked
 //! against them where the two must agree (one-core nodes without memory), and all against
 //! a plain reference in `tests/machine.rs`.

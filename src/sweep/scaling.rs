@@ -7,8 +7,9 @@
 //! took; the runner keeps up to 2P tasks in the pool, which starts them in the order they
 //! were handed to it on the first of P workers to be free; a task takes the seconds it took
 //! in the timed run; decisions are the runner's, made when a task reports. What it leaves
-//! out: contention between threads (memory bandwidth, the allocator), and the runner's
-//! thread's own time, both small against tasks of milliseconds or more.
+//! out: contention between threads (memory bandwidth, the allocator), the runner's
+//! thread's own time, and parallel work inside a task (the GA's fitness, a summary's two
+//! halves), which on P threads may take more than one worker and was timed on one.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::io::Write;
@@ -124,6 +125,11 @@ pub fn predict(
     timings: &Timings,
     threads: &[usize],
 ) -> Result<Vec<Predicted>> {
+    if timings.tasks.is_empty() {
+        return Err(Error::Invalid(
+            "the timings hold no task: nothing to predict from".into(),
+        ));
+    }
     let mut by_cell: HashMap<usize, (f64, usize)> = HashMap::new();
     for (&(c, _), &s) in &timings.tasks {
         let e = by_cell.entry(c).or_default();
