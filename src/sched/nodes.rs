@@ -91,6 +91,9 @@ pub struct NodeScheduler {
     at: NodePool,
     over: NodePool,
     commitments: Vec<(Time, Time, JobId)>,
+    /// Conservative: candidate starts, and the instants of a window where holdings grow.
+    times: Vec<Time>,
+    instants: Vec<Time>,
     /// Buffers kept across passes.
     choice: Placement,
     order: Vec<JobId>,
@@ -111,6 +114,8 @@ impl NodeScheduler {
             slots: Vec::new(),
             refit: false,
             commitments: Vec::new(),
+            times: Vec::new(),
+            instants: Vec::new(),
             pool,
             requests,
             held: Vec::new(),
@@ -224,7 +229,9 @@ impl NodeScheduler {
             .iter()
             .map(|&(from, _, _)| from)
             .filter(|&from| from > t && from < end);
-        let instants: Vec<Time> = std::iter::once(t).chain(starts).collect();
+        let mut instants = std::mem::take(&mut self.instants);
+        instants.clear();
+        instants.extend(std::iter::once(t).chain(starts));
         for (k, &instant) in instants.iter().enumerate() {
             self.at.clone_from(&self.blank);
             for &(from, to, holder) in &self.commitments {
@@ -241,6 +248,7 @@ impl NodeScheduler {
                 _ => self.over.narrow_to(&self.at),
             }
         }
+        self.instants = instants;
     }
 
     /// What holds resources from now on, but `job`: running jobs until their predicted end
@@ -269,20 +277,23 @@ impl NodeScheduler {
         let now = ctx.now();
         let duration = ctx.jobs().estimate[job.index()];
         self.collect_commitments(ctx, job);
-        let mut times: Vec<Time> = self
-            .commitments
-            .iter()
-            .map(|&(_, to, _)| to)
-            .filter(|&to| to > now)
-            .collect();
+        let mut times = std::mem::take(&mut self.times);
+        times.clear();
+        times.extend(
+            self.commitments
+                .iter()
+                .map(|&(_, to, _)| to)
+                .filter(|&to| to > now),
+        );
         times.push(now);
         times.sort_unstable();
         times.dedup();
         let request = self.requests[job.index()];
         let mut placement = Placement::new();
-        for t in times {
+        for &t in &times {
             self.free_throughout(t, duration);
             if self.over.choose(&request, &mut placement) {
+                self.times = times;
                 return (t, placement);
             }
         }
