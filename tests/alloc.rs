@@ -88,7 +88,8 @@ fn the_event_loop_does_not_allocate_in_steady_state() {
         Some(path) => workloads.push(read_swf(&path, &SwfOptions::default()).unwrap()),
         None => eprintln!("SKIPPED the CTC-SP2 part: only the synthetic workload is replayed"),
     }
-    // The GA: a warm run's fitness evaluations (parallel, per-thread scratch) and decisions.
+    // The GA: a warm run's decisions, with the generations of the larger ones on a team of
+    // two threads.
     let mut w = DowneyParams::default().generate(5);
     w.jobs.queue.fill(0);
     let augmentation = Augmentation {
@@ -113,10 +114,14 @@ fn the_event_loop_does_not_allocate_in_steady_state() {
     });
     let evaluations = ga.decisions * params.evaluations();
     eprintln!(
-        "ga: {allocations} allocations in {} decisions, {evaluations} fitness evaluations",
-        ga.decisions
+        "ga: {allocations} allocations in {} decisions ({} by a team of threads), {evaluations} fitness evaluations",
+        ga.decisions, ga.team_decisions
     );
     assert!(ga.decisions > 100);
+    assert!(
+        ga.team_decisions > 0,
+        "no decision was evolved by a team of threads"
+    );
     assert_eq!(allocations, 0, "a warm GA run allocated");
     for w in &workloads {
         for (kind, allocations, events) in steady_state_allocations(w) {

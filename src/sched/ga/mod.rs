@@ -22,10 +22,12 @@
 //! - Budget: generations, never wall-clock time. Defaults: population 20, 100 generations,
 //!   mutation 10% (the textbook code's rate): 20 + 100 x 19 = 1,920 evaluations a decision.
 //!
-//! Fitness evaluations of a generation run in parallel (rayon), in one chunk of orderings
-//! per thread, each chunk with scratch buffers the GA keeps; they grow to the largest queue
-//! seen and are then reused, so a warm evaluation allocates nothing. Selection, crossover and mutation run on the calling
-//! thread with one seeded generator, so the result is the same for any thread count.
+//! A decision's generations run on a team of rayon threads that stays hot from the first
+//! generation to the last ([`team`]): the calling thread draws each generation's random
+//! choices (tournaments, mutations) with one seeded generator, in the serial order, and
+//! every member breeds and projects the rows it claims. A row depends on those choices
+//! alone, so the result is the same for any thread count. Buffers grow to the largest
+//! queue seen and are then reused, so a warm decision allocates nothing.
 //!
 //! Passes whose outcome cannot depend on the order are decided without evolving: when no
 //! waiting job fits in the free processors (nothing starts), and when all of them fit
@@ -33,9 +35,12 @@
 
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
-use rayon::prelude::*;
 
 use std::fmt;
+
+mod team;
+
+use team::{Breeding, Shape, Team};
 
 use super::{SchedulerEntry, SchedulerKind};
 use crate::Time;
@@ -73,10 +78,11 @@ impl GaParams {
     }
 }
 
-/// Smallest generation (orderings x queue length) evaluated in parallel: below it rayon's
-/// fork and join cost more than they save (`cargo bench --bench bench_main -- ga-decision`:
-/// a 10-job queue took 0.74 ms a decision on one thread and 0.88 ms on two).
-const PARALLEL_MIN_WORK: usize = 512;
+/// Smallest decision (population x queue length) evolved by a team of threads: below it
+/// the hand-over between threads costs more than a generation's rows. On a lent 16-core
+/// machine (docs/performance.md) 128 and 0 gave the same 16-thread time within noise, and
+/// 512 took 1.9 times as long.
+const TEAM_MIN_WORK: usize = 128;
 
 /// A waiting job as the projection reads it.
 #[derive(Clone, Copy, Debug)]
@@ -98,7 +104,7 @@ struct Snapshot<'a> {
     utility: &'a [UtilityFunction],
 }
 
-/// Buffers of the projection, one per parallel chunk of a generation.
+/// Buffers of the projection, one per member of the team.
 #[derive(Debug, Default)]
 struct Scratch {
     /// Predicted ends still to come, ascending from `ends_from`.
@@ -207,24 +213,23 @@ pub struct Ga {
     rng: Xoshiro256PlusPlus,
     /// Waiting jobs in arrival order.
     queue: Vec<JobId>,
-    /// Populations as flat rows of `queue.len()` queue indices.
-    population: Vec<u32>,
-    next: Vec<u32>,
+    /// The populations' rows, and the threads that evolve them.
+    team: Team,
+    /// Fitness of the last generation's rows.
     fitness: Vec<f64>,
-    next_fitness: Vec<f64>,
-    /// Crossover scratch: which queue indices the child holds.
-    taken: Vec<bool>,
     /// Seed-ordering keys.
     keys: Vec<(f64, u32)>,
     started: Vec<JobId>,
-    /// Projection buffers, one per chunk a generation is split into.
-    scratch: Vec<Scratch>,
+    /// Buffers of the projection that picks the jobs to start.
+    scratch: Scratch,
     /// Snapshot buffers, kept between decisions.
     running: Vec<(Time, u32)>,
     candidates: Vec<Candidate>,
     /// Decisions evolved, and passes decided without evolving, in this run.
     pub decisions: u64,
     pub shortcuts: u64,
+    /// Decisions evolved by a team of more than one thread.
+    pub team_decisions: u64,
 }
 
 impl Ga {
@@ -235,18 +240,16 @@ impl Ga {
             seed: 0,
             rng: Xoshiro256PlusPlus::seed_from_u64(0),
             queue: Vec::new(),
-            population: Vec::new(),
-            next: Vec::new(),
+            team: Team::default(),
             fitness: Vec::new(),
-            next_fitness: Vec::new(),
-            taken: Vec::new(),
             keys: Vec::new(),
             started: Vec::new(),
             running: Vec::new(),
             candidates: Vec::new(),
-            scratch: Vec::new(),
+            scratch: Scratch::default(),
             decisions: 0,
             shortcuts: 0,
+            team_decisions: 0,
         }
     }
 
@@ -259,61 +262,29 @@ impl Ga {
         self.seed = seed;
     }
 
-    /// Uniform index below `n`.
-    fn below(&mut self, n: usize) -> usize {
-        ((self.rng.next_u64() as u128 * n as u128) >> 64) as usize
-    }
-
-    /// Evaluates rows `from..` of `population` into `fitness`: one chunk of rows per rayon
-    /// thread, each with its own scratch, which the GA keeps (so a warm run allocates
-    /// nothing). Each row's fitness depends on that row alone, so the chunking does not
-    /// change the result.
-    fn evaluate(
-        snapshot: &Snapshot,
-        population: &[u32],
-        fitness: &mut [f64],
-        from: usize,
-        scratch: &mut Vec<Scratch>,
-    ) {
-        let q = snapshot.queue.len();
-        let rows = fitness.len() - from;
-        if rows == 0 {
-            return;
-        }
-        // A generation of short orderings is cheaper than forking: evaluate it in place.
-        let chunks = if rows * q < PARALLEL_MIN_WORK {
-            1
-        } else {
-            rayon::current_num_threads().clamp(1, rows)
-        };
-        if scratch.len() < chunks {
-            scratch.resize_with(chunks, Scratch::default);
-        }
-        let per_chunk = rows.div_ceil(chunks);
-        fitness[from..]
-            .par_chunks_mut(per_chunk)
-            .zip(population[from * q..].par_chunks(per_chunk * q))
-            .zip(scratch.par_iter_mut())
-            .for_each(|((f, orders), s)| {
-                for (f, order) in f.iter_mut().zip(orders.chunks(q)) {
-                    *f = snapshot.project(order, s, None);
-                }
-            });
-    }
-
-    /// The fitter of two random rows (ties to the lower index).
-    fn tournament(&mut self, fitness: &[f64]) -> usize {
-        let (a, b) = (self.below(fitness.len()), self.below(fitness.len()));
-        let (a, b) = (a.min(b), a.max(b));
-        if fitness[b] > fitness[a] { b } else { a }
-    }
-
-    /// Evolves an ordering for the current queue and returns the best row's index.
-    fn evolve(&mut self, snapshot: &Snapshot, priority: Option<&[u16]>) -> usize {
+    /// Evolves an ordering for the current queue; returns the decision's shape and the
+    /// best row's index in the team's last generation.
+    fn evolve(&mut self, snapshot: &Snapshot, priority: Option<&[u16]>) -> (Shape, usize) {
         let q = self.queue.len();
         let pop = self.params.population as usize;
-        self.population.clear();
-        self.population.reserve(pop * q);
+        let shape = Shape {
+            population: pop,
+            queue: q,
+            generations: if pop > 1 {
+                self.params.generations as usize
+            } else {
+                0
+            },
+        };
+        let members = if pop * q >= TEAM_MIN_WORK {
+            rayon::current_num_threads().min(pop)
+        } else {
+            1
+        };
+        if members > 1 {
+            self.team_decisions += 1;
+        }
+        self.team.prepare(shape, members);
         // Seeds: arrival; priority then arrival; current utility per node-hour; current utility.
         let now = snapshot.now;
         let current =
@@ -330,58 +301,48 @@ impl Ga {
                 self.keys.push((key, i as u32));
             }
             self.keys.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-            self.population.extend(self.keys.iter().map(|k| k.1));
+            let row = self.team.seed_row(seed);
+            row.clear();
+            row.extend(self.keys.iter().map(|k| k.1));
         }
-        for _ in pop.min(4)..pop {
-            let row = self.population.len();
-            self.population.extend(0..q as u32);
+        for seed in pop.min(4)..pop {
+            let row = self.team.seed_row(seed);
+            row.clear();
+            row.extend(0..q as u32);
             for i in (1..q).rev() {
-                let j = self.below(i + 1);
-                self.population.swap(row + i, row + j);
+                let j = below(&mut self.rng, i + 1);
+                row.swap(i, j);
             }
         }
-        self.fitness.clear();
-        self.fitness.resize(pop, 0.0);
-        Self::evaluate(
-            snapshot,
-            &self.population,
-            &mut self.fitness,
-            0,
-            &mut self.scratch,
-        );
-        self.taken.clear();
-        self.taken.resize(q, false);
-        for _ in 0..self.params.generations {
-            let best = argmax(&self.fitness);
-            self.next.clear();
-            self.next
-                .extend_from_slice(&self.population[best * q..(best + 1) * q]);
-            self.next_fitness.clear();
-            self.next_fitness.push(self.fitness[best]);
-            let fitness = std::mem::take(&mut self.fitness);
-            for _ in 1..pop {
-                let a = self.tournament(&fitness);
-                let b = self.tournament(&fitness);
-                let row = self.next.len();
-                zipper(
-                    &self.population[a * q..(a + 1) * q],
-                    &self.population[b * q..(b + 1) * q],
-                    &mut self.taken,
-                    &mut self.next,
-                );
-                if q > 1 && self.below(100) < self.params.mutation as usize {
-                    let (i, j) = (self.below(q), self.below(q));
-                    self.next.swap(row + i, row + j);
+        // Each generation keeps the fittest row and breeds the others from two parents
+        // chosen by tournament, with a chance of a swap.
+        let (rng, mutation) = (&mut self.rng, self.params.mutation as usize);
+        self.team
+            .evolve(snapshot, shape, members, &mut self.fitness, |fitness, plan| {
+                for breeding in plan {
+                    let a = tournament(rng, fitness);
+                    let b = tournament(rng, fitness);
+                    let swap = (q > 1 && below(rng, 100) < mutation).then(|| {
+                        let i = below(rng, q);
+                        (i as u32, below(rng, q) as u32)
+                    });
+                    *breeding = Breeding { a, b, swap };
                 }
-                self.next_fitness.push(0.0);
-            }
-            self.fitness = fitness;
-            Self::evaluate(snapshot, &self.next, &mut self.next_fitness, 1, &mut self.scratch);
-            std::mem::swap(&mut self.population, &mut self.next);
-            std::mem::swap(&mut self.fitness, &mut self.next_fitness);
-        }
-        argmax(&self.fitness)
+            });
+        (shape, argmax(&self.fitness))
     }
+}
+
+/// Uniform index below `n`.
+fn below(rng: &mut Xoshiro256PlusPlus, n: usize) -> usize {
+    ((rng.next_u64() as u128 * n as u128) >> 64) as usize
+}
+
+/// The fitter of two random rows (ties to the lower index).
+fn tournament(rng: &mut Xoshiro256PlusPlus, fitness: &[f64]) -> u32 {
+    let (a, b) = (below(rng, fitness.len()), below(rng, fitness.len()));
+    let (a, b) = (a.min(b), a.max(b));
+    (if fitness[b] > fitness[a] { b } else { a }) as u32
 }
 
 impl Ga {
@@ -427,15 +388,11 @@ impl Ga {
             queue: &candidates,
             utility: jobs.utility.as_deref().expect("the GA needs utility functions"),
         };
-        let best = self.evolve(&snapshot, jobs.priority.as_deref());
-        let q = self.queue.len();
+        let (shape, best) = self.evolve(&snapshot, jobs.priority.as_deref());
         self.started.clear();
-        if self.scratch.is_empty() {
-            self.scratch.push(Scratch::default());
-        }
         snapshot.project(
-            &self.population[best * q..(best + 1) * q],
-            &mut self.scratch[0],
+            self.team.final_row(shape, best),
+            &mut self.scratch,
             Some(&mut self.started),
         );
         (self.running, self.candidates) = (running, candidates);
@@ -550,6 +507,7 @@ impl Scheduler for Ga {
         self.queue.clear();
         self.decisions = 0;
         self.shortcuts = 0;
+        self.team_decisions = 0;
     }
 
     fn on_arrival(&mut self, job: JobId, _ctx: &SchedCtx) {
@@ -611,6 +569,109 @@ mod tests {
         assert!(taken.iter().all(|&t| !t));
     }
 
+    /// The GA as it was written before the team: one generation after another on one
+    /// thread, children bred in order as the generator's draws come. Returns the last
+    /// generation's rows and fitness.
+    fn plain_evolve(params: GaParams, seed: u64, snapshot: &Snapshot) -> (Vec<Vec<u32>>, Vec<f64>) {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let (q, pop) = (snapshot.queue.len(), params.population as usize);
+        let mut s = Scratch::default();
+        let current = |c: &Candidate| {
+            snapshot.utility[c.job.index()].value((snapshot.now + c.request - c.submit) as f64)
+        };
+        let mut population: Vec<Vec<u32>> = (0..pop.min(4))
+            .map(|seed| {
+                let mut keys: Vec<(f64, u32)> = (snapshot.queue.iter().enumerate())
+                    .map(|(i, c)| {
+                        let key = match seed {
+                            0 | 1 => 0.0,
+                            2 => -current(c) / (c.procs as f64 * c.request as f64 / 3600.0),
+                            _ => -current(c),
+                        };
+                        (key, i as u32)
+                    })
+                    .collect();
+                keys.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+                keys.iter().map(|k| k.1).collect()
+            })
+            .collect();
+        for _ in pop.min(4)..pop {
+            let mut row: Vec<u32> = (0..q as u32).collect();
+            for i in (1..q).rev() {
+                row.swap(i, below(&mut rng, i + 1));
+            }
+            population.push(row);
+        }
+        let mut fitness: Vec<f64> = population
+            .iter()
+            .map(|r| snapshot.project(r, &mut s, None))
+            .collect();
+        for _ in 0..if pop > 1 { params.generations } else { 0 } {
+            let best = argmax(&fitness);
+            let mut next = vec![population[best].clone()];
+            let mut taken = vec![false; q];
+            for _ in 1..pop {
+                let a = tournament(&mut rng, &fitness) as usize;
+                let b = tournament(&mut rng, &fitness) as usize;
+                let mut child = Vec::new();
+                zipper(&population[a], &population[b], &mut taken, &mut child);
+                if q > 1 && below(&mut rng, 100) < params.mutation as usize {
+                    let (i, j) = (below(&mut rng, q), below(&mut rng, q));
+                    child.swap(i, j);
+                }
+                next.push(child);
+            }
+            let elite = fitness[best];
+            fitness = std::iter::once(elite)
+                .chain(next[1..].iter().map(|r| snapshot.project(r, &mut s, None)))
+                .collect();
+            population = next;
+        }
+        (population, fitness)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+        /// The team's generations are the plain GA's, row for row and bit for bit, on any
+        /// number of threads, small decisions (evolved on one thread) and large ones alike.
+        #[test]
+        fn the_team_evolves_what_the_plain_ga_evolves(
+            q in 1usize..40,
+            population in 1u32..24,
+            generations in 0u32..12,
+            mutation in 0u32..=100,
+            seed in 0u64..1000,
+            threads in 1usize..5,
+        ) {
+            let utility: Vec<UtilityFunction> = (0..q)
+                .map(|i| UtilityFunction::new(vec![(0.0, 50.0 + i as f64), (500.0 + 37.0 * i as f64, 0.0)]).unwrap())
+                .collect();
+            let queue: Vec<Candidate> = (0..q as u32)
+                .map(|i| Candidate {
+                    job: JobId(i),
+                    procs: 1 + (i * 7 + seed as u32) % 9,
+                    request: 5 + ((i as Time * 31 + seed as Time) % 200),
+                    submit: (i as Time * 3) % 20,
+                })
+                .collect();
+            let running = [(30, 3), (60, 4), (60, 1)];
+            let snapshot = Snapshot { now: 20, free: 2, running: &running, queue: &queue, utility: &utility };
+            let params = GaParams { population, generations, mutation };
+            let (rows, fitness) = plain_evolve(params, seed, &snapshot);
+            let mut ga = Ga::new(params);
+            ga.rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            ga.queue = queue.iter().map(|c| c.job).collect();
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let (shape, best) = pool.install(|| ga.evolve(&snapshot, None));
+            proptest::prop_assert_eq!(&ga.fitness, &fitness);
+            proptest::prop_assert_eq!(best, argmax(&fitness));
+            for (row, plain) in rows.iter().enumerate() {
+                proptest::prop_assert_eq!(ga.team.final_row(shape, row), &plain[..]);
+            }
+        }
+    }
+
     #[test]
     fn every_row_stays_a_permutation_under_crossover_and_mutation() {
         let utility = vec![UtilityFunction::new(vec![(0.0, 10.0), (1000.0, 0.0)]).unwrap(); 30];
@@ -636,10 +697,10 @@ mod tests {
             mutation: 100,
         });
         ga.queue = queue.iter().map(|c| c.job).collect();
-        let best = ga.evolve(&snapshot, None);
-        assert_eq!(ga.population.len(), 9 * 30);
-        for row in ga.population.chunks(30) {
-            let mut sorted = row.to_vec();
+        let (shape, best) = ga.evolve(&snapshot, None);
+        assert_eq!(ga.fitness.len(), 9);
+        for row in 0..9 {
+            let mut sorted = ga.team.final_row(shape, row).to_vec();
             sorted.sort_unstable();
             assert_eq!(sorted, (0..30).collect::<Vec<u32>>());
         }
