@@ -1304,7 +1304,8 @@ fn carbon_follows_the_intensity_series() {
 /// a cap of 11 kW (the idle 5 kW and 60 busy cores) schedules the jobs exactly as a pool of
 /// 60 cores does (the jobs wider than 60 skipped, as exceeding the cap), while the idle
 /// draw stays that of 100 nodes; the power never passes the cap, under every scheduler.
-/// Caps the cap cannot hold are refused.
+/// `power_cap` at 11/15 of the peak is that cap, and at 1 the run without one. Caps the
+/// cap cannot hold are refused.
 #[test]
 fn a_power_cap_is_a_bound_on_busy_cores() {
     let Some(trace) = common::trace("KTH-SP2-1996-2.1-cln.swf.gz") else {
@@ -1329,13 +1330,16 @@ fn a_power_cap_is_a_bound_on_busy_cores() {
         nodes(100, "cap_w = 11000\n").replace("default = true\n", "default = true\nswf = [1]\n") + spare,
     )
     .unwrap();
+    let uncapped = dir.join("uncapped.toml");
+    std::fs::write(&uncapped, nodes(100, "")).unwrap();
     let first = if cfg!(debug_assertions) { 3_000 } else { 30_000 };
     for scheduler in ["fcfs", "easy", "conservative"] {
-        let with = |machine: &Path| {
-            let extra = [
+        let with_cap = |machine: &Path, power_cap: Option<f64>| {
+            let mut extra = vec![
                 ("machine", Value::Str(machine.display().to_string())),
                 ("first", Value::Int(first)),
             ];
+            extra.extend(power_cap.map(|f| ("power_cap", Value::Float(f))));
             let rigid = experiment(&trace, scheduler, &extra);
             let prepared = rigid.prepare(&mut Shared::default(), None).unwrap();
             let workload = prepared.workload.draw(1).unwrap();
@@ -1349,7 +1353,17 @@ fn a_power_cap_is_a_bound_on_busy_cores() {
                 .collect();
             (schedule, workload.skipped.clone(), summary.energy.unwrap())
         };
+        let with = |machine: &Path| with_cap(machine, None);
         let (a, skipped_a, energy_a) = with(&capped);
+        // `power_cap` is the same cap as a share of the peak (100 x 150 W), and at 1 no cap.
+        let (d, skipped_d, energy_d) = with_cap(&uncapped, Some(11_000.0 / 15_000.0));
+        assert!(
+            a == d && skipped_a == skipped_d && energy_a == energy_d,
+            "{scheduler}: power_cap"
+        );
+        let (e, _, energy_e) = with_cap(&uncapped, Some(1.0));
+        let (f, _, energy_f) = with(&uncapped);
+        assert!(e == f && energy_e == energy_f, "{scheduler}: power_cap = 1");
         let (b, skipped_b, energy_b) = with(&small);
         assert!(a == b, "{scheduler}: the schedules differ");
         let (c, _, energy_c) = with(&two);

@@ -53,6 +53,11 @@ pub struct RunArgs {
     /// ratio.
     #[arg(long, value_name = "CORES", requires = "gpu_share")]
     cores_per_gpu: Option<i64>,
+    /// Traces, on a machine with a power model: cap every partition at FRACTION of its peak
+    /// power (all its nodes busy); a job starts only if the power with it stays under the
+    /// cap (docs/semantics.md, "Energy").
+    #[arg(long, value_name = "FRACTION", requires = "machine")]
+    power_cap: Option<f64>,
     /// Traces, on a machine with a power model: a carbon-intensity series (CSV: a header,
     /// then time,gco2_per_kwh rows; .gz too) for the run's carbon (docs/semantics.md,
     /// "Energy").
@@ -179,6 +184,7 @@ fn experiment(args: &RunArgs) -> Result<Rigid> {
             args.carbon.as_ref().map(|p| Value::Str(p.display().to_string())),
         ),
         ("carbon_offset", args.carbon_offset.map(Value::Int)),
+        ("power_cap", args.power_cap.map(Value::Float)),
         ("gpu_share", args.gpu_share.map(Value::Float)),
         ("cores_per_gpu", args.cores_per_gpu.map(Value::Int)),
         ("load", args.load.map(Value::Float)),

@@ -48,10 +48,11 @@ pub const DOWNEY_MODEL_KEYS: [Key; 13] = [
 /// `cores_per_gpu`, which read which jobs ask GPUs off the replication's own draws (so
 /// cells that differ in them replay the same workloads, a GPU job at one share is one at
 /// every higher share, and they can be compared in pairs).
-pub const TRACE_KEYS: [Key; 29] = [
+pub const TRACE_KEYS: [Key; 30] = [
     workload("trace"),
     workload("procs"),
     workload("machine"),
+    policy("power_cap"),
     policy("gpu_share"),
     policy("cores_per_gpu"),
     workload("carbon"),
@@ -410,6 +411,23 @@ fn trace(params: &Params, base_dir: &Path, extra: &[Key]) -> Result<TraceSource,
             let machine = Machine::read(&base_dir.join(&file))
                 .map_err(|e| ParamError::Invalid(format!("machine = '{file}': {e}")))?;
             Some(Arc::new(machine))
+        }
+    };
+    // A cap is a policy (like the scheduler): cells that differ in it replay the same
+    // workloads.
+    let machine = match (params.within("power_cap", &(0.0..=1.0))?, machine) {
+        (None, machine) => machine,
+        (Some(_), None) => {
+            return Err(ParamError::Invalid(
+                "power_cap: needs a machine that describes its power (machine = \"FILE.toml\" whose node \
+                 groups give idle_w and busy_w)"
+                    .into(),
+            ));
+        }
+        (Some(fraction), Some(m)) => {
+            Some(Arc::new(m.with_power_cap(fraction).map_err(|e| {
+                ParamError::Invalid(format!("power_cap = {fraction}: {e}"))
+            })?))
         }
     };
     let gpu_share = match params.within("gpu_share", &(0.0..=1.0))? {

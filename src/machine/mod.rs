@@ -575,6 +575,35 @@ impl Machine {
             .iter()
             .all(|p| p.nodes.iter().all(|g| g.power.is_some()))
     }
+
+    /// This machine with every partition capped at `fraction` of its peak power (every
+    /// node busy): the `power_cap` key. With one partition that is the machine's cap; with
+    /// several, each keeps the same share of its own peak. Refused on a machine without a
+    /// power model, one whose file already sets a cap, and where the cap leaves a partition
+    /// no busy core.
+    pub fn with_power_cap(&self, fraction: f64) -> std::result::Result<Machine, String> {
+        if !self.has_power() {
+            return Err("needs a machine that describes its power (idle_w and busy_w on its nodes)".into());
+        }
+        let mut capped = self.clone();
+        for p in &mut capped.partitions {
+            if let Some(cap) = p.cap_w {
+                return Err(format!(
+                    "partition {} already has cap_w = {cap} in its machine file; give one or the other",
+                    p.name
+                ));
+            }
+            let peak: f64 = p
+                .nodes
+                .iter()
+                .map(|g| g.count as f64 * g.power.map_or(0.0, |w| w.busy_w))
+                .sum();
+            let cap = fraction * peak;
+            p.cap_w = Some(cap);
+            check_cap(p, cap).map_err(|m| format!("partition {}: a cap of {cap} W: {m}", p.name))?;
+        }
+        Ok(capped)
+    }
 }
 
 /// A plain name: letters, digits, `-`, `_` and `.`, 1 to 64 of them.
@@ -875,5 +904,44 @@ mod tests {
         assert!(refused("500", "100").contains("below the partition's idle draw"));
         assert_eq!(with("1000", "100").unwrap().partitions[0].usable_cores(), 60);
         assert!(refused("-5", "200").contains("expected watts above 0"));
+    }
+
+    /// `power_cap`, by hand: the same 10 nodes (2,000 W at the peak). 75% is 1,500 W, 30
+    /// busy cores, as the file's `cap_w = 1500` gives; 100% holds every core.
+    #[test]
+    fn a_power_cap_is_a_share_of_each_partitions_peak() {
+        let text = "[[partition]]\nname = \"p\"\ndefault = true\n[[partition.nodes]]\ncount = 10\ncores = 6\n\
+                    idle_w = 100\nbusy_w = 200\n";
+        let machine = parse(text).unwrap();
+        let capped = machine.with_power_cap(0.75).unwrap();
+        assert_eq!(capped.partitions[0].cap_w, Some(1500.0));
+        assert_eq!(capped.partitions[0].usable_cores(), 30);
+        let file = parse(&text.replace("default = true\n", "default = true\ncap_w = 1500\n")).unwrap();
+        assert_eq!(capped, file);
+        assert_eq!(
+            machine.with_power_cap(1.0).unwrap().partitions[0].usable_cores(),
+            60
+        );
+        // Half the peak is the idle draw: no core may be busy.
+        assert!(
+            machine
+                .with_power_cap(0.5)
+                .unwrap_err()
+                .contains("below the partition's idle draw")
+        );
+        assert!(
+            file.with_power_cap(0.9)
+                .unwrap_err()
+                .contains("already has cap_w = 1500")
+        );
+        let unpowered =
+            parse("[[partition]]\nname = \"p\"\ndefault = true\n[[partition.nodes]]\ncount = 2\ncores = 4\n")
+                .unwrap();
+        assert!(
+            unpowered
+                .with_power_cap(0.9)
+                .unwrap_err()
+                .contains("needs a machine that describes its power")
+        );
     }
 }
