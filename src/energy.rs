@@ -89,23 +89,33 @@ pub fn power_over_time(
     }
     let first = *jobs.submit.iter().min()?;
     let idle_w = idle_draw(machine, &watts);
-    // Each job adds its cores' rise from idle to busy while it runs.
-    let mut steps: Vec<(Time, f64)> = Vec::with_capacity(2 * jobs.len());
+    // Each job's cores are busy from its start to its end: +cores and -cores in its
+    // partition. The power at an instant is the idle draw plus each partition's busy cores
+    // times its rise per core, counted in whole cores, so the order of the changes within
+    // an instant, and of the instants' sums, changes nothing.
+    let mut changes: Vec<(Time, i32, u32)> = Vec::with_capacity(2 * jobs.len());
     for j in 0..jobs.len() {
-        let (idle, busy) = watts[partition(machine, jobs, j)];
-        let rise = jobs.procs[j] as f64 * (busy - idle);
-        steps.push((start[j], rise));
-        steps.push((end[j], -rise));
+        let p = partition(machine, jobs, j) as u32;
+        let cores = jobs.procs[j] as i32;
+        changes.push((start[j], cores, p));
+        changes.push((end[j], -cores, p));
     }
-    // Ends before starts at one instant: the engine frees before it starts.
-    steps.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
-    let mut power: Vec<(Time, f64)> = vec![(first, idle_w)];
-    let mut now = 0.0f64;
-    for (t, delta) in steps {
-        now += delta;
+    changes.sort_unstable_by_key(|c| c.0);
+    let rise: Vec<f64> = watts.iter().map(|&(idle, busy)| busy - idle).collect();
+    let mut busy = vec![0i64; watts.len()];
+    let mut power: Vec<(Time, f64)> = Vec::with_capacity(changes.len() + 1);
+    power.push((first, idle_w));
+    let mut at = 0;
+    while at < changes.len() {
+        let t = changes[at].0;
+        while at < changes.len() && changes[at].0 == t {
+            busy[changes[at].2 as usize] += changes[at].1 as i64;
+            at += 1;
+        }
+        let watts_now = idle_w + busy.iter().zip(&rise).map(|(&b, &r)| b as f64 * r).sum::<f64>();
         match power.last_mut() {
-            Some(last) if last.0 == t => last.1 = idle_w + now,
-            _ => power.push((t, idle_w + now)),
+            Some(last) if last.0 == t => last.1 = watts_now,
+            _ => power.push((t, watts_now)),
         }
     }
     Some(power)
