@@ -44,10 +44,11 @@ pub const DOWNEY_MODEL_KEYS: [Key; 13] = [
 ];
 
 /// A trace and how to read, scale and augment it; all shape the workload but `feedback`,
-/// which changes when jobs arrive, not which jobs are drawn, and `gpu_share` and
-/// `cores_per_gpu`, which read which jobs ask GPUs off the replication's own draws (so
-/// cells that differ in them replay the same workloads, a GPU job at one share is one at
-/// every higher share, and they can be compared in pairs).
+/// which changes when jobs arrive, not which jobs are drawn; `power_cap`, which caps the
+/// machine the jobs run on; and `gpu_share` and `cores_per_gpu`, which read which jobs ask
+/// GPUs off the replication's own draws. Cells that differ in those three replay the same
+/// workloads (a GPU job at one share is one at every higher share), so they can be
+/// compared in pairs.
 pub const TRACE_KEYS: [Key; 30] = [
     workload("trace"),
     workload("procs"),

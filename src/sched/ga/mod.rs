@@ -23,7 +23,7 @@
 //!   mutation 10% (the textbook code's rate): 20 + 100 x 19 = 1,920 evaluations a decision.
 //!
 //! A decision's generations run on a team of rayon threads that stays hot from the first
-//! generation to the last ([`team`]): the calling thread draws each generation's random
+//! generation to the last (`team.rs`): the calling thread draws each generation's random
 //! choices (tournaments, mutations) with one seeded generator, in the serial order, and
 //! every member breeds and projects the rows it claims. A row depends on those choices
 //! alone, so the result is the same for any thread count. Buffers grow to the largest
