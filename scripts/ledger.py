@@ -34,11 +34,15 @@ def read_summary(folder, axes):
 
 def compare(paper, ours, tolerance):
     """The verdict on figures that should match: `paper` and `ours` are equal-length lists,
-    `tolerance` an absolute difference allowed per figure. A pair of opposite signs (a gain
-    against a loss, or none against either) is a different direction, unless both are
-    within the tolerance of 0."""
+    `tolerance` an absolute difference allowed per figure. A gain against a loss is never
+    the same direction, however small both are; none against either is the same direction
+    only within the tolerance."""
     def same_direction(p, o):
-        return (p > 0) == (o > 0) and (p < 0) == (o < 0) or abs(p) <= tolerance and abs(o) <= tolerance
+        if p * o < 0:
+            return False
+        if p == 0 or o == 0:
+            return abs(p - o) <= tolerance
+        return True
 
     if not all(same_direction(p, o) for p, o in zip(paper, ours)):
         return NOT_REPRODUCED

@@ -102,3 +102,43 @@ fn generated_readme_blocks_match_their_scripts() {
     }
     assert!(checked > 0, "no generated block found in results/*/README.md");
 }
+
+/// `scripts/ledger.py`'s rule for figures that should match, by hand (tolerance 5): a gain
+/// against a loss is never the same direction, however small both are; none against
+/// either is the same direction only within the tolerance.
+#[test]
+fn the_verdict_rule_never_takes_opposite_signs_for_one_direction() {
+    if Command::new("python3").arg("--version").output().is_err() {
+        eprintln!("SKIPPED: python3 not found, so the verdict rule is not checked");
+        return;
+    }
+    let cases = "from ledger import compare\n\
+                 print(compare([2], [-1], 5))\n\
+                 print(compare([2], [1], 5))\n\
+                 print(compare([20], [1], 5))\n\
+                 print(compare([0], [3], 5))\n\
+                 print(compare([0], [8], 5))\n\
+                 print(compare([5, 4, 5, 2], [0, -2, 5, 4], 5))\n";
+    let out = Command::new("python3")
+        .args(["-c", cases])
+        .current_dir(root().join("scripts"))
+        .output()
+        .expect("python3 runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let verdicts: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    assert_eq!(
+        verdicts,
+        [
+            "not reproduced",
+            "reproduced",
+            "shape only",
+            "reproduced",
+            "not reproduced",
+            "not reproduced"
+        ]
+    );
+}
