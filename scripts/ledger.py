@@ -5,8 +5,10 @@ ledger is regenerated from the committed results and never copied by hand.
 Verdicts:
   reproduced      every figure within its tolerance of the paper's (or the ordinal claim holds);
   shape only      same direction as the paper (every difference has the paper's sign, every
-                  ordering holds) but some figure outside its tolerance;
-  not reproduced  some direction differs from the paper's;
+                  ordering holds) but some figure outside its tolerance; for a claim over
+                  cases, more than half of the cases hold (`over_cases`);
+  not reproduced  some direction differs from the paper's (a gain against a loss, however
+                  small both are; `compare`);
   not attempted   schedlab cannot measure it (the row says why).
 
 Imported by the scripts/*_tables.py scripts; uses only the standard library.
@@ -84,6 +86,13 @@ def read_runs(folder, axes, metrics):
             key = tuple(row[a] for a in axes)
             runs.setdefault(key, {})[int(row["rep"])] = {m: float(row[m]) for m in metrics}
     return runs
+
+
+def over_cases(flags):
+    """The verdict on a claim over several cases: reproduced if it holds in every case;
+    shape only if it holds in most of them (more than half); else not reproduced."""
+    flags = list(flags)
+    return holds(all(flags), 2 * sum(flags) > len(flags))
 
 
 def worst(*verdicts):

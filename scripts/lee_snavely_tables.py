@@ -14,7 +14,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ledger import Ledger, NOT_ATTEMPTED, compare, holds, worst  # noqa: E402
+from ledger import Ledger, NOT_ATTEMPTED, compare, holds, over_cases, worst  # noqa: E402
 
 folder = sys.argv[1] if len(sys.argv) > 1 else "results/lee-snavely"
 sensitivity_folder = sys.argv[2] if len(sys.argv) > 2 else "results/lee-snavely-sensitivity"
@@ -139,7 +139,7 @@ better = [get(c, "prio", "p75_wait") <= min(get(c, s, "p75_wait") for s in ("con
           get(c, "prio", "earned_p50") >= max(get(c, s, "earned_p50") for s in ("conservative", "easy")),
           get(c, "prio", "aggregate_utility") >= max(get(c, s, "aggregate_utility") for s in ("conservative", "easy"))]
 ledger.claim("sec. 7.1", "Prio is the best classic scheduler on the metrics but expansion (p75 wait, bsld, earned "
-             "p50, aggregate utility)", "all four", f"{sum(better)} of 4", holds(all(better), sum(better) >= 3))
+             "p50, aggregate utility)", "all four", f"{sum(better)} of 4", over_cases(better))
 span = max(abs(gain(get(c, s, m), get(c, "easy", m))) for s in ("prio", "ga") for m in ("utilization", "makespan"))
 ledger.claim("sec. 7.1", "Prio and the GA do not hurt utilisation or makespan (largest change against EASY)",
              "no harm", f"{100 * span:.1f}%", holds(span <= 0.01))
