@@ -4,8 +4,9 @@
 For each sweep file, runs `schedlab sweep FILE --threads T` for every T (alternating the
 thread counts within each round, so a slow spell of a shared machine hits them all), keeps
 the median wall time of the rounds, and prints speedup over one thread and parallel
-efficiency (speedup / T). It also checks that every thread count wrote the same
-runs.csv and summary.csv bytes: scaling that changes results is not scaling.
+efficiency (speedup / T), with each run's CPU time and peak resident memory (`wait4`). It
+also checks that every thread count wrote the same runs.csv and summary.csv bytes:
+scaling that changes results is not scaling.
 
 `--ga SPEC` times one `schedlab run` of the GA (its fitness evaluation is the parallel
 part) with RAYON_NUM_THREADS=T, and checks that its JSON summary is the same for every T.
@@ -29,25 +30,43 @@ import tempfile
 import time
 
 
-def timed(cmd, env=None):
-    start = time.perf_counter()
-    done = subprocess.run(cmd, env=env, capture_output=True, text=True)
-    wall = time.perf_counter() - start
-    if done.returncode != 0:
-        sys.exit(f"scaling: {shlex.join(cmd)} failed ({done.returncode}):\n{done.stderr}")
-    return wall, done.stdout
+# The current table's runs: CPU seconds (user + system) and peak resident memory (KiB) of
+# each, by (build, threads).
+USAGE = {}
 
 
-def table(title, walls, threads):
+def timed(cmd, env=None, key=None):
+    """Runs `cmd`; returns its wall seconds and output, and records its CPU time and peak
+    memory under `key` (from `wait4`, the child's own, not the maximum over children)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        child = subprocess.Popen(cmd, env=env, stdout=out, stderr=err)
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - start
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read().decode(), err.read().decode()
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        sys.exit(f"scaling: {shlex.join(cmd)} failed ({code}):\n{stderr}")
+    if key is not None:
+        USAGE.setdefault(key, []).append((usage.ru_utime + usage.ru_stime, usage.ru_maxrss))
+    return wall, stdout
+
+
+def table(title, walls, threads, build):
     base = statistics.median(walls[threads[0]]) * threads[0]
     print(f"\n{title}")
-    print("| threads | median wall (s) | rounds (s) | speedup | efficiency |")
-    print("|---|---|---|---|---|")
+    print("| threads | median wall (s) | rounds (s) | speedup | efficiency | median CPU (s) | peak memory (MiB) |")
+    print("|---|---|---|---|---|---|---|")
     for t in threads:
         median = statistics.median(walls[t])
         rounds = ", ".join(f"{w:.2f}" for w in walls[t])
         speedup = base / median
-        print(f"| {t} | {median:.2f} | {rounds} | {speedup:.2f} | {speedup / t:.1%} |")
+        usage = USAGE.get((build, t), [])
+        cpu = statistics.median(u[0] for u in usage) if usage else float("nan")
+        peak = max(u[1] for u in usage) / 1024 if usage else float("nan")
+        print(f"| {t} | {median:.2f} | {rounds} | {speedup:.2f} | {speedup / t:.1%} | {cpu:.2f} | {peak:.0f} |")
 
 
 def alternating(items, r):
@@ -55,13 +74,14 @@ def alternating(items, r):
 
 
 def sweep(binaries, path, threads, rounds, scratch):
+    USAGE.clear()
     runs = [(b, t) for t in threads for b in range(len(binaries))]
     walls = {run: [] for run in runs}
     outs = {run: os.path.join(scratch, f"{os.path.basename(path)}-{run[0]}-{run[1]}") for run in runs}
     for r in range(rounds):
         for b, t in alternating(runs, r):
             cmd = [binaries[b], "sweep", path, "--threads", str(t), "--out", outs[b, t], "--force", "--quiet"]
-            walls[b, t].append(timed(cmd)[0])
+            walls[b, t].append(timed(cmd, key=(b, t))[0])
     for run in runs[1:]:
         for name in ("runs.csv", "summary.csv"):
             a, b = os.path.join(outs[runs[0]], name), os.path.join(outs[run], name)
@@ -69,24 +89,25 @@ def sweep(binaries, path, threads, rounds, scratch):
                 sys.exit(f"scaling: {path}: {name} differs between {runs[0]} and {run} (build, threads)")
     for b, binary in enumerate(binaries):
         per = {t: walls[b, t] for t in threads}
-        table(f"{path}, {binary} (outputs identical across thread counts and builds)", per, threads)
+        table(f"{path}, {binary} (outputs identical across thread counts and builds)", per, threads, b)
 
 
 def ga(binaries, spec, threads, rounds):
+    USAGE.clear()
     runs = [(b, t) for t in threads for b in range(len(binaries))]
     walls = {run: [] for run in runs}
     summaries = set()
     for r in range(rounds):
         for b, t in alternating(runs, r):
             env = dict(os.environ, RAYON_NUM_THREADS=str(t))
-            wall, out = timed([binaries[b], "run", *shlex.split(spec), "--json"], env)
+            wall, out = timed([binaries[b], "run", *shlex.split(spec), "--json"], env, key=(b, t))
             walls[b, t].append(wall)
             summaries.add(out)
     if len(summaries) != 1:
         sys.exit("scaling: the GA's summary depends on the thread count or the build")
     for b, binary in enumerate(binaries):
         per = {t: walls[b, t] for t in threads}
-        table(f"schedlab run {spec}, {binary} (summary identical across thread counts)", per, threads)
+        table(f"schedlab run {spec}, {binary} (summary identical across thread counts)", per, threads, b)
 
 
 def main():
