@@ -157,12 +157,7 @@ impl Team {
             publish(0);
             team.help(snapshot, shape, &progress, &mut member, shape.end_of(0));
             for generation in 1..=shape.generations {
-                fitness.clear();
-                fitness.extend(
-                    team.fitness[..shape.population]
-                        .iter()
-                        .map(|f| f64::from_bits(f.load(Ordering::Relaxed))),
-                );
+                team.read_fitness(shape, fitness);
                 let best = super::argmax(fitness);
                 let (from, to) = (&team.rows[(generation - 1) % 2], &team.rows[generation % 2]);
                 {
@@ -182,8 +177,13 @@ impl Team {
         } else {
             rayon::join(lead, || team.spawn(snapshot, shape, &progress, 1..members));
         }
-        fitness.clear();
-        fitness.extend(
+        self.read_fitness(shape, fitness);
+    }
+
+    /// The fitness of the rows of the generation last computed, into `out`.
+    fn read_fitness(&self, shape: Shape, out: &mut Vec<f64>) {
+        out.clear();
+        out.extend(
             self.fitness[..shape.population]
                 .iter()
                 .map(|f| f64::from_bits(f.load(Ordering::Relaxed))),
