@@ -14,14 +14,14 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ledger import Ledger, compare, holds, over_cases, worst  # noqa: E402
+from ledger import Estimate, Ledger, compare, holds, over_cases, show, worst  # noqa: E402
 
 folder = sys.argv[1] if len(sys.argv) > 1 else "results/anastasiadis-sevcik"
 sensitivity_folder = sys.argv[2] if len(sys.argv) > 2 else "results/anastasiadis-sevcik-sensitivity"
 
 
 def read(path):
-    """{(workload, load, policy): {metric: (mean, half_width, n, target_met)}}, the axes in order."""
+    """{(workload, load, policy): {metric: (Estimate, n, target_met)}}, the axes in order."""
     cells, order = {}, ([], [], [])
     with open(os.path.join(path, "summary.csv"), newline="") as f:
         for row in csv.DictReader(f):
@@ -29,9 +29,10 @@ def read(path):
             for values, v in zip(order, key):
                 if v not in values:
                     values.append(v)
-            half = float(row["half_width"]) if row["half_width"] else math.nan
-            cells.setdefault(key, {})[row["metric"]] = (
-                float(row["mean"]) if row["mean"] else math.nan, half, int(row["n"]), row["target_met"])
+            mean, low, high = (float(row[c]) if row[c] else math.nan for c in ("mean", "ci_low", "ci_high"))
+            bounded = math.isfinite(low) and math.isfinite(high)
+            estimate = Estimate(mean, low if bounded else None, high if bounded else None)
+            cells.setdefault(key, {})[row["metric"]] = (estimate, int(row["n"]), row["target_met"])
     return cells, order
 
 
@@ -40,7 +41,7 @@ sens, (_, sens_loads, sens_policies) = read(sensitivity_folder)
 
 
 def get(w, load, policy, metric="normalized_response", data=None):
-    return (data or cells)[(w, load, policy)][metric][0]
+    return (data or cells)[(w, load, policy)][metric][0].mean
 
 
 def saturated(w, load, policy):
@@ -59,11 +60,11 @@ def table(workload, metric, digits):
     print("| policy | " + " | ".join(f"{float(l):.0%}" for l in loads) + " |")
     print("|---|" + "---|" * len(loads))
     for p in policies:
-        values = [cells[(workload, l, p)][metric][0] for l in loads]
+        values = [cells[(workload, l, p)][metric][0].mean for l in loads]
         if metric == "mean_partition":
             # Saturated cells have no partition size: mark them like the response times.
             values = [
-                math.inf if math.isinf(cells[(workload, l, p)]["mean_response"][0]) else v
+                math.inf if math.isinf(cells[(workload, l, p)]["mean_response"][0].mean) else v
                 for v, l in zip(values, loads)
             ]
         print(f"| {p.replace('|', '/')} | " + " | ".join(cell(v, digits) for v in values) + " |")
@@ -195,9 +196,9 @@ for w in workloads:
     table(w, "normalized_response", 2)
     print(f"### {w.upper()}: mean partition size (processors)\n")
     table(w, "mean_partition", 1)
-counts = [v["normalized_response"][2] for v in cells.values()]
+counts = [v["normalized_response"][1] for v in cells.values()]
 n_saturated = sum(1 for k in cells if saturated(*k))
-missed = sum(1 for k, v in cells.items() if v["normalized_response"][3] == "false" and not saturated(*k))
+missed = sum(1 for k, v in cells.items() if v["normalized_response"][2] == "false" and not saturated(*k))
 print(f"Replications per cell: {min(counts)} to {max(counts)}, {sum(counts)} in all; "
       f"{n_saturated} cells saturated (they stop at their first round), "
       f"{missed} stopped at the maximum without reaching the 5% target.\n")
@@ -238,7 +239,7 @@ with open(os.path.join(sensitivity_folder, "runs.csv"), newline="") as f:
         if row["policy"] == "dyn-equi" and row["load"] == HIGH:
             runs.setdefault(row["workload"], []).append(float(row["mean_response"]))
 INDEPENDENT = {"wk1": 17.3, "wk2": 26.6, "wk3": 35.5, "wk4": 22.1}
-print("DYN-EQUI at 90% load (thousands of seconds): schedlab's mean with its 95% half-width and replications, "
+print("DYN-EQUI at 90% load (thousands of seconds): schedlab's mean with its 95% interval and replications, "
       "an independent implementation's mean of 10 replications (issue #20), and how often 10 of schedlab's "
       "replications average that much or more:\n")
 print("| workload | schedlab | replications | spread of one replication (sd) | independent, 10 replications "
@@ -246,10 +247,11 @@ print("| workload | schedlab | replications | spread of one replication (sd) | i
 print("|---|---|---|---|---|---|")
 joint = 1.0
 for w in workloads:
-    mean, half, n, _ = sens[(w, HIGH, "dyn-equi")]["mean_response"]
+    estimate, n, _ = sens[(w, HIGH, "dyn-equi")]["mean_response"]
+    mean = estimate.mean
     xs = runs[w]
     sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (len(xs) - 1))
     p = tail_probability(xs, INDEPENDENT[w])
     joint *= p
-    print(f"| {w.upper()} | {mean:.1f} ± {half:.1f} | {n} | {sd:.1f} | {INDEPENDENT[w]} | {p:.3f} |")
+    print(f"| {w.upper()} | {show(estimate, lambda x: f'{x:.1f}')} | {n} | {sd:.1f} | {INDEPENDENT[w]} | {p:.3f} |")
 print(f"\nAll four at once, were the replications independent: {joint:.1e}.")

@@ -13,7 +13,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ledger import Ledger, NOT_ATTEMPTED, NOT_REPRODUCED, compare, holds, read_summary, worst  # noqa: E402
+from ledger import Ledger, NOT_ATTEMPTED, NOT_REPRODUCED, compare, holds, read_summary, show, worst  # noqa: E402
 
 system_dir, application_dir, sensitivity_dir = (sys.argv[1:4] if len(sys.argv) > 3 else
                                                 ["results/downey1997", "results/downey1997-application",
@@ -36,9 +36,7 @@ def app(strategy, metric):
 
 
 def ci(stats, key, scale=1.0, digits=0, unit=""):
-    mean, half = stats[key]
-    text = f"{mean / scale:,.{digits}f}"
-    return text + (f" ± {half / scale:,.{digits}f}" if half is not None else "") + unit
+    return show(stats[key], lambda x: f"{x / scale:,.{digits}f}") + unit
 
 
 def change(strategy, rule=None):
@@ -58,7 +56,7 @@ def pct(x):
 
 
 ledger = Ledger("The workload is Downey's model (128 processors, rho 0.75, 120 days), 10 replications "
-                "with the same workloads for every strategy; ± is the 95% half-width.")
+                "with the same workloads for every strategy; ± or [low, high]: the 95% interval (docs/sweeps.md).")
 
 # Section 4 and 5.2: the workload and the application-centric evaluation of OPT.
 jobs = sensitivity[("floor", "system", "avg", "jobs")]

@@ -3,18 +3,17 @@
 of sweeps/hanzich.toml (the cluster follows the CPU model exactly) and
 sweeps/hanzich-sensitivity.toml (a noisy ground truth, a history of 10,000 records): D_v
 (percent) of turnaround, execution and waiting time, the signed turnaround bias and the
-adjusted R^2 per estimator, as means over the replications (+- the 95% half-width).
+adjusted R^2 per estimator, as means over the replications with their 95% intervals.
 
     python3 scripts/hanzich_tables.py results/hanzich results/hanzich-sensitivity
 
 Uses only the standard library; the ledger rules are in scripts/ledger.py.
 """
-import csv
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ledger import Ledger, NOT_ATTEMPTED, holds, over_cases  # noqa: E402
+from ledger import Ledger, NOT_ATTEMPTED, holds, over_cases, read_summary, show  # noqa: E402
 
 folder = sys.argv[1] if len(sys.argv) > 1 else "results/hanzich"
 sensitivity_folder = sys.argv[2] if len(sys.argv) > 2 else "results/hanzich-sensitivity"
@@ -23,11 +22,8 @@ SENS_AXES = ["arrival_scale", "speed_noise", "interference", "history_jobs"] + A
 
 
 def read(path, axes):
-    out = {}
-    with open(os.path.join(path, "summary.csv"), newline="") as f:
-        for row in csv.DictReader(f):
-            out[(tuple(row[a] for a in axes), row["metric"])] = (float(row["mean"]), float(row["half_width"]))
-    return out
+    """{((axis values...), metric): Estimate}."""
+    return {(key[:-1], key[-1]): e for key, e in read_summary(path, axes).items()}
 
 
 stats = read(folder, AXES)
@@ -60,17 +56,16 @@ def fig11(share, mode, e):
 
 
 ledger = Ledger("The ground truth follows the CPU model exactly unless a row says noisy (node speeds exp(N(0, "
-                "0.1^2)), 10% slowdown per extra co-scheduled task, arrivals re-calibrated); 40 replications; ± is "
-                "the 95% half-width.")
+                "0.1^2)), 10% slowdown per extra co-scheduled task, arrivals re-calibrated); 40 replications; ± or "
+                "[low, high]: the 95% interval (docs/sweeps.md).")
 
 
 def claims(truth, label):
     """The claims whose verdict a noisy ground truth could change, for `truth` (None: main)."""
     t = f" ({label})" if label else ""
-    queue = v(fig8("fcfs", "normal", "mpl-cpu"), "mean_queue", truth)
-    half = (stats if truth is None else sens)[((truth or ()) + fig8("fcfs", "normal", "mpl-cpu"), "mean_queue")][1]
+    queue = (stats if truth is None else sens)[((truth or ()) + fig8("fcfs", "normal", "mpl-cpu"), "mean_queue")]
     ledger.claim("sec. 6.1.1", f"the arrival rate gives a mean queue of about 4 jobs (FCFS + Normal, MPL 4){t}",
-                 "4", f"{queue:.1f} ± {half:.1f}", holds(queue - half <= 4 <= queue + half, 1 <= queue <= 10))
+                 "4", show(queue, lambda x: f"{x:.1f}"), holds(queue.low <= 4 <= queue.high, 1 <= queue.mean <= 10))
     prop = [v(basic(f"prop-{c}"), "dv_response", truth) < min(v(basic(f"{r}-{c}"), "dv_response", truth)
                                                                for r in ("mpl", "cpu")) for c in ("mpl", "cpu")]
     prop_worst = [v(basic(f"prop-{c}"), "dv_response", truth) > max(v(basic(f"{r}-{c}"), "dv_response", truth)
@@ -144,10 +139,10 @@ ledger.print()
 print("## Tables (results/hanzich: exact ground truth)\n")
 
 def cell(key, metric, digits=1):
-    mean, hw = stats[(key, metric)]
-    if mean != mean:  # NaN
+    e = stats[(key, metric)]
+    if e.mean != e.mean:  # NaN
         return "-"
-    return f"{mean:.{digits}f} +- {hw:.{digits}f}"
+    return show(e, lambda x: f"{x:.{digits}f}")
 
 
 def table(title, rows, columns):

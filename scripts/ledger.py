@@ -16,6 +16,7 @@ Imported by the scripts/*_tables.py scripts; uses only the standard library.
 import csv
 import math
 import os
+from collections import namedtuple
 
 REPRODUCED = "reproduced"
 SHAPE = "shape only"
@@ -23,15 +24,33 @@ NOT_REPRODUCED = "not reproduced"
 NOT_ATTEMPTED = "not attempted"
 
 
+# A mean and its confidence interval as summary.csv gives it (low and high None where there
+# is none): inside the metric's range, so not always symmetric (docs/sweeps.md).
+Estimate = namedtuple("Estimate", "mean low high")
+
+
 def read_summary(folder, axes):
-    """summary.csv as {(axis values..., metric): (mean, half_width)}, axis values as written."""
+    """summary.csv as {(axis values..., metric): Estimate}, axis values as written."""
     stats = {}
     with open(os.path.join(folder, "summary.csv"), newline="") as f:
         for row in csv.DictReader(f):
             key = tuple(row[a] for a in axes) + (row["metric"],)
-            half = float(row["half_width"])
-            stats[key] = (float(row["mean"]), None if math.isnan(half) else half)
+            low, high = (float(row[c]) if row[c] else math.nan for c in ("ci_low", "ci_high"))
+            bounded = math.isfinite(low) and math.isfinite(high)
+            stats[key] = Estimate(float(row["mean"]), low if bounded else None, high if bounded else None)
     return stats
+
+
+def show(estimate, write):
+    """An Estimate as summary.md writes one, its numbers by `write`: "mean ± half" where the
+    interval is symmetric as written, "mean [low, high]" where not, the mean alone without one."""
+    mean, low, high = estimate
+    if low is None:
+        return write(mean)
+    below, above = write(mean - low), write(high - mean)
+    if below == above:
+        return f"{write(mean)} ± {above}"
+    return f"{write(mean)} [{write(low)}, {write(high)}]"
 
 
 def compare(paper, ours, tolerance):

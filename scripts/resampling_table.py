@@ -12,7 +12,7 @@ import csv
 import os
 import sys
 
-from ledger import read_runs, read_summary
+from ledger import read_runs, read_summary, show
 
 folder = sys.argv[1] if len(sys.argv) > 1 else "results/resampling"
 original = sys.argv[2] if len(sys.argv) > 2 else "results/talby"
@@ -32,11 +32,11 @@ print("EASY's mean wait on each log as recorded (`results/talby`) and on its 10 
 print("workloads at the log's load of users (users_scale 1): the mean with its 95% interval, and")
 print("the range over the replications.")
 print()
-print("| log | as recorded (s) | resampled: mean ± 95% (s) | resampled: range (s) | where the log falls |")
+print("| log | as recorded (s) | resampled: mean, 95% interval (s) | resampled: range (s) | where the log falls |")
 print("|---|---|---|---|---|")
 for log in LOGS:
     as_recorded = recorded[(trace(log), "easy", "estimate", "mean_wait")][0]
-    mean, half = stats[(trace(log), "1", "easy", "mean_wait")]
+    wait = stats[(trace(log), "1", "easy", "mean_wait")]
     waits = [r["mean_wait"] for r in runs[(trace(log), "1", "easy")].values()]
     lo, hi = min(waits), max(waits)
     below = sum(w < as_recorded for w in waits)
@@ -44,18 +44,18 @@ for log in LOGS:
         where = f"inside the range ({below} of {len(waits)} below it)"
     else:
         where = f"{'below' if as_recorded < lo else 'above'} every resampled workload"
-    print(f"| {log} | {as_recorded:.0f} | {mean:.0f} ± {half:.0f} | {lo:.0f} - {hi:.0f} | {where} |")
+    print(f"| {log} | {as_recorded:.0f} | {show(wait, lambda x: f'{x:.0f}')} | {lo:.0f} - {hi:.0f} | {where} |")
 print()
-print("Load by users: utilisation and EASY's mean wait by `users_scale` (mean ± 95% interval).")
+print("Load by users: utilisation and EASY's mean wait by `users_scale` (mean and 95% interval).")
 print()
 print("| log | " + " | ".join(f"users_scale {s}: utilisation / wait (s)" for s in SCALES) + " |")
 print("|---|" + "---|" * len(SCALES))
 for log in LOGS:
     cells = []
     for s in SCALES:
-        u, uh = stats[(trace(log), s, "easy", "utilization")]
-        w, wh = stats[(trace(log), s, "easy", "mean_wait")]
-        cells.append(f"{u:.3f} ± {uh:.3f} / {w:.0f} ± {wh:.0f}")
+        u = show(stats[(trace(log), s, "easy", "utilization")], lambda x: f"{x:.3f}")
+        w = show(stats[(trace(log), s, "easy", "mean_wait")], lambda x: f"{x:.0f}")
+        cells.append(f"{u} / {w}")
     print(f"| {log} | " + " | ".join(cells) + " |")
 print()
 print("Paired differences against EASY (the same workloads): relative difference of the mean")

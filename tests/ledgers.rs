@@ -153,3 +153,86 @@ fn the_verdict_rules_are_no_looser_than_written() {
         ]
     );
 }
+
+/// Every committed value and interval lies in its metric's range (a wait is never
+/// negative, a share never above 1): `runs.csv` and `summary.csv` of each result, and the
+/// relative differences of `differences.csv` (never below -1 for a metric that cannot be
+/// negative). A sweep whose traces are absent is SKIPPED with a message.
+#[test]
+fn no_committed_value_or_interval_leaves_its_metrics_range() {
+    use schedlab::metrics::registry::Range;
+    use schedlab::sweep::spec::Plan;
+    let mut checked = 0;
+    for entry in fs::read_dir(root().join("results")).expect("results/ exists") {
+        let dir = entry.expect("readable entry").path();
+        let name = dir.file_name().unwrap().to_string_lossy().to_string();
+        let sweep = root().join("sweeps").join(format!("{name}.toml"));
+        if !dir.join("summary.csv").exists() {
+            continue;
+        }
+        let plan = match Plan::from_file(&sweep) {
+            Ok(plan) => plan,
+            Err(e) => {
+                eprintln!("SKIPPED: results/{name}: {e}");
+                continue;
+            }
+        };
+        let range = |metric: &str| {
+            let k = plan.metrics.iter().position(|m| m == metric);
+            plan.metric_range(k.unwrap_or_else(|| panic!("results/{name}: no metric {metric}")))
+        };
+        let table = |file: &str| -> Vec<std::collections::HashMap<String, String>> {
+            let Ok(mut reader) = csv::Reader::from_path(dir.join(file)) else {
+                return Vec::new();
+            };
+            reader
+                .deserialize()
+                .map(|row| row.expect("a well-formed CSV row"))
+                .collect()
+        };
+        let number = |s: &str| {
+            if s.is_empty() {
+                f64::NAN
+            } else {
+                s.parse::<f64>().unwrap()
+            }
+        };
+        let check = |file: &str, row: usize, what: &str, r: Range, x: f64| {
+            assert!(
+                r.contains(x),
+                "results/{name}/{file} row {row}: {what} = {x} outside {r:?}"
+            );
+        };
+        for (i, row) in table("runs.csv").iter().enumerate() {
+            for metric in &plan.metrics {
+                check("runs.csv", i + 2, metric, range(metric), number(&row[metric]));
+            }
+        }
+        for (i, row) in table("summary.csv").iter().enumerate() {
+            let r = range(&row["metric"]);
+            for column in ["mean", "ci_low", "ci_high"] {
+                check(
+                    "summary.csv",
+                    i + 2,
+                    &format!("{} {column}", row["metric"]),
+                    r,
+                    number(&row[column]),
+                );
+            }
+        }
+        for (i, row) in table("differences.csv").iter().enumerate() {
+            let r = range(&row["metric"]).of_change();
+            for column in ["relative_ci_low", "relative_ci_high"] {
+                check(
+                    "differences.csv",
+                    i + 2,
+                    &format!("{} {column}", row["metric"]),
+                    r,
+                    number(&row[column]),
+                );
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked > 0, "no result folder could be checked");
+}

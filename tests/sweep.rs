@@ -5,6 +5,7 @@ use schedlab::experiment::Experiment;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use schedlab::metrics::registry::Range;
 use schedlab::sweep::merge::merge;
 use schedlab::sweep::runs::read_runs;
 use schedlab::sweep::stats::estimate;
@@ -370,10 +371,10 @@ fn sequential_stopping_reaches_the_target_on_a_poisson_count() {
     let jobs: Vec<f64> = runs.iter().map(|r| r.metrics[0]).collect();
     let n = jobs.len();
     assert!((60..=200).contains(&n), "stopped after {n} replications");
-    let e = estimate(&jobs, 0.95);
+    let e = estimate(&jobs, 0.95, Range::NonNegative);
     assert!(e.meets(0.02));
     assert!(
-        !estimate(&jobs[..n - 10], 0.95).meets(0.02),
+        !estimate(&jobs[..n - 10], 0.95, Range::NonNegative).meets(0.02),
         "should have stopped one batch earlier"
     );
     let expected_mean =
@@ -1148,7 +1149,10 @@ fn paired_differences_match_a_recomputation_from_runs_csv() {
             absolute.push(x - b);
             relative.push((x - b) / b);
         }
-        let (a, r) = (estimate(&absolute, 0.95), estimate(&relative, 0.95));
+        let (a, r) = (
+            estimate(&absolute, 0.95, Range::Signed),
+            estimate(&relative, 0.95, Range::Change),
+        );
         let close = |field: &str, want: f64| {
             let got: f64 = field.parse().unwrap();
             assert!(
@@ -1349,7 +1353,7 @@ fn projected_replications_follow_the_sample_size_rule() {
     };
     // SMALL: min 3, max 9, batch 2, target 0.08 on mean_wait.
     let three = runs(&[100.0, 104.5, 95.5]);
-    let e = estimate(&[100.0, 104.5, 95.5], plan.confidence);
+    let e = estimate(&[100.0, 104.5, 95.5], plan.confidence, Range::NonNegative);
     let needed = (3.0 * (e.half_width / e.mean / 0.08).powi(2)).ceil() as usize;
     assert!(needed > 5 && needed < 9, "{needed}");
     let expected = 5 + (needed - 5).div_ceil(2) * 2;
@@ -1451,7 +1455,7 @@ fn stopping_on_differences_decides_per_group() {
             let x = &bsld[&(load.to_string(), s.to_string())];
             let b = &bsld[&(load.to_string(), "easy".to_string())];
             let relative: Vec<f64> = (0..n).map(|r| (x[r] - b[r]) / b[r]).collect();
-            let e = estimate(&relative, 0.95);
+            let e = estimate(&relative, 0.95, Range::Change);
             e.half_width <= 0.1 * e.mean.abs().max(1.0)
         })
     };

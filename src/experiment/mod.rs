@@ -44,6 +44,14 @@ pub enum Experiment {
     Cluster(Box<crate::nondedicated::ClusterExperiment>),
 }
 
+/// A metric as a reader and the statistics see it, whatever the kind of run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct About {
+    pub label: &'static str,
+    pub unit: crate::metrics::registry::Unit,
+    pub range: crate::metrics::registry::Range,
+}
+
 impl Experiment {
     /// Builds the experiment `params` describe. The kind: `model = "sevcik"` or a `policy`
     /// is moldable, `model = "cisne"` a cluster, a `strategy` (or `evaluation`) malleable,
@@ -109,25 +117,27 @@ impl Experiment {
         }
     }
 
-    /// Metric `name`'s label for readers ("Mean wait") and its unit, from the registry of
-    /// this kind of run; `None` for a metric it does not report.
-    pub fn metric_label(&self, name: &str) -> Option<(&'static str, crate::metrics::registry::Unit)> {
-        fn labels<O>(
-            m: &crate::metrics::registry::Metric<O>,
-        ) -> (&'static str, crate::metrics::registry::Unit) {
-            (m.label, m.unit)
+    /// What metric `name` is, from the registry of this kind of run: its label for readers
+    /// ("Mean wait"), unit and range; `None` for a metric it does not report.
+    pub fn metric_about(&self, name: &str) -> Option<About> {
+        fn about<O>(m: &crate::metrics::registry::Metric<O>) -> About {
+            About {
+                label: m.label,
+                unit: m.unit,
+                range: m.range,
+            }
         }
         match self {
             Experiment::Rigid(_) => RIGID_METRICS
                 .get(name)
-                .map(labels)
-                .or_else(|_| UTILITY_METRICS.get(name).map(labels))
-                .or_else(|_| ENERGY_METRICS.get(name).map(labels))
-                .or_else(|_| RESOURCE_METRICS.get(name).map(labels))
+                .map(about)
+                .or_else(|_| UTILITY_METRICS.get(name).map(about))
+                .or_else(|_| ENERGY_METRICS.get(name).map(about))
+                .or_else(|_| RESOURCE_METRICS.get(name).map(about))
                 .ok(),
-            Experiment::Malleable(_) => MALLEABLE_METRICS.get(name).ok().map(labels),
-            Experiment::Moldable(_) => PARTITION_METRICS.get(name).ok().map(labels),
-            Experiment::Cluster(_) => CLUSTER_METRICS.get(name).ok().map(labels),
+            Experiment::Malleable(_) => MALLEABLE_METRICS.get(name).ok().map(about),
+            Experiment::Moldable(_) => PARTITION_METRICS.get(name).ok().map(about),
+            Experiment::Cluster(_) => CLUSTER_METRICS.get(name).ok().map(about),
         }
     }
 

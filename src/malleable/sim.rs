@@ -189,7 +189,8 @@ pub static MALLEABLE_METRICS: Registry<MalleableReport> = Registry {
             "Median change of response time against AVG",
             Seconds,
             Undefined,
-            |r| { versus_avg(r, |c| c.median_change) }
+            |r| { versus_avg(r, |c| c.median_change) },
+            Signed
         ),
         row!("utilization", "Utilisation", Fraction, Undefined, |r| system(
             r,
@@ -223,9 +224,14 @@ pub static MALLEABLE_METRICS: Registry<MalleableReport> = Registry {
                 MalleableReport::Application(a) => a.rebels as f64 / a.jobs.max(1) as f64,
             }
         ),
-        row!("prediction_pairs", "Predictions scored", Number, Undefined, |r| {
-            r.quality().map_or(0.0, |q| q.pairs as f64)
-        }),
+        row!(
+            "prediction_pairs",
+            "Predictions scored",
+            Number,
+            Undefined,
+            |r| r.quality().map_or(0.0, |q| q.pairs as f64),
+            NonNegative
+        ),
         row!(
             "prediction_correlation",
             "Correlation of log prediction and log outcome",
@@ -261,22 +267,29 @@ pub static MALLEABLE_METRICS: Registry<MalleableReport> = Registry {
             Undefined,
             |r| { application(r, |a| a.docile as f64 / a.jobs.max(1) as f64) }
         ),
-        row!("savings_per_job", "Saving per job", Seconds, Undefined, |r| {
-            application(r, |a| a.savings_per_job)
-        }),
+        row!(
+            "savings_per_job",
+            "Saving per job",
+            Seconds,
+            Undefined,
+            |r| application(r, |a| a.savings_per_job),
+            Signed
+        ),
         row!(
             "median_savings_per_rebel",
             "Median saving per rebel",
             Seconds,
             Undefined,
-            |r| { application(r, |a| a.median_savings_per_rebel) }
+            |r| { application(r, |a| a.median_savings_per_rebel) },
+            Signed
         ),
         row!(
             "mean_savings_per_rebel",
             "Mean saving per rebel",
             Seconds,
             Undefined,
-            |r| { application(r, |a| a.mean_savings_per_rebel) }
+            |r| { application(r, |a| a.mean_savings_per_rebel) },
+            Signed
         ),
         row!(
             "losing_rebel_fraction",

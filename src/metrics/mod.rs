@@ -665,11 +665,19 @@ pub static RIGID_METRICS: Registry<Summary> = Registry {
             "Missed predictions",
             Number,
             Undefined,
-            |s| s.deadline_misses as f64
+            |s| s.deadline_misses as f64,
+            NonNegative
         ),
         row!("backfilled", "Jobs backfilled", Jobs, Undefined, |s| s.backfilled
             as f64),
-        row!("users", "Users", Number, Undefined, |s| s.users.users as f64),
+        row!(
+            "users",
+            "Users",
+            Number,
+            Undefined,
+            |s| s.users.users as f64,
+            NonNegative
+        ),
         row!(
             "mean_user_wait",
             "Mean over users of their mean wait",

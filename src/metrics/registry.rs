@@ -62,12 +62,73 @@ pub enum WhenSaturated {
     Measured,
 }
 
+/// The values a metric can take: no interval on it may leave them
+/// ([`crate::sweep::stats::estimate`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Range {
+    /// Zero or more: times, counts, slowdowns, energy.
+    NonNegative,
+    /// A share, from 0 to 1.
+    UnitInterval,
+    /// Any sign: a difference, a saving, a fitted coefficient, a utility.
+    Signed,
+    /// A paired relative difference of a metric that cannot be negative: -1 (down to zero)
+    /// or more. No metric has it; sweeps' `differences.*` do.
+    Change,
+}
+
+impl Range {
+    /// The range a metric in `unit` has unless its row says otherwise: fractions are
+    /// shares, plain numbers and utilities may be negative, everything else is a size.
+    pub const fn of(unit: Unit) -> Range {
+        match unit {
+            Unit::Fraction => Range::UnitInterval,
+            Unit::Number | Unit::Utility => Range::Signed,
+            Unit::Seconds
+            | Unit::Jobs
+            | Unit::Processors
+            | Unit::Ratio
+            | Unit::Percent
+            | Unit::KilowattHours
+            | Unit::WattHours
+            | Unit::Kilowatts
+            | Unit::KilogramsCo2 => Range::NonNegative,
+        }
+    }
+
+    /// Its lowest and highest values.
+    pub fn bounds(self) -> (f64, f64) {
+        match self {
+            Range::NonNegative => (0.0, f64::INFINITY),
+            Range::UnitInterval => (0.0, 1.0),
+            Range::Signed => (f64::NEG_INFINITY, f64::INFINITY),
+            Range::Change => (-1.0, f64::INFINITY),
+        }
+    }
+
+    /// The range of a paired relative difference of a metric in this range.
+    pub fn of_change(self) -> Range {
+        match self {
+            Range::Signed => Range::Signed,
+            _ => Range::Change,
+        }
+    }
+
+    /// Whether `x` lies in the range (NaN, an undefined value, counts as in it).
+    pub fn contains(self, x: f64) -> bool {
+        let (low, high) = self.bounds();
+        x.is_nan() || (low..=high).contains(&x)
+    }
+}
+
 /// One metric of outcome type `O`.
 pub struct Metric<O: 'static> {
     pub name: &'static str,
     /// For readers, without the unit: "Mean wait".
     pub label: &'static str,
     pub unit: Unit,
+    /// Its values' range: [`Range::of`] its unit, unless the row says otherwise.
+    pub range: Range,
     pub saturated: WhenSaturated,
     pub value: fn(&O) -> f64,
 }
@@ -194,13 +255,26 @@ impl<O> Registry<O> {
     }
 }
 
-/// One row of a registry: `row!(name, label, Unit, WhenSaturated, accessor)`.
+/// One row of a registry: `row!(name, label, Unit, WhenSaturated, accessor)`, its range
+/// that of its unit; `row!(name, label, Unit, WhenSaturated, accessor, Range)` where the
+/// unit's range is wrong for it (a saving in seconds may be negative).
 macro_rules! row {
     ($name:literal, $label:literal, $unit:ident, $saturated:ident, $value:expr) => {
         $crate::metrics::registry::Metric {
             name: $name,
             label: $label,
             unit: $crate::metrics::registry::Unit::$unit,
+            range: $crate::metrics::registry::Range::of($crate::metrics::registry::Unit::$unit),
+            saturated: $crate::metrics::registry::WhenSaturated::$saturated,
+            value: $value,
+        }
+    };
+    ($name:literal, $label:literal, $unit:ident, $saturated:ident, $value:expr, $range:ident) => {
+        $crate::metrics::registry::Metric {
+            name: $name,
+            label: $label,
+            unit: $crate::metrics::registry::Unit::$unit,
+            range: $crate::metrics::registry::Range::$range,
             saturated: $crate::metrics::registry::WhenSaturated::$saturated,
             value: $value,
         }

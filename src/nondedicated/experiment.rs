@@ -83,7 +83,8 @@ pub static CLUSTER_METRICS: Registry<Report> = Registry {
             "Bias of response time",
             Percent,
             Undefined,
-            |r| accuracy(r, |a| a.bias_response)
+            |r| accuracy(r, |a| a.bias_response),
+            Signed
         ),
         row!(
             "ra_response",
@@ -111,7 +112,8 @@ pub static CLUSTER_METRICS: Registry<Report> = Registry {
             "Intercept of predicted on observed run time",
             Seconds,
             Undefined,
-            |r| { accuracy(r, |a| a.fit_run.1) }
+            |r| { accuracy(r, |a| a.fit_run.1) },
+            Signed
         ),
         row!(
             "fit_wait_slope",
@@ -125,7 +127,8 @@ pub static CLUSTER_METRICS: Registry<Report> = Registry {
             "Intercept of predicted on observed wait",
             Seconds,
             Undefined,
-            |r| { accuracy(r, |a| a.fit_wait.1) }
+            |r| { accuracy(r, |a| a.fit_wait.1) },
+            Signed
         ),
     ],
 };

@@ -22,13 +22,23 @@ pub fn short(x: f64) -> String {
     format!("{x:.digits$}")
 }
 
-/// A mean with the half-width of its interval (`mean ± half`), or the mean alone where
-/// there is no interval.
-pub fn estimate(mean: f64, half_width: f64) -> String {
-    if half_width.is_finite() {
-        format!("{} ± {}", short(mean), short(half_width))
+/// A mean with its interval, both written by `short`: `mean ± half` where the interval is
+/// symmetric as written, `mean [low, high]` where it is not (a log-scale interval, or one
+/// cut at the metric's range), the mean alone where there is no interval.
+pub fn estimate(mean: f64, low: f64, high: f64) -> String {
+    interval(mean, low, high, short)
+}
+
+/// [`estimate`] with the numbers written by `write`.
+pub fn interval(mean: f64, low: f64, high: f64, write: impl Fn(f64) -> String) -> String {
+    if !(low.is_finite() && high.is_finite()) {
+        return write(mean);
+    }
+    let (below, above) = (write(mean - low), write(high - mean));
+    if below == above {
+        format!("{} ± {above}", write(mean))
     } else {
-        short(mean)
+        format!("{} [{}, {}]", write(mean), write(low), write(high))
     }
 }
 

@@ -13,6 +13,7 @@ use super::stats::{Interval, estimate};
 use super::task::RunRecord;
 use crate::atomic::write_atomically;
 use crate::error::Result;
+use crate::metrics::registry::Range;
 use crate::report::markdown::{self, Table};
 
 /// One cell's paired difference in one metric: absolute and relative.
@@ -54,8 +55,8 @@ pub fn differences(plan: &Plan, compare: &Compare, results: &Results, cells: &[u
             out.push(Difference {
                 cell: c,
                 metric: m,
-                absolute: estimate(&absolute, plan.confidence),
-                relative: estimate(&relative, plan.confidence),
+                absolute: estimate(&absolute, plan.confidence, Range::Signed),
+                relative: estimate(&relative, plan.confidence, plan.metric_range(m).of_change()),
             });
         }
     }
@@ -121,19 +122,19 @@ pub fn write(dir: &Path, plan: &Plan, results: &Results, cells: &[usize]) -> Res
             .collect();
         for d in chunk {
             let relative = if d.relative.mean.is_finite() {
-                let half = d.relative.half_width;
-                let half = if half.is_finite() {
-                    format!(" ± {:.1}%", 100.0 * half)
-                } else {
-                    String::new()
-                };
-                format!(" ({:+.1}%{half})", 100.0 * d.relative.mean)
+                let r = &d.relative;
+                let percent = |x: f64| format!("{:.1}%", 100.0 * x);
+                format!(
+                    " ({}{})",
+                    if r.mean.is_sign_positive() { "+" } else { "" },
+                    markdown::interval(r.mean, r.ci_low, r.ci_high, percent)
+                )
             } else {
                 String::new()
             };
             row.push(format!(
                 "{}{relative}",
-                markdown::estimate(d.absolute.mean, d.absolute.half_width)
+                markdown::estimate(d.absolute.mean, d.absolute.ci_low, d.absolute.ci_high)
             ));
         }
         table_rows.push(row);

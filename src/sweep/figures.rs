@@ -12,7 +12,7 @@ use crate::metrics::registry::Unit;
 use crate::report::markdown::{self, Table};
 use crate::report::plot::{self, Figure, Point, Series};
 
-/// `summary.md`: one row per cell, the axes' values, each metric as mean ± half-width, and
+/// `summary.md`: one row per cell, the axes' values, each metric as its mean and interval, and
 /// the replications with the cell's status.
 pub fn summary_table(plan: &Plan, results: &Results, estimates: &[CellEstimates]) -> Table {
     let mut header: Vec<String> = plan.axes.iter().map(|a| a.name.clone()).collect();
@@ -25,7 +25,7 @@ pub fn summary_table(plan: &Plan, results: &Results, estimates: &[CellEstimates]
             row.extend(
                 per_metric
                     .iter()
-                    .map(|e| markdown::estimate(e.mean, e.half_width)),
+                    .map(|e| markdown::estimate(e.mean, e.ci_low, e.ci_high)),
             );
             let flag = if results[*c].iter().any(|r| r.saturated) {
                 " (saturated)"
@@ -42,7 +42,8 @@ pub fn summary_table(plan: &Plan, results: &Results, estimates: &[CellEstimates]
         title: plan.name.clone(),
         description: plan.description.clone(),
         legend: format!(
-            "Mean ± half-width of the {}% Student-t confidence interval; {}. Spec hash {}.{}",
+            "Mean and {}% confidence interval (± where symmetric: Student-t; [low, high] where not: \
+             log-scale, or cut at the metric's range; docs/sweeps.md); {}. Spec hash {}.{}",
             plan.confidence * 100.0,
             plan.replications.describe(),
             plan.spec_hash,
@@ -197,10 +198,10 @@ pub fn figure(plan: &Plan, p: &PlotSpec, estimates: &[CellEstimates], facet: Opt
     let (name, unit) = plan
         .cells
         .first()
-        .and_then(|c| c.experiment.metric_label(&p.metric))
+        .and_then(|c| c.experiment.metric_about(&p.metric))
         .map_or_else(
             || (p.metric.clone(), None),
-            |(name, unit)| (name.to_string(), Some(unit)),
+            |a| (a.label.to_string(), Some(a.unit)),
         );
     let x_label = axis_label(&p.x);
     let (y_label, mut title) = match plan.compare.as_ref().filter(|_| p.difference) {

@@ -25,6 +25,7 @@ fn cell_estimates(plan: &Plan, runs: &[RunRecord]) -> Vec<Interval> {
             estimate(
                 &runs.iter().map(|r| r.metrics[k]).collect::<Vec<_>>(),
                 plan.confidence,
+                plan.metric_range(k),
             )
         })
         .collect()

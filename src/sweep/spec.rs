@@ -72,6 +72,7 @@ use serde::Deserialize;
 
 use crate::error::{Error, Result};
 use crate::experiment::{Experiment, Params, Value};
+use crate::metrics::registry::Range;
 use crate::report::plot::{Format, Legend};
 use crate::seed::{fnv1a, mix64};
 use crate::sim::Window;
@@ -191,7 +192,7 @@ impl Replications {
                 on: StopOn::Mean,
                 ..
             } => format!(
-                "replications until the interval of {metric} is within ±{}% of the mean ({min} to {max})",
+                "replications until the Student-t half-width of {metric} is within {}% of the mean ({min} to {max})",
                 target * 100.0
             ),
             Replications::Sequential {
@@ -202,8 +203,8 @@ impl Replications {
                 on: StopOn::Difference,
                 ..
             } => format!(
-                "replications until the interval of each paired difference in {metric} against the baseline is \
-                 within ±{}% of the baseline's value, or of the difference where that is larger ({min} to {max}; a \
+                "replications until the Student-t half-width of each paired difference in {metric} against the \
+                 baseline is within {}% of the baseline's value, or of the difference where that is larger ({min} to {max}; a \
                  baseline and the cells compared with it stop together)",
                 target * 100.0
             ),
@@ -452,6 +453,15 @@ impl Plan {
             plots,
             max_cells: raw.max_cells.unwrap_or(DEFAULT_MAX_CELLS),
         })
+    }
+
+    /// Metric `k`'s range, which its intervals keep to: the same in every cell, since a
+    /// name means one thing whatever the kind of run.
+    pub fn metric_range(&self, k: usize) -> Range {
+        self.cells
+            .first()
+            .and_then(|c| c.experiment.metric_about(&self.metrics[k]))
+            .map_or(Range::Signed, |a| a.range)
     }
 
     /// Refuses, unless `yes`, a grid of more than `max_cells` cells or a cell whose

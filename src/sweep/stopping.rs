@@ -83,7 +83,11 @@ pub fn group_status(plan: &Plan, group: &[(usize, &[RunRecord])]) -> Vec<(bool, 
         .iter()
         .map(|&(c, runs)| {
             (c != root && !saturated(runs)).then(|| {
-                let e = estimate(&super::compare::paired(runs, base, k).1, plan.confidence);
+                let e = estimate(
+                    &super::compare::paired(runs, base, k).1,
+                    plan.confidence,
+                    plan.metric_range(k).of_change(),
+                );
                 e.half_width <= *target * e.mean.abs().max(1.0)
             })
         })
@@ -141,7 +145,7 @@ pub fn statuses(plan: &Plan, results: &Results, cells: &[usize]) -> HashMap<usiz
 fn stopping_estimate(plan: &Plan, metric: &str, runs: &[RunRecord]) -> Interval {
     let k = plan.metrics.iter().position(|m| m == metric).expect("validated");
     let samples: Vec<f64> = runs.iter().map(|r| r.metrics[k]).collect();
-    estimate(&samples, plan.confidence)
+    estimate(&samples, plan.confidence, plan.metric_range(k))
 }
 
 /// How many replications an open cell will probably have run when it stops, for the
