@@ -12,11 +12,29 @@ Verdicts:
   not attempted   schedlab cannot measure it (the row says why).
 
 Imported by the scripts/*_tables.py scripts; uses only the standard library.
+
+With `--claims-csv` among its arguments, a ledger script prints its ledger as CSV instead
+of its README block: results/<paper>/claims.csv (scripts/refresh_ledgers.py writes it,
+tests/ledgers.rs checks it), one row per claim:
+
+  id, claim, where (in the paper), paper (its figure), schedlab (ours, as in the README),
+  interval (the intervals written in ours, empty where it has none), verdict, evidence
+  (the command and the sweep files behind it), explanation (why a claim is not attempted,
+  or what the row adds; the README's prose holds the longer reasons).
 """
 import csv
+import io
 import math
 import os
+import re
+import sys
 from collections import namedtuple
+
+# `--claims-csv`: the ledger goes to stdout as CSV and the script's other output nowhere.
+CLAIMS_CSV = "--claims-csv" in sys.argv
+if CLAIMS_CSV:
+    sys.argv.remove("--claims-csv")
+    _stdout, sys.stdout = sys.stdout, io.StringIO()
 
 REPRODUCED = "reproduced"
 SHAPE = "shape only"
@@ -55,21 +73,40 @@ def show(estimate, write):
 
 def compare(paper, ours, tolerance):
     """The verdict on figures that should match: `paper` and `ours` are equal-length lists,
-    `tolerance` an absolute difference allowed per figure. A gain against a loss is never
-    the same direction, however small both are; none against either is the same direction
-    only within the tolerance."""
-    def same_direction(p, o):
+    `tolerance` the absolute difference allowed, one for all figures or a list with one per
+    figure. A gain against a loss is never the same direction, however small both are; none
+    against either is the same direction only within the figure's tolerance."""
+    tolerances = tolerance if isinstance(tolerance, list) else [tolerance] * len(paper)
+
+    def same_direction(p, o, tol):
         if p * o < 0:
             return False
         if p == 0 or o == 0:
-            return abs(p - o) <= tolerance
+            return abs(p - o) <= tol
         return True
 
-    if not all(same_direction(p, o) for p, o in zip(paper, ours)):
+    figures = list(zip(paper, ours, tolerances))
+    if not all(same_direction(p, o, tol) for p, o, tol in figures):
         return NOT_REPRODUCED
-    if all(abs(p - o) <= tolerance for p, o in zip(paper, ours)):
+    if all(abs(p - o) <= tol for p, o, tol in figures):
         return REPRODUCED
     return SHAPE
+
+
+def compare_paired(paper, mean, half, tolerance):
+    """The verdict on one paired difference with its interval (mean ± half, half NaN without
+    one): reproduced if the mean is within `tolerance` of the paper's figure and the
+    interval does not lie wholly on the other side of 0; shape only if the interval lies
+    wholly on the paper's side of 0 but the mean is farther off; else not reproduced (the
+    interval lies on the other side, or it cannot tell the direction and the paper's figure
+    is out of tolerance)."""
+    low, high = mean - half, mean + half
+    opposite = (paper > 0 and high < 0) or (paper < 0 and low > 0)
+    if abs(mean - paper) <= tolerance and not opposite:
+        return REPRODUCED
+    if (paper > 0 and low > 0) or (paper < 0 and high < 0):
+        return SHAPE
+    return NOT_REPRODUCED
 
 
 def holds(condition, near=None):
@@ -135,20 +172,37 @@ def cell(text):
     return str(text).replace("|", "\\|")
 
 
+# An interval as the ledgers write one: "± 2.1%" or "[5,762, 5,891]".
+_INTERVAL = re.compile(r"± [^ ;|)]+|\[[^\]]+\]")
+
+
+def _evidence():
+    """The command that made the ledger and the sweep files of the result folders it read."""
+    script = os.path.relpath(sys.argv[0])
+    folders = [a for a in sys.argv[1:] if a.startswith("results/")]
+    sweeps = [f"sweeps/{os.path.basename(a.rstrip('/'))}.toml" for a in folders]
+    return " ".join(["python3", script] + sys.argv[1:]) + (" (from " + ", ".join(sweeps) + ")" if sweeps else "")
+
+
 class Ledger:
-    """Rows of `| # | claim | paper | schedlab | verdict |`, printed as one Markdown table."""
+    """Rows of `| # | claim | paper | schedlab | verdict |`, printed as one Markdown table
+    (or, with `--claims-csv`, as claims.csv)."""
 
     def __init__(self, interval_note):
         self.rows = []
         self.interval_note = interval_note
 
-    def claim(self, where, text, paper, ours, verdict):
-        self.rows.append((where, text, paper, ours, verdict))
+    def claim(self, where, text, paper, ours, verdict, evidence=None, explanation=""):
+        """A claim; `evidence` defaults to the ledger's command and sweep files."""
+        self.rows.append((where, text, paper, ours, verdict, evidence or _evidence(), explanation))
 
     def print(self):
+        if CLAIMS_CSV:
+            self._print_csv()
+            return
         print("| # | claim (where) | paper | schedlab | verdict |")
         print("|---|---|---|---|---|")
-        for i, (where, text, paper, ours, verdict) in enumerate(self.rows, 1):
+        for i, (where, text, paper, ours, verdict, _, _) in enumerate(self.rows, 1):
             print(f"| {i} | {cell(text)} ({where}) | {cell(paper)} | {cell(ours)} | {verdict} |")
         counts = {}
         for row in self.rows:
@@ -159,3 +213,16 @@ class Ledger:
         print(f"{len(self.rows)} claims: " + ", ".join(f"{counts[v]} {v}" for v in order if v in counts) + ". "
               + self.interval_note)
         print()
+
+    def _print_csv(self):
+        """claims.csv on the real stdout, then the end of the script: nothing else it prints
+        belongs in the file."""
+        out = csv.writer(_stdout, lineterminator="\n")
+        out.writerow(["id", "claim", "where", "paper", "schedlab", "interval", "verdict", "evidence", "explanation"])
+        for i, (where, text, paper, ours, verdict, evidence, explanation) in enumerate(self.rows, 1):
+            verdict, _, why = verdict.partition(": ")
+            intervals = "; ".join(_INTERVAL.findall(str(ours)))
+            out.writerow([i, text, where, paper, ours, intervals, verdict, evidence,
+                          "; ".join(x for x in (why, explanation) if x)])
+        _stdout.flush()
+        sys.exit(0)

@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Rewrites every block of results/*/README.md marked `<!-- generated: python3 scripts/X.py
-ARGS -->` ... `<!-- end generated -->` with what that command prints now (run from the
-repository root after regenerating results; tests/ledgers.rs checks they agree).
+ARGS -->` ... `<!-- end generated -->` with what that command prints now, and the folder's
+claims.csv with what it prints given `--claims-csv` (for the scripts that keep a claims
+ledger; scripts/ledger.py). Run from the repository root after regenerating results;
+tests/ledgers.rs checks they agree.
 
     python3 scripts/refresh_ledgers.py
 
 Uses only the standard library.
 """
 import glob
+import os
 import re
 import subprocess
 
@@ -23,3 +26,11 @@ for readme in sorted(glob.glob("results/*/README.md")):
     if new != text:
         open(readme, "w").write(new)
         print(f"refreshed {readme}")
+    for m in BLOCK.finditer(new):
+        claims = subprocess.run(m.group(2).split() + ["--claims-csv"], capture_output=True, text=True,
+                                check=True).stdout
+        if claims:
+            path = os.path.join(os.path.dirname(readme), "claims.csv")
+            if not os.path.exists(path) or open(path).read() != claims:
+                open(path, "w").write(claims)
+                print(f"wrote {path}")

@@ -20,13 +20,16 @@ fn scheduler() -> impl Strategy<Value = SchedulerKind> {
     prop_oneof![
         // Every registered scheduler at its defaults; the GA's parameters drawn below.
         prop::sample::select(SchedulerKind::EVERY.to_vec()),
-        (1u32..=10_000, 0u32..=1_000_000, 0u32..=100).prop_map(|(population, generations, mutation)| {
-            SchedulerKind::Ga(GaParams {
-                population,
-                generations,
-                mutation,
-            })
-        }),
+        (1u32..=10_000, 0u32..=1_000_000, 0u32..=100, 0u32..=3).prop_map(
+            |(population, generations, mutation, trial)| {
+                SchedulerKind::Ga(GaParams {
+                    population,
+                    generations,
+                    mutation,
+                    trial,
+                })
+            }
+        ),
     ]
 }
 
@@ -301,7 +304,7 @@ fn every_kind_follows_the_same_rules() {
     }
     assert_eq!(
         "ga(pop=20)".parse::<SchedulerKind>().unwrap_err().to_string(),
-        "scheduler 'ga(pop=20)': unknown parameter 'pop'; ga takes population, generations, mutation"
+        "scheduler 'ga(pop=20)': unknown parameter 'pop'; ga takes population, generations, mutation, trial"
     );
     assert_eq!(
         "easy(x=1)".parse::<SchedulerKind>().unwrap_err().to_string(),

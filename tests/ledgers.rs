@@ -2,7 +2,8 @@
 //! sweep file of its name (its `spec.toml` is that file, byte for byte), and each block of a
 //! results README marked `<!-- generated: python3 scripts/X.py ARGS -->` ... `<!-- end
 //! generated -->` is exactly what that script prints today from the committed results, so
-//! the claims ledgers never hold hand-copied numbers. Without `python3` the second check is
+//! the claims ledgers never hold hand-copied numbers; so is each paper's `claims.csv` (the
+//! script's output with `--claims-csv`). Without `python3` the second check is
 //! SKIPPED with a message.
 
 use std::fs;
@@ -71,7 +72,7 @@ fn generated_readme_blocks_match_their_scripts() {
         eprintln!("SKIPPED: python3 not found, so the generated README blocks are not checked");
         return;
     }
-    let mut checked = 0;
+    let (mut checked, mut ledgers) = (0, 0);
     for readme in readmes() {
         for (command, expected) in blocks(&readme) {
             let words: Vec<&str> = command.split_whitespace().collect();
@@ -98,9 +99,29 @@ fn generated_readme_blocks_match_their_scripts() {
                 readme.display()
             );
             checked += 1;
+            // Its claims ledger as CSV, where the script keeps one.
+            let out = Command::new("python3")
+                .args(&words[1..])
+                .arg("--claims-csv")
+                .current_dir(root())
+                .output()
+                .expect("python3 runs");
+            assert!(out.status.success(), "'{command} --claims-csv' failed");
+            let claims = readme.with_file_name("claims.csv");
+            if out.stdout.is_empty() {
+                continue;
+            }
+            let committed = fs::read(&claims).unwrap_or_default();
+            assert!(
+                committed == out.stdout,
+                "{} is stale or missing: run python3 scripts/refresh_ledgers.py",
+                claims.display()
+            );
+            ledgers += 1;
         }
     }
     assert!(checked > 0, "no generated block found in results/*/README.md");
+    assert_eq!(ledgers, 5, "one claims.csv per reproduced paper");
 }
 
 /// `scripts/ledger.py`'s rules, by hand. Figures that should match (tolerance 5): a gain

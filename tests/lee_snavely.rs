@@ -108,11 +108,13 @@ fn the_ga_without_evolution_is_easy() {
             population: 1,
             generations: 0,
             mutation: 10,
+            trial: 0,
         },
         GaParams {
             population: 1,
             generations: 3,
             mutation: 0,
+            trial: 0,
         },
     ] {
         let mut ga = Ga::new(params);
@@ -131,6 +133,7 @@ fn the_ga_is_deterministic_for_a_seed_and_any_thread_count() {
         population: 8,
         generations: 6,
         mutation: 30,
+        trial: 0,
     };
     let run = |threads: usize, seed: u64| {
         let pool = rayon::ThreadPoolBuilder::new()
@@ -151,6 +154,16 @@ fn the_ga_is_deterministic_for_a_seed_and_any_thread_count() {
     }
     // The seed matters (the GA is not secretly deterministic in its choices).
     assert_ne!(run(2, 8).0, one);
+    // A trial reseeds the GA's choices alone, deterministically; trial 0 is the seed as given.
+    let trial = |k: u32| {
+        let mut ga = Ga::new(GaParams { trial: k, ..params });
+        ga.set_seed(7);
+        starts(&w.jobs, w.procs, &mut ga)
+    };
+    assert_eq!(trial(0), one);
+    assert_eq!(trial(3), trial(3));
+    assert_ne!(trial(3), one);
+    assert_ne!(trial(3), trial(4));
 }
 
 /// What holds for every scheduler: no job starts before it arrives, and no instant has more
@@ -202,13 +215,13 @@ proptest! {
         let jobs = valued(jobs, seed);
         let prio = starts(&jobs, procs, &mut PriorityFifo::default());
         check_schedule(&jobs, procs, &prio)?;
-        let mut ga = Ga::new(GaParams { population: 6, generations: 4, mutation: 50 });
+        let mut ga = Ga::new(GaParams { population: 6, generations: 4, mutation: 50, trial: 0 });
         ga.set_seed(seed);
         let ga_starts = starts(&jobs, procs, &mut ga);
         check_schedule(&jobs, procs, &ga_starts)?;
         // Without evolution the GA is EASY here too.
         let easy = SchedulerKind::Easy.build().run(&mut Engine::new(), &jobs, procs).start.to_vec();
-        let mut plain = Ga::new(GaParams { population: 1, generations: 0, mutation: 0 });
+        let mut plain = Ga::new(GaParams { population: 1, generations: 0, mutation: 0, trial: 0 });
         prop_assert_eq!(starts(&jobs, procs, &mut plain), easy);
     }
 }
@@ -232,6 +245,7 @@ fn the_ga_without_evolution_reading_a_predictor_is_easy_pred() {
             population: 1,
             generations: 0,
             mutation: 0,
+            trial: 0,
         });
         assert_eq!(run(plain), run(SchedulerKind::EasyPred), "{spec}");
         let easy = SchedulerKind::Easy

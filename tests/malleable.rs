@@ -147,9 +147,12 @@ fn application_centric_replays_only_the_jobs_avg_shortchanges() {
     assert_eq!((opt.spoiled, opt.docile, opt.rebels), (2, 0, 1));
     assert!((opt.savings_per_job - 35.0 / 3.0).abs() < 1e-9, "{opt:?}");
     assert_eq!(opt.losing_rebel_fraction, 0.0);
+    // No rebel loses, and no job is docile: both undefined.
+    assert!(opt.mean_loss_per_losing_rebel.is_nan() && opt.rebel_lifetime_ratio.is_nan());
     let heur = report("heur");
     assert!((heur.median_savings_per_rebel + 10.0).abs() < 1e-9, "{heur:?}");
     assert_eq!(heur.losing_rebel_fraction, 1.0);
+    assert!((heur.mean_loss_per_losing_rebel - 10.0).abs() < 1e-9, "{heur:?}");
     assert!(application_centric(&jobs, 4, &"avg".parse().unwrap()).is_err());
 }
 
@@ -165,7 +168,10 @@ fn opt_never_loses_for_the_deciding_job() {
         let r = application_centric(&w.jobs, w.procs, &"opt".parse().unwrap()).unwrap();
         assert!(r.rebels > 0);
         assert_eq!(r.losing_rebel_fraction, 0.0, "seed {seed}");
+        assert!(r.mean_loss_per_losing_rebel.is_nan(), "seed {seed}");
         assert_eq!(r.spoiled + r.docile + r.rebels, r.jobs);
+        // The ratio of two means of positive lifetimes, both groups present.
+        assert!(r.docile > 0 && r.rebel_lifetime_ratio.is_finite() && r.rebel_lifetime_ratio > 0.0);
     }
 }
 

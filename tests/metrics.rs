@@ -178,6 +178,8 @@ fn malleable_and_partition_accessors() {
             "median_savings_per_rebel",
             "mean_savings_per_rebel",
             "losing_rebel_fraction",
+            "mean_loss_per_losing_rebel",
+            "rebel_lifetime_ratio",
         ];
         if application_only.contains(&m.name) {
             assert!(v.is_nan(), "{} is application-centric", m.name);

@@ -32,6 +32,10 @@ pub struct ApplicationReport {
     pub mean_savings_per_rebel: f64,
     /// Rebels whose turnaround is longer than under AVG.
     pub losing_rebel_fraction: f64,
+    /// What those rebels lose on average, seconds (NaN where none loses).
+    pub mean_loss_per_losing_rebel: f64,
+    /// The rebels' mean sequential lifetime L over the docile jobs' (NaN without both).
+    pub rebel_lifetime_ratio: f64,
     pub quality: Option<PredictionQuality>,
     /// The replays' predictions and outcomes, seconds.
     #[serde(skip)]
@@ -62,6 +66,8 @@ pub fn application_centric(jobs: &Jobs, procs: u32, allocation: &Allocation) -> 
     let mut replay = Replay::default();
     let (mut spoiled, mut docile) = (0u64, 0u64);
     let mut savings: Vec<f64> = Vec::new();
+    // Sums of the sequential lifetimes of rebels and of docile jobs.
+    let (mut rebel_lifetimes, mut docile_lifetimes) = (0.0, 0.0);
     let mut pairs: Vec<(f64, f64)> = Vec::new();
     let mut total_savings = 0.0;
     for j in 0..n {
@@ -96,8 +102,10 @@ pub fn application_centric(jobs: &Jobs, procs: u32, allocation: &Allocation) -> 
                 let saving = run(j, free) - (wait + run(j, size));
                 savings.push(saving);
                 total_savings += saving;
+                rebel_lifetimes += model.lifetime[j];
             } else {
                 docile += 1;
+                docile_lifetimes += model.lifetime[j];
             }
         }
         running.push(Running {
@@ -109,7 +117,13 @@ pub fn application_centric(jobs: &Jobs, procs: u32, allocation: &Allocation) -> 
     }
     let rebels = savings.len() as u64;
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
-    let losing = savings.iter().filter(|&&s| s < 0.0).count();
+    let losses: Vec<f64> = savings.iter().filter(|&&s| s < 0.0).map(|s| -s).collect();
+    let losing = losses.len();
+    let rebel_lifetime_ratio = if rebels > 0 && docile > 0 {
+        (rebel_lifetimes / rebels as f64) / (docile_lifetimes / docile as f64)
+    } else {
+        f64::NAN
+    };
     let median = crate::metrics::median(&mut savings);
     Ok(ApplicationReport {
         jobs: n as u64,
@@ -124,6 +138,12 @@ pub fn application_centric(jobs: &Jobs, procs: u32, allocation: &Allocation) -> 
             mean(&savings)
         },
         losing_rebel_fraction: losing as f64 / savings.len().max(1) as f64,
+        mean_loss_per_losing_rebel: if losses.is_empty() {
+            f64::NAN
+        } else {
+            mean(&losses)
+        },
+        rebel_lifetime_ratio,
         quality: (quality.quality().pairs >= 2).then(|| quality.quality()),
         pairs,
     })

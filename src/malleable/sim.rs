@@ -298,6 +298,20 @@ pub static MALLEABLE_METRICS: Registry<MalleableReport> = Registry {
             Undefined,
             |r| { application(r, |a| a.losing_rebel_fraction) }
         ),
+        row!(
+            "mean_loss_per_losing_rebel",
+            "Mean loss of the rebels that lose",
+            Seconds,
+            Undefined,
+            |r| { application(r, |a| a.mean_loss_per_losing_rebel) }
+        ),
+        row!(
+            "rebel_lifetime_ratio",
+            "Rebels' mean lifetime over docile jobs'",
+            Ratio,
+            Undefined,
+            |r| { application(r, |a| a.rebel_lifetime_ratio) }
+        ),
     ],
 };
 

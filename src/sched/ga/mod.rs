@@ -56,6 +56,11 @@ pub struct GaParams {
     pub generations: u32,
     /// Chance that a child gets a swap mutation, percent.
     pub mutation: u32,
+    /// Which of several GA runs on the same workload and utility functions: 0 seeds the
+    /// GA's random choices from the replication, as always; trial K > 0 from that seed
+    /// mixed with K, so trials differ in the GA's own choices alone (Lee & Snavely's "runs
+    /// on the same functions", `sweeps/lee-snavely-trials.toml`).
+    pub trial: u32,
 }
 
 impl Default for GaParams {
@@ -70,6 +75,7 @@ impl GaParams {
         population: 20,
         generations: 100,
         mutation: 10,
+        trial: 0,
     };
 
     /// Fitness evaluations of one decision.
@@ -259,7 +265,10 @@ impl Ga {
 
     /// Seeds the GA's random choices for the next runs (each run restarts from it).
     pub fn set_seed(&mut self, seed: u64) {
-        self.seed = seed;
+        self.seed = match self.params.trial {
+            0 => seed,
+            k => crate::seed::mix64(seed ^ u64::from(k).wrapping_mul(0x9e37_79b9_7f4a_7c15)),
+        };
     }
 
     /// Evolves an ordering for the current queue; returns the decision's shape and the
@@ -471,16 +480,23 @@ impl SchedulerEntry for Ga {
             mutation: call.take("mutation", d.mutation, "a percentage from 0 to 100", |&v| {
                 v <= 100
             })?,
+            trial: call.take("trial", d.trial, "a whole number", |_| true)?,
         }))
     }
 
     fn write(kind: &SchedulerKind, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match kind {
-            SchedulerKind::Ga(p) if *p != GaParams::DEFAULT => write!(
-                f,
-                "ga(population={},generations={},mutation={})",
-                p.population, p.generations, p.mutation
-            ),
+            SchedulerKind::Ga(p) if *p != GaParams::DEFAULT => {
+                write!(
+                    f,
+                    "ga(population={},generations={},mutation={}",
+                    p.population, p.generations, p.mutation
+                )?;
+                if p.trial != 0 {
+                    write!(f, ",trial={}", p.trial)?;
+                }
+                f.write_str(")")
+            }
             _ => f.write_str("ga"),
         }
     }
@@ -657,7 +673,7 @@ mod tests {
                 .collect();
             let running = [(30, 3), (60, 4), (60, 1)];
             let snapshot = Snapshot { now: 20, free: 2, running: &running, queue: &queue, utility: &utility };
-            let params = GaParams { population, generations, mutation };
+            let params = GaParams { population, generations, mutation, trial: 0 };
             let (rows, fitness) = plain_evolve(params, seed, &snapshot);
             let mut ga = Ga::new(params);
             ga.rng = Xoshiro256PlusPlus::seed_from_u64(seed);
@@ -695,6 +711,7 @@ mod tests {
             population: 9,
             generations: 25,
             mutation: 100,
+            trial: 0,
         });
         ga.queue = queue.iter().map(|c| c.job).collect();
         let (shape, best) = ga.evolve(&snapshot, None);
