@@ -7,7 +7,12 @@ use serde::Serialize;
 /// Pairs needed before the correction replaces raw predictions.
 pub const BIAS_MIN_PAIRS: u64 = 30;
 
-/// Running sums of (x, y) = (ln prediction, ln outcome), times below 1 s counted as 1 s.
+/// Predictions below this are "short" (seconds): Downey's Figure 5 finds them unbiased,
+/// longer ones too high.
+pub const SHORT_PREDICTION: f64 = 600.0;
+
+/// Running sums of (x, y) = (ln prediction, ln outcome), times below 1 s counted as 1 s,
+/// and of y - x for short predictions and for the others.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct BiasFit {
     n: u64,
@@ -16,6 +21,9 @@ pub struct BiasFit {
     sxx: f64,
     syy: f64,
     sxy: f64,
+    /// (count, sum of y - x) for predictions below [`SHORT_PREDICTION`], and at or above.
+    short: (u64, f64),
+    long: (u64, f64),
 }
 
 /// Correlation and least-squares line of ln outcome on ln prediction.
@@ -25,6 +33,10 @@ pub struct PredictionQuality {
     pub correlation: f64,
     pub slope: f64,
     pub intercept: f64,
+    /// Mean ln(outcome / prediction) of the predictions below 10 minutes (0: unbiased;
+    /// below 0: too high), and of the others; NaN without such predictions.
+    pub short_bias: f64,
+    pub long_bias: f64,
 }
 
 impl BiasFit {
@@ -36,6 +48,13 @@ impl BiasFit {
         self.sxx += x * x;
         self.syy += y * y;
         self.sxy += x * y;
+        let side = if prediction < SHORT_PREDICTION {
+            &mut self.short
+        } else {
+            &mut self.long
+        };
+        side.0 += 1;
+        side.1 += y - x;
     }
 
     pub fn quality(&self) -> PredictionQuality {
@@ -49,6 +68,8 @@ impl BiasFit {
             correlation: cxy / (vx * vy).sqrt(),
             slope,
             intercept: (self.sy - slope * self.sx) / n,
+            short_bias: self.short.1 / self.short.0 as f64,
+            long_bias: self.long.1 / self.long.0 as f64,
         }
     }
 
@@ -69,6 +90,20 @@ impl BiasFit {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bias_by_prediction_length_by_hand() {
+        let mut fit = BiasFit::default();
+        // Short: outcome e times the prediction, then equal to it: mean ln ratio 0.5.
+        fit.record(100.0, 100.0 * 1f64.exp());
+        fit.record(300.0, 300.0);
+        // Long: outcome half the prediction: ln 0.5.
+        fit.record(3_600.0, 1_800.0);
+        let q = fit.quality();
+        assert!((q.short_bias - 0.5).abs() < 1e-12, "{q:?}");
+        assert!((q.long_bias - 0.5f64.ln()).abs() < 1e-12, "{q:?}");
+        assert!(BiasFit::default().quality().short_bias.is_nan());
+    }
 
     #[test]
     fn recovers_a_power_law_bias() {

@@ -254,6 +254,20 @@ pub static MALLEABLE_METRICS: Registry<MalleableReport> = Registry {
             |r| { quality(r, |q| q.intercept) }
         ),
         row!(
+            "prediction_short_bias",
+            "Mean log ratio of outcome to prediction, predictions under 10 min",
+            Number,
+            Undefined,
+            |r| { quality(r, |q| q.short_bias) }
+        ),
+        row!(
+            "prediction_long_bias",
+            "Mean log ratio of outcome to prediction, predictions of 10 min or more",
+            Number,
+            Undefined,
+            |r| { quality(r, |q| q.long_bias) }
+        ),
+        row!(
             "spoiled_fraction",
             "Share of jobs spoiled",
             Fraction,
