@@ -126,15 +126,16 @@ fn generated_readme_blocks_match_their_scripts() {
 
 /// `scripts/ledger.py`'s rules, by hand. Figures that should match (tolerance 5): a gain
 /// against a loss is never the same direction, however small both are; none against
-/// either is the same direction only within the tolerance. A claim over cases: shape only
-/// when more than half of them hold, never for one of two or of three.
+/// either is the same direction only within the tolerance; a tolerance per figure holds
+/// each to its own. A claim over cases: shape only when more than half of them hold, never
+/// for one of two or of three. A paired difference with its interval (`compare_paired`).
 #[test]
 fn the_verdict_rules_are_no_looser_than_written() {
     if Command::new("python3").arg("--version").output().is_err() {
         eprintln!("SKIPPED: python3 not found, so the verdict rule is not checked");
         return;
     }
-    let cases = "from ledger import compare, over_cases\n\
+    let cases = "from ledger import compare, compare_paired, over_cases\n\
                  print(compare([2], [-1], 5))\n\
                  print(compare([2], [1], 5))\n\
                  print(compare([20], [1], 5))\n\
@@ -145,7 +146,15 @@ fn the_verdict_rules_are_no_looser_than_written() {
                  print(over_cases([True, True, False]))\n\
                  print(over_cases([True, False, False]))\n\
                  print(over_cases([True, False]))\n\
-                 print(over_cases(x < 6 for x in range(10)))\n";
+                 print(over_cases(x < 6 for x in range(10)))\n\
+                 print(compare([5, 100], [6, 111], [5, 10]))\n\
+                 print(compare([5, 100], [6, 111], 20))\n\
+                 print(compare_paired(0.09, -0.007, 0.009, 0.03))\n\
+                 print(compare_paired(-0.03, -0.061, 0.006, 0.03))\n\
+                 print(compare_paired(0.05, 0.045, 0.011, 0.03))\n\
+                 print(compare_paired(0.05, -0.02, 0.01, 0.03))\n\
+                 print(compare_paired(0.02, -0.005, 0.001, 0.03))\n\
+                 print(compare_paired(-0.003, -0.018, 0.009, 0.03))\n";
     let out = Command::new("python3")
         .args(["-c", cases])
         .current_dir(root().join("scripts"))
@@ -170,7 +179,20 @@ fn the_verdict_rules_are_no_looser_than_written() {
             "shape only",
             "not reproduced",
             "not reproduced",
-            "shape only"
+            "shape only",
+            // Each figure its own tolerance: 11 points off 100 is past a tolerance of 10.
+            "shape only",
+            "reproduced",
+            // Paired: an interval that cannot tell the direction, the paper's figure out of
+            // tolerance; past the tolerance on the paper's side; within it; wholly on the
+            // other side; within the tolerance but wholly on the other side; within it and
+            // its side.
+            "not reproduced",
+            "shape only",
+            "reproduced",
+            "not reproduced",
+            "not reproduced",
+            "reproduced"
         ]
     );
 }
