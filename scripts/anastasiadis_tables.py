@@ -48,23 +48,24 @@ def saturated(w, load, policy):
     return math.isinf(get(w, load, policy, "mean_response"))
 
 
-def cell(value, digits):
-    if math.isinf(value):
+def cell(estimate, digits):
+    """A mean with its 95% interval ("sat." for a saturated cell, "-" for none)."""
+    if math.isinf(estimate.mean):
         return "sat."
-    if math.isnan(value):
+    if math.isnan(estimate.mean):
         return "-"
-    return f"{value:.{digits}f}"
+    return show(estimate, lambda x: f"{x:.{digits}f}")
 
 
 def table(workload, metric, digits):
     print("| policy | " + " | ".join(f"{float(l):.0%}" for l in loads) + " |")
     print("|---|" + "---|" * len(loads))
     for p in policies:
-        values = [cells[(workload, l, p)][metric][0].mean for l in loads]
+        values = [cells[(workload, l, p)][metric][0] for l in loads]
         if metric == "mean_partition":
             # Saturated cells have no partition size: mark them like the response times.
             values = [
-                math.inf if math.isinf(cells[(workload, l, p)]["mean_response"][0].mean) else v
+                Estimate(math.inf, None, None) if math.isinf(cells[(workload, l, p)]["mean_response"][0].mean) else v
                 for v, l in zip(values, loads)
             ]
         print(f"| {p.replace('|', '/')} | " + " | ".join(cell(v, digits) for v in values) + " |")
@@ -75,7 +76,7 @@ def table(workload, metric, digits):
 HIGH, MID = "0.9", "0.5"
 SDF = ["sdf-max(max=1)", "sdf-max(max=2)", "sdf-max(max=6)", "sdf"]
 ledger = Ledger("Each cell is replicated (at least 10 times) until the 95% interval of the normalised "
-                "response is within 5% of its mean; the tables give means.")
+                "response is within 5% of its mean; the tables give means with their 95% intervals.")
 
 # 6.1: fixed allocation limits.
 never = not any(saturated(w, l, "sdf-max(max=1)") for w in workloads for l in loads)
