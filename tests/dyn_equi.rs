@@ -113,3 +113,136 @@ fn a_time_stepped_dyn_equi_agrees_with_the_simulator_at_every_load() {
     }
     println!("largest relative gap in mean response: {worst:.2e}");
 }
+
+/// Readings of "divide the processors equally" that an implementation could take.
+#[derive(Clone, Copy, Debug)]
+enum Reading {
+    /// The simulator's: whole processors, the water level, odd ones to the earliest.
+    Simulator,
+    /// Real-valued shares: each job min(p_max, L) with sum = P (time-sharing), T(p) at real p.
+    Fractional,
+    /// Whole processors, min(p_max, floor(P / n)) each (one each to the first P beyond P
+    /// jobs); what caps and rounding leave stays idle.
+    FloorNoRedistribution,
+}
+
+/// Mean response over jobs `measured`, seconds, under `reading`, in steps of `dt`.
+fn stepped_reading(
+    jobs: &[MoldableJob],
+    procs: u32,
+    dt: f64,
+    reading: Reading,
+    measured: std::ops::Range<usize>,
+) -> f64 {
+    let n = jobs.len();
+    let mut remaining = vec![1.0f64; n];
+    let mut end = vec![f64::NAN; n];
+    let (mut present, mut next, mut t) = (Vec::<usize>::new(), 0usize, 0.0f64);
+    let time = |j: &MoldableJob, p: f64| j.work / p + j.alpha + j.beta * p;
+    while next < n || !present.is_empty() {
+        while next < n && jobs[next].arrival <= t {
+            present.push(next);
+            next += 1;
+        }
+        let caps: Vec<u32> = present.iter().map(|&j| jobs[j].p_max).collect();
+        let shares: Vec<f64> = match reading {
+            Reading::Simulator => level_shares(procs, &caps).into_iter().map(f64::from).collect(),
+            Reading::Fractional => {
+                // The real level L with sum min(cap, L) = P, by bisection.
+                let given = |l: f64| caps.iter().map(|&c| (c as f64).min(l)).sum::<f64>();
+                let (mut lo, mut hi) = (0.0, procs as f64);
+                if given(hi) <= procs as f64 {
+                    lo = hi;
+                }
+                for _ in 0..60 {
+                    let mid = (lo + hi) / 2.0;
+                    if given(mid) <= procs as f64 {
+                        lo = mid
+                    } else {
+                        hi = mid
+                    }
+                }
+                caps.iter().map(|&c| (c as f64).min(lo)).collect()
+            }
+            Reading::FloorNoRedistribution => {
+                // Beyond P jobs, the first P get one each (else nothing would run).
+                let each = (procs / caps.len().max(1) as u32).max(1);
+                caps.iter()
+                    .enumerate()
+                    .map(|(i, &c)| {
+                        if i < procs as usize {
+                            c.min(each) as f64
+                        } else {
+                            0.0
+                        }
+                    })
+                    .collect()
+            }
+        };
+        for (&j, &p) in present.iter().zip(&shares) {
+            if p <= 0.0 {
+                continue;
+            }
+            let rate = 1.0 / time(&jobs[j], p);
+            if remaining[j] <= rate * dt {
+                end[j] = t + remaining[j] / rate;
+                remaining[j] = 0.0;
+            } else {
+                remaining[j] -= rate * dt;
+            }
+        }
+        present.retain(|&j| remaining[j] > 0.0);
+        t += dt;
+    }
+    let count = measured.len() as f64;
+    measured.map(|j| end[j] - jobs[j].arrival).sum::<f64>() / count
+}
+
+/// The experiment behind results/anastasiadis-sevcik's paragraph on DYN-EQUI at 90%: its
+/// mean response under each reading, on the paper's 20,000-job runs, 10 seeds per
+/// workload. `cargo test --release --test dyn_equi -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn readings_of_dyn_equi_at_90_percent() {
+    println!(
+        "| workload | simulator (events) | simulator's rule, stepped | fractional shares | floor(P/n), no redistribution |"
+    );
+    println!("|---|---|---|---|---|");
+    for workload in [
+        MoldableWorkload::Wk1,
+        MoldableWorkload::Wk2,
+        MoldableWorkload::Wk3,
+        MoldableWorkload::Wk4,
+    ] {
+        let dt = workload.mean_sequential_time() / 500.0;
+        let mut sums = [0.0f64; 4];
+        let seeds = 1..=10u64;
+        for seed in seeds.clone() {
+            let jobs = generate(workload, 32, 0.9, 20_000, seed);
+            let measure = Measure {
+                warmup: 500,
+                window: 19_500,
+                saturation: None,
+            };
+            sums[0] += simulate(&jobs, 32, Policy::DynEqui, &measure).response;
+            for (k, reading) in [
+                Reading::Simulator,
+                Reading::Fractional,
+                Reading::FloorNoRedistribution,
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                sums[k + 1] += stepped_reading(&jobs, 32, dt, reading, 500..20_000);
+            }
+        }
+        let n = seeds.count() as f64;
+        println!(
+            "| {workload:?} | {:.1} | {:.1} | {:.1} | {:.1} |",
+            sums[0] / n,
+            sums[1] / n,
+            sums[2] / n,
+            sums[3] / n
+        );
+    }
+}
