@@ -65,7 +65,7 @@ def claims(truth, label):
     t = f" ({label})" if label else ""
     queue = (stats if truth is None else sens)[((truth or ()) + fig8("fcfs", "normal", "mpl-cpu"), "mean_queue")]
     ledger.claim("sec. 6.1.1", f"the arrival rate gives a mean queue of about 4 jobs (FCFS + Normal, MPL 4){t}",
-                 "4", show(queue, lambda x: f"{x:.1f}"), holds(queue.low <= 4 <= queue.high, 1 <= queue.mean <= 10))
+                 "4", show(queue, lambda x: f"{x:.1f}"), holds(queue.low is not None and queue.low <= 4 <= queue.high, 1 <= queue.mean <= 10))
     prop = [v(basic(f"prop-{c}"), "dv_response", truth) < min(v(basic(f"{r}-{c}"), "dv_response", truth)
                                                                for r in ("mpl", "cpu")) for c in ("mpl", "cpu")]
     prop_worst = [v(basic(f"prop-{c}"), "dv_response", truth) > max(v(basic(f"{r}-{c}"), "dv_response", truth)

@@ -11,6 +11,12 @@ Verdicts:
                   small both are; `compare`);
   not attempted   schedlab cannot measure it (the row says why).
 
+A paired difference with its 95% interval (`compare_paired`) is judged by the interval:
+its direction is the paper's only when the interval lies wholly on the paper's side of 0,
+the other one only when it lies wholly on the other side. An interval across 0 does not
+tell the direction; there the size decides: reproduced within the tolerance, not
+reproduced beyond it.
+
 Imported by the scripts/*_tables.py scripts; uses only the standard library.
 
 With `--claims-csv` among its arguments, a ledger script prints its ledger as CSV instead
@@ -100,6 +106,8 @@ def compare_paired(paper, mean, half, tolerance):
     wholly on the paper's side of 0 but the mean is farther off; else not reproduced (the
     interval lies on the other side, or it cannot tell the direction and the paper's figure
     is out of tolerance)."""
+    if half != half:  # no interval: the rule for a bare figure
+        return compare([paper], [mean], tolerance)
     low, high = mean - half, mean + half
     opposite = (paper > 0 and high < 0) or (paper < 0 and low > 0)
     if abs(mean - paper) <= tolerance and not opposite:

@@ -1,7 +1,8 @@
 //! The coverage of the sweeps' confidence intervals, by simulation: on samples drawn from
 //! known skewed distributions, how often the 95% interval of [`estimate`] holds the true
-//! mean, and that it never leaves the metric's range. docs/sweeps.md quotes the table this
-//! test prints (`cargo test --release --test intervals -- --nocapture`).
+//! mean, against the Student-t interval it replaced (and how often that one reached below
+//! 0). docs/sweeps.md quotes the table this test prints (`cargo test --release --test
+//! intervals -- --nocapture`).
 
 use rand_distr::{Distribution, Gamma, LogNormal, Normal, Pareto};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -86,9 +87,10 @@ fn cases() -> Vec<Case> {
     ]
 }
 
-/// (coverage of `estimate`, coverage of the plain Student-t interval, intervals outside
-/// [0, inf)) over `TRIALS` samples of size `n`.
-fn coverage(case: &Case, n: usize, seed: u64) -> (f64, f64, usize) {
+/// (coverage of `estimate`, coverage of the plain Student-t interval, share of Student-t
+/// intervals that reach below 0) over `TRIALS` samples of size `n`. `estimate`'s never do:
+/// it cuts at the range by construction (`src/sweep/stats.rs`' own tests).
+fn coverage(case: &Case, n: usize, seed: u64) -> (f64, f64, f64) {
     let (hits, t_hits, outside) = (0..TRIALS)
         .into_par_iter()
         .map(|trial| {
@@ -101,32 +103,29 @@ fn coverage(case: &Case, n: usize, seed: u64) -> (f64, f64, usize) {
             (
                 holds(e.ci_low, e.ci_high),
                 holds(t.ci_low, t.ci_high),
-                usize::from(e.ci_low < 0.0),
+                usize::from(t.ci_low < 0.0),
             )
         })
         .reduce(|| (0, 0, 0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2));
     (
         hits as f64 / TRIALS as f64,
         t_hits as f64 / TRIALS as f64,
-        outside,
+        outside as f64 / TRIALS as f64,
     )
 }
 
 /// 95% intervals cover the true mean at least 93% of the time on the distributions marked
-/// required, never fall more than 2 points below the Student-t interval's coverage, and
-/// never reach below 0.
+/// required, and never fall more than 2 points below the Student-t interval's coverage.
 #[test]
-fn intervals_on_positive_metrics_hold_their_level_on_skewed_samples_and_never_go_below_zero() {
+fn intervals_on_positive_metrics_hold_their_level_on_skewed_samples() {
     let mut short = Vec::new();
-    println!("| distribution | n | coverage | Student-t's |");
-    println!("|---|---|---|---|");
+    println!("| distribution | n | coverage | Student-t's | Student-t below 0 |");
+    println!("|---|---|---|---|---|");
     for (i, case) in cases().iter().enumerate() {
         for (j, &n) in SIZES.iter().enumerate() {
-            let (covered, t_covered, outside) = coverage(case, n, 1 + (i * 10 + j) as u64);
-            println!("| {} | {n} | {covered:.3} | {t_covered:.3} |", case.name);
-            assert_eq!(
-                outside, 0,
-                "{} at n = {n}: {outside} intervals below 0",
+            let (covered, t_covered, below) = coverage(case, n, 1 + (i * 10 + j) as u64);
+            println!(
+                "| {} | {n} | {covered:.3} | {t_covered:.3} | {below:.3} |",
                 case.name
             );
             if case.required && covered < 0.93 {

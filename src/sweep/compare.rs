@@ -145,7 +145,8 @@ pub fn write(dir: &Path, plan: &Plan, results: &Results, cells: &[usize]) -> Res
         legend: format!(
             "Each cell minus its {baseline} partner, replication by replication (the same workloads): the mean \
              difference ± the half-width of its {}% Student-t interval, and in parentheses the mean relative \
-             difference with its own. Spec hash {}.",
+             difference with its own (never below -100% for a metric that cannot be negative: [low, high] where \
+             cut). Spec hash {}.",
             plan.confidence * 100.0,
             plan.spec_hash
         ),

@@ -173,7 +173,7 @@ fn write_summary_json(dir: &Path, plan: &Plan, results: &Results, estimates: &[C
         "spec_hash": plan.spec_hash,
         "seed": plan.seed,
         "confidence": plan.confidence,
-        "interval": "Student-t, two-sided",
+        "interval": "two-sided, inside the metric's range: log-scale (modified Cox) for a positive metric, else Student-t; half_width is the Student-t one",
         "replications": replications,
         "axes": plan.axes.iter().map(|a| a.name.clone()).collect::<Vec<_>>(),
         "metrics": plan.metrics,
