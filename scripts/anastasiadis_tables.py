@@ -14,7 +14,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ledger import Estimate, Ledger, compare, holds, over_cases, show, worst  # noqa: E402
+from ledger import Estimate, Ledger, compare, estimate_of, holds, over_cases, show, worst  # noqa: E402
 
 folder = sys.argv[1] if len(sys.argv) > 1 else "results/anastasiadis-sevcik"
 sensitivity_folder = sys.argv[2] if len(sys.argv) > 2 else "results/anastasiadis-sevcik-sensitivity"
@@ -29,10 +29,7 @@ def read(path):
             for values, v in zip(order, key):
                 if v not in values:
                     values.append(v)
-            mean, low, high = (float(row[c]) if row[c] else math.nan for c in ("mean", "ci_low", "ci_high"))
-            bounded = math.isfinite(low) and math.isfinite(high)
-            estimate = Estimate(mean, low if bounded else None, high if bounded else None)
-            cells.setdefault(key, {})[row["metric"]] = (estimate, int(row["n"]), row["target_met"])
+            cells.setdefault(key, {})[row["metric"]] = (estimate_of(row), int(row["n"]), row["target_met"])
     return cells, order
 
 

@@ -58,11 +58,15 @@ def read_summary(folder, axes):
     stats = {}
     with open(os.path.join(folder, "summary.csv"), newline="") as f:
         for row in csv.DictReader(f):
-            key = tuple(row[a] for a in axes) + (row["metric"],)
-            low, high = (float(row[c]) if row[c] else math.nan for c in ("ci_low", "ci_high"))
-            bounded = math.isfinite(low) and math.isfinite(high)
-            stats[key] = Estimate(float(row["mean"]), low if bounded else None, high if bounded else None)
+            stats[tuple(row[a] for a in axes) + (row["metric"],)] = estimate_of(row)
     return stats
+
+
+def estimate_of(row):
+    """A summary.csv row's mean and interval."""
+    mean, low, high = (float(row[c]) if row[c] else math.nan for c in ("mean", "ci_low", "ci_high"))
+    bounded = math.isfinite(low) and math.isfinite(high)
+    return Estimate(mean, low if bounded else None, high if bounded else None)
 
 
 def show(estimate, write):

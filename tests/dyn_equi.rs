@@ -26,27 +26,65 @@ fn level_shares(procs: u32, caps: &[u32]) -> Vec<u32> {
         .collect()
 }
 
-/// [`level_shares`] with the odd processors to the latest jobs instead: a rule the
+/// [`level_shares`] as real shares: the simulator's rule.
+fn simulator_shares(procs: u32, caps: &[u32]) -> Vec<f64> {
+    level_shares(procs, caps).into_iter().map(f64::from).collect()
+}
+
+/// [`simulator_shares`] with the odd processors to the latest jobs instead: a rule the
 /// comparison below must tell apart.
-fn level_shares_latest_first(procs: u32, caps: &[u32]) -> Vec<u32> {
+fn latest_first_shares(procs: u32, caps: &[u32]) -> Vec<f64> {
     let reversed: Vec<u32> = caps.iter().rev().copied().collect();
-    let mut shares = level_shares(procs, &reversed);
+    let mut shares = simulator_shares(procs, &reversed);
     shares.reverse();
     shares
 }
 
-/// Mean response and wait, seconds, over all jobs, stepping time by `dt`: a job arriving
-/// within a step joins at its end; a job whose remaining fraction runs out within a step
-/// ends at the instant it did, at the step's shares.
-fn stepped(jobs: &[MoldableJob], procs: u32, dt: f64) -> (f64, f64) {
-    stepped_with(jobs, procs, dt, level_shares)
+/// Real-valued shares (time-sharing): each job min(p_max, L), the real level L with
+/// sum min(cap, L) = P (or every cap), found by bisection.
+fn fractional_shares(procs: u32, caps: &[u32]) -> Vec<f64> {
+    let given = |l: f64| caps.iter().map(|&c| (c as f64).min(l)).sum::<f64>();
+    let (mut lo, mut hi) = (0.0, procs as f64);
+    if given(hi) <= procs as f64 {
+        lo = hi;
+    }
+    for _ in 0..60 {
+        let mid = (lo + hi) / 2.0;
+        if given(mid) <= procs as f64 {
+            lo = mid
+        } else {
+            hi = mid
+        }
+    }
+    caps.iter().map(|&c| (c as f64).min(lo)).collect()
 }
 
-fn stepped_with(
+/// Whole processors, min(p_max, floor(P / n)) each (beyond P jobs, one each to the first
+/// P, else nothing would run); what caps and rounding leave stays idle.
+fn floor_shares(procs: u32, caps: &[u32]) -> Vec<f64> {
+    let each = (procs / caps.len().max(1) as u32).max(1);
+    caps.iter()
+        .enumerate()
+        .map(|(i, &c)| {
+            if i < procs as usize {
+                c.min(each) as f64
+            } else {
+                0.0
+            }
+        })
+        .collect()
+}
+
+/// Mean response and wait, seconds, over the jobs `measured`, stepping time by `dt` with
+/// each step's shares from `shares_of` (T(p) at real p, W / p + alpha + beta p): a job
+/// arriving within a step joins at its end; a job whose remaining fraction runs out within
+/// a step ends at the instant it did, at the step's shares.
+fn stepped(
     jobs: &[MoldableJob],
     procs: u32,
     dt: f64,
-    shares_of: fn(u32, &[u32]) -> Vec<u32>,
+    shares_of: fn(u32, &[u32]) -> Vec<f64>,
+    measured: std::ops::Range<usize>,
 ) -> (f64, f64) {
     let n = jobs.len();
     let mut remaining = vec![1.0f64; n];
@@ -61,13 +99,14 @@ fn stepped_with(
         let caps: Vec<u32> = present.iter().map(|&j| jobs[j].p_max).collect();
         let shares = shares_of(procs, &caps);
         for (&j, &p) in present.iter().zip(&shares) {
-            if p == 0 {
+            if p <= 0.0 {
                 continue;
             }
             if start[j].is_nan() {
                 start[j] = t;
             }
-            let rate = 1.0 / jobs[j].time(p);
+            let job = &jobs[j];
+            let rate = 1.0 / (job.work / p + job.alpha + job.beta * p);
             if remaining[j] <= rate * dt {
                 end[j] = t + remaining[j] / rate;
                 remaining[j] = 0.0;
@@ -78,7 +117,8 @@ fn stepped_with(
         present.retain(|&j| remaining[j] > 0.0);
         t += dt;
     }
-    let mean = |f: &dyn Fn(usize) -> f64| (0..n).map(f).sum::<f64>() / n as f64;
+    let count = measured.len() as f64;
+    let mean = |f: &dyn Fn(usize) -> f64| measured.clone().map(f).sum::<f64>() / count;
     (
         mean(&|j| end[j] - jobs[j].arrival),
         mean(&|j| start[j] - jobs[j].arrival),
@@ -113,7 +153,7 @@ fn a_time_stepped_dyn_equi_agrees_with_the_simulator_at_every_load() {
                 let events = simulate(&jobs, 32, Policy::DynEqui, &measure);
                 // A step of 1/20,000 of a job's mean sequential time.
                 let dt = workload.mean_sequential_time() / 20_000.0;
-                let (response, wait) = stepped(&jobs, 32, dt);
+                let (response, wait) = stepped(&jobs, 32, dt, simulator_shares, 0..jobs.len());
                 let gap = (response - events.response).abs() / events.response;
                 worst = worst.max(gap);
                 assert!(
@@ -144,7 +184,7 @@ fn the_comparison_tells_a_different_rule_apart() {
     };
     let events = simulate(&jobs, 32, Policy::DynEqui, &measure);
     let dt = MoldableWorkload::Wk1.mean_sequential_time() / 20_000.0;
-    let (response, _) = stepped_with(&jobs, 32, dt, level_shares_latest_first);
+    let (response, _) = stepped(&jobs, 32, dt, latest_first_shares, 0..jobs.len());
     let gap = (response - events.response).abs() / events.response;
     assert!(
         gap > 2e-3,
@@ -152,92 +192,8 @@ fn the_comparison_tells_a_different_rule_apart() {
     );
 }
 
-/// Readings of "divide the processors equally" that an implementation could take.
-#[derive(Clone, Copy, Debug)]
-enum Reading {
-    /// The simulator's: whole processors, the water level, odd ones to the earliest.
-    Simulator,
-    /// Real-valued shares: each job min(p_max, L) with sum = P (time-sharing), T(p) at real p.
-    Fractional,
-    /// Whole processors, min(p_max, floor(P / n)) each (one each to the first P beyond P
-    /// jobs); what caps and rounding leave stays idle.
-    FloorNoRedistribution,
-}
-
-/// Mean response over jobs `measured`, seconds, under `reading`, in steps of `dt`.
-fn stepped_reading(
-    jobs: &[MoldableJob],
-    procs: u32,
-    dt: f64,
-    reading: Reading,
-    measured: std::ops::Range<usize>,
-) -> f64 {
-    let n = jobs.len();
-    let mut remaining = vec![1.0f64; n];
-    let mut end = vec![f64::NAN; n];
-    let (mut present, mut next, mut t) = (Vec::<usize>::new(), 0usize, 0.0f64);
-    let time = |j: &MoldableJob, p: f64| j.work / p + j.alpha + j.beta * p;
-    while next < n || !present.is_empty() {
-        while next < n && jobs[next].arrival <= t {
-            present.push(next);
-            next += 1;
-        }
-        let caps: Vec<u32> = present.iter().map(|&j| jobs[j].p_max).collect();
-        let shares: Vec<f64> = match reading {
-            Reading::Simulator => level_shares(procs, &caps).into_iter().map(f64::from).collect(),
-            Reading::Fractional => {
-                // The real level L with sum min(cap, L) = P, by bisection.
-                let given = |l: f64| caps.iter().map(|&c| (c as f64).min(l)).sum::<f64>();
-                let (mut lo, mut hi) = (0.0, procs as f64);
-                if given(hi) <= procs as f64 {
-                    lo = hi;
-                }
-                for _ in 0..60 {
-                    let mid = (lo + hi) / 2.0;
-                    if given(mid) <= procs as f64 {
-                        lo = mid
-                    } else {
-                        hi = mid
-                    }
-                }
-                caps.iter().map(|&c| (c as f64).min(lo)).collect()
-            }
-            Reading::FloorNoRedistribution => {
-                // Beyond P jobs, the first P get one each (else nothing would run).
-                let each = (procs / caps.len().max(1) as u32).max(1);
-                caps.iter()
-                    .enumerate()
-                    .map(|(i, &c)| {
-                        if i < procs as usize {
-                            c.min(each) as f64
-                        } else {
-                            0.0
-                        }
-                    })
-                    .collect()
-            }
-        };
-        for (&j, &p) in present.iter().zip(&shares) {
-            if p <= 0.0 {
-                continue;
-            }
-            let rate = 1.0 / time(&jobs[j], p);
-            if remaining[j] <= rate * dt {
-                end[j] = t + remaining[j] / rate;
-                remaining[j] = 0.0;
-            } else {
-                remaining[j] -= rate * dt;
-            }
-        }
-        present.retain(|&j| remaining[j] > 0.0);
-        t += dt;
-    }
-    let count = measured.len() as f64;
-    measured.map(|j| end[j] - jobs[j].arrival).sum::<f64>() / count
-}
-
 /// The experiment behind results/anastasiadis-sevcik's paragraph on DYN-EQUI at 90%: its
-/// mean response under each reading, on the paper's 20,000-job runs, 10 seeds per
+/// mean response under each reading (the share functions above), on the paper's 20,000-job runs, 10 seeds per
 /// workload. `cargo test --release --test dyn_equi -- --ignored --nocapture`.
 #[test]
 #[ignore]
@@ -263,15 +219,11 @@ fn readings_of_dyn_equi_at_90_percent() {
                 saturation: None,
             };
             sums[0] += simulate(&jobs, 32, Policy::DynEqui, &measure).response;
-            for (k, reading) in [
-                Reading::Simulator,
-                Reading::Fractional,
-                Reading::FloorNoRedistribution,
-            ]
-            .into_iter()
-            .enumerate()
+            for (k, shares_of) in [simulator_shares, fractional_shares, floor_shares]
+                .into_iter()
+                .enumerate()
             {
-                sums[k + 1] += stepped_reading(&jobs, 32, dt, reading, 500..20_000);
+                sums[k + 1] += stepped(&jobs, 32, dt, shares_of, 500..20_000).0;
             }
         }
         let n = seeds.count() as f64;
