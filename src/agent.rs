@@ -221,12 +221,10 @@ impl Environment {
         }
         let spec = WorkloadSpec::from_params(&params, base_dir, None)?;
         // The environment schedules one pool of the machine's processors.
-        if spec.machine().is_some_and(|m| {
-            m.partitions.len() > 1 || m.partitions[0].needs_nodes() || m.partitions[0].cap_w.is_some()
-        }) {
+        if spec.machine().is_some_and(|m| !m.is_plain_pool()) {
             return Err(invalid(
                 "machine: the environment schedules one pool; a machine of several partitions, of nodes with \
-                 memory or GPUs, or under a power cap, is not available in it yet"
+                 memory or GPUs, under a power cap or switching nodes off, is not available in it yet"
                     .into(),
             ));
         }

@@ -6,7 +6,8 @@ use serde::Serialize;
 
 use crate::Time;
 use crate::carbon::Intensity;
-use crate::machine::Machine;
+use crate::machine::{Machine, NodeSwitching};
+use crate::sim::NodeSwitch;
 use crate::workload::Jobs;
 
 /// Joules in a kWh.
@@ -30,6 +31,36 @@ pub struct EnergySummary {
     /// Carbon emitted, kg of CO2, with an intensity series (`crate::carbon`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub carbon_kg: Option<f64>,
+    /// Where idle nodes are switched off (`crate::sim::power_states`): what switching did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub switching: Option<SwitchingSummary>,
+}
+
+/// What switching idle nodes off did over a run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SwitchingSummary {
+    /// Nodes switched off (a node switched off twice counts twice), and booted.
+    pub switch_offs: u64,
+    pub boots: u64,
+    /// Jobs whose start waited for nodes to boot, and their waits' sum, seconds.
+    pub jobs_waiting_boot: u64,
+    pub boot_wait_s: Time,
+}
+
+/// A partition's node states' watts above or below idle, per node: switching off, off,
+/// booting; `None` where its nodes do not describe their switching.
+fn switch_watts(machine: &Machine, p: usize) -> Option<[f64; 3]> {
+    let g = machine.partitions[p].nodes.first()?;
+    let (idle, s): (f64, NodeSwitching) = (g.power?.idle_w / g.cores as f64, g.switching?);
+    Some([s.shutdown_w - idle, s.off_w - idle, s.boot_w - idle])
+}
+
+/// A partition's switching times, seconds: switching off, booting.
+fn switch_times(machine: &Machine, p: usize) -> (Time, Time) {
+    let s = machine.partitions[p].nodes[0]
+        .switching
+        .expect("a partition that switched nodes describes its switching");
+    (s.shutdown_s, s.boot_s)
 }
 
 /// A partition's power per core, watts: idle, and busy (`None`: no power described).
@@ -76,12 +107,16 @@ fn partition(machine: &Machine, jobs: &Jobs, j: usize) -> usize {
 /// The machine's power over a run of `jobs` that started and ended them at `start` and
 /// `end`, watts: the idle draw of every core plus each running job's cores' rise, one step
 /// per instant where it changes, from the first submit to the last end (where it is the
-/// idle draw again). `None` when the machine describes no power or a job never ended.
+/// idle draw again, less what nodes switched off save). Where idle nodes are switched off
+/// (`switches`, from the run's outcome), each node switching off, off or booting draws its
+/// state's watts instead of idle. `None` when the machine describes no power or a job
+/// never ended.
 pub fn power_over_time(
     machine: &Machine,
     jobs: &Jobs,
     start: &[Time],
     end: &[Time],
+    switches: &[NodeSwitch],
 ) -> Option<Vec<(Time, f64)>> {
     let watts = watts(machine)?;
     if end.contains(&crate::sim::state::UNSET) || jobs.is_empty() {
@@ -100,9 +135,36 @@ pub fn power_over_time(
         changes.push((start[j], cores, p));
         changes.push((end[j], -cores, p));
     }
+    // Nodes switching off, off and booting, counted apart from the busy cores (codes past
+    // the partitions': 3 per partition), each run of nodes from its switch to the next.
+    let parts = watts.len() as u32;
+    let state = |p: u32, s: u32| parts + 3 * p + s;
+    let last = end.iter().copied().max().unwrap_or(first);
+    for w in switches {
+        let (shutdown, boot) = switch_times(machine, w.partition as usize);
+        let (p, k) = (w.partition, w.nodes as i32);
+        if w.on {
+            changes.extend([
+                (w.at, -k, state(p, 1)),
+                (w.at, k, state(p, 2)),
+                (w.at + boot, -k, state(p, 2)),
+            ]);
+        } else {
+            changes.extend([
+                (w.at, k, state(p, 0)),
+                (w.at + shutdown, -k, state(p, 0)),
+                (w.at + shutdown, k, state(p, 1)),
+            ]);
+        }
+    }
+    // A switch-off under way at the last end finishes after the run.
+    changes.retain(|c| c.0 <= last);
     changes.sort_unstable_by_key(|c| c.0);
     let rise: Vec<f64> = watts.iter().map(|&(idle, busy)| busy - idle).collect();
-    let mut busy = vec![0i64; watts.len()];
+    let states: Vec<f64> = (0..watts.len())
+        .flat_map(|p| switch_watts(machine, p).unwrap_or([0.0; 3]))
+        .collect();
+    let mut busy = vec![0i64; watts.len() + states.len()];
     let mut power: Vec<(Time, f64)> = Vec::with_capacity(changes.len() + 1);
     power.push((first, idle_w));
     let mut at = 0;
@@ -112,7 +174,15 @@ pub fn power_over_time(
             busy[changes[at].2 as usize] += changes[at].1 as i64;
             at += 1;
         }
-        let watts_now = idle_w + busy.iter().zip(&rise).map(|(&b, &r)| b as f64 * r).sum::<f64>();
+        let (cores, nodes) = busy.split_at(watts.len());
+        let mut watts_now = idle_w + cores.iter().zip(&rise).map(|(&b, &r)| b as f64 * r).sum::<f64>();
+        if !switches.is_empty() {
+            watts_now += nodes
+                .iter()
+                .zip(&states)
+                .map(|(&n, &w)| n as f64 * w)
+                .sum::<f64>();
+        }
         match power.last_mut() {
             Some(last) if last.0 == t => last.1 = watts_now,
             _ => power.push((t, watts_now)),
@@ -131,10 +201,11 @@ pub fn of_run(
     jobs: &Jobs,
     start: &[Time],
     end: &[Time],
+    switches: &[NodeSwitch],
     carbon: Option<(&Intensity, Time)>,
 ) -> Option<EnergySummary> {
     let watts = watts(machine)?;
-    let power = power_over_time(machine, jobs, start, end)?;
+    let power = power_over_time(machine, jobs, start, end, switches)?;
     let first = *jobs.submit.iter().min()?;
     let last = *end.iter().max()?;
     let span = (last - first).max(0);
@@ -149,7 +220,8 @@ pub fn of_run(
         busy_joules += cores * busy * seconds;
         core_seconds += cores * seconds;
     }
-    let joules = idle_w * span as f64 + rise_joules;
+    let (switch_joules, switching) = switching(machine, switches, last);
+    let joules = idle_w * span as f64 + rise_joules + switch_joules;
     let energy_kwh = joules / JOULES_PER_KWH;
     let jobs_kwh = busy_joules / JOULES_PER_KWH;
     Some(EnergySummary {
@@ -169,7 +241,43 @@ pub fn of_run(
         },
         span,
         carbon_kg: carbon.map(|(series, offset)| series.grams(&power, last, offset) / 1e3),
+        switching,
     })
+}
+
+/// What nodes switching off, off and booting drew above (or below) idle until `last`, the
+/// run's last end, joules; and what switching did. Each node switched off at `a` switches
+/// for the switch-off's seconds, then is off until a boot (at `b`, which finds it off) or
+/// the run's end: so the nodes off at `t` are those whose switch-off ended by `t` less
+/// those booted by `t`, and their joules sum without pairing nodes.
+fn switching(machine: &Machine, switches: &[NodeSwitch], last: Time) -> (f64, Option<SwitchingSummary>) {
+    if machine.partitions.iter().all(|p| p.switch_off.is_none()) {
+        return (0.0, None);
+    }
+    let mut joules = 0.0;
+    let mut summary = SwitchingSummary {
+        switch_offs: 0,
+        boots: 0,
+        jobs_waiting_boot: 0,
+        boot_wait_s: 0,
+    };
+    for w in switches {
+        let p = w.partition as usize;
+        let [shutting, off, booting] = switch_watts(machine, p).expect("checked when the machine was read");
+        let (shutdown, boot) = switch_times(machine, p);
+        let (k, at) = (w.nodes as f64, w.at.min(last));
+        if w.on {
+            joules += k * (booting * boot as f64 - off * (last - at) as f64);
+            summary.boots += w.nodes as u64;
+            summary.jobs_waiting_boot += 1;
+            summary.boot_wait_s += w.waited;
+        } else {
+            let ends = (at + shutdown).min(last);
+            joules += k * (shutting * (ends - at) as f64 + off * (last - ends) as f64);
+            summary.switch_offs += w.nodes as u64;
+        }
+    }
+    (joules, Some(summary))
 }
 
 /// Each job's energy, joules: its cores at their busy power while it ran (so that the
@@ -208,7 +316,7 @@ mod tests {
             JobRecord::new(1, 0, 100, 2, 100),
             JobRecord::new(2, 10, 50, 4, 50),
         ]);
-        let e = of_run(&m, &jobs, &[0, 100], &[100, 150], None).unwrap();
+        let e = of_run(&m, &jobs, &[0, 100], &[100, 150], &[], None).unwrap();
         let kwh = |joules: f64| joules / 3.6e6;
         assert!((e.energy_kwh - kwh(35_000.0)).abs() < 1e-12, "{e:?}");
         assert!((e.jobs_kwh - kwh(30_000.0)).abs() < 1e-12);
@@ -226,7 +334,7 @@ mod tests {
         );
         // A job that never ended: no span, no energy.
         assert_eq!(
-            of_run(&m, &jobs, &[0, 100], &[100, crate::sim::state::UNSET], None),
+            of_run(&m, &jobs, &[0, 100], &[100, crate::sim::state::UNSET], &[], None),
             None
         );
     }

@@ -1488,3 +1488,319 @@ fn a_share_of_gpu_jobs_is_drawn_per_replication() {
     assert!(drawn.json.contains("\"gpu_utilization\":"), "{}", drawn.json);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A machine of `count` one-core nodes at 100 W idle, 300 W busy, 10 W off; switching off
+/// takes 5 s at 200 W, booting 20 s at 150 W; `policy` adds partition keys
+/// (`switch_off_after`, `keep_on`).
+fn switching_machine(dir: &Path, count: u32, policy: &str) -> PathBuf {
+    let path = dir.join(format!("switching-{count}-{}.toml", policy.len()));
+    std::fs::write(
+        &path,
+        format!(
+            "[[partition]]\nname = \"p\"\ndefault = true\n{policy}[[partition.nodes]]\ncount = {count}\ncores = 1\n\
+             idle_w = 100\nbusy_w = 300\noff_w = 10\nshutdown_s = 5\nshutdown_w = 200\nboot_s = 20\nboot_w = 150\n"
+        ),
+    )
+    .unwrap();
+    path
+}
+
+/// A run's (start, end) per job, its energy, and its power over time.
+type PowerRun = (Vec<(i64, i64)>, schedlab::energy::EnergySummary, Vec<(i64, f64)>);
+
+/// The run of `trace` under `scheduler` on `machine`, with its energy and power over time.
+fn run_with_power(
+    trace: &Path,
+    machine: &Path,
+    scheduler: &str,
+    extra: &[(&str, Value)],
+) -> PowerRun {
+    let mut all = vec![("machine", Value::Str(machine.display().to_string()))];
+    all.extend(extra.iter().cloned());
+    let rigid = experiment(trace, scheduler, &all);
+    let prepared = rigid.prepare(&mut Shared::default(), None).unwrap();
+    let workload = prepared.workload.draw(1).unwrap();
+    let mut worker = Worker::with_engine(Engine::new().with_validation(true));
+    let outcome = prepared.simulate(&mut worker, &workload, 1);
+    let jobs = &workload.jobs;
+    let e = prepared
+        .summarise(jobs, workload.procs, &outcome, 0..jobs.len(), &workload.skipped)
+        .energy
+        .unwrap();
+    let steps = prepared.power_over_time(jobs, &outcome).unwrap().steps;
+    let schedule = (0..jobs.len())
+        .map(|j| (outcome.start[j], outcome.end[j]))
+        .collect();
+    (schedule, e, steps)
+}
+
+/// One node, two jobs, a switch-off and a boot, by hand (docs/semantics.md, "Power
+/// states"). Job 1 runs 0-100 s; the node goes idle at 100 and, 30 s later, off: switching
+/// 130-135 s at 200 W, off 135-200 s at 10 W. Job 2 arrives at 200: the node boots 200-220 s
+/// at 150 W and the job runs 220-270 s. Joules: 30,000 + 3,000 (idle 100-130) + 1,000 +
+/// 650 + 3,000 + 15,000 = 52,650. With job 2 at 132, the boot waits for the switch-off to
+/// end (135) and the job starts at 155.
+#[test]
+fn one_node_switched_off_and_booted_by_hand() {
+    let dir = folder("switch-by-hand");
+    let machine = switching_machine(&dir, 1, "switch_off_after = 30\n");
+    for (second, expected_start, joules) in [(200, 220, 52_650.0), (132, 155, 0.0)] {
+        let mut text = String::from("; MaxProcs: 1\n");
+        swf_line(&mut text, 1, (0, 100, 1, 100, 1, 1));
+        swf_line(&mut text, 2, (second, 50, 1, 50, 1, 1));
+        let trace = dir.join(format!("two-{second}.swf"));
+        std::fs::write(&trace, text).unwrap();
+        for scheduler in ["fcfs", "easy"] {
+            let (schedule, e, steps) = run_with_power(&trace, &machine, scheduler, &[]);
+            assert_eq!(
+                schedule,
+                [(0, 100), (expected_start, expected_start + 50)],
+                "{scheduler}"
+            );
+            let w = e.switching.as_ref().unwrap();
+            assert_eq!((w.switch_offs, w.boots, w.jobs_waiting_boot), (1, 1, 1));
+            assert_eq!(w.boot_wait_s, expected_start - second);
+            if second == 200 {
+                assert!(
+                    (e.energy_kwh * 3.6e6 - joules).abs() < 1e-6,
+                    "{} J",
+                    e.energy_kwh * 3.6e6
+                );
+                assert_eq!(
+                    steps,
+                    [
+                        (0, 300.0),
+                        (100, 100.0),
+                        (130, 200.0),
+                        (135, 10.0),
+                        (200, 150.0),
+                        (220, 300.0),
+                        (270, 100.0)
+                    ]
+                );
+                assert!((e.peak_power_kw - 0.3).abs() < 1e-12);
+                assert!((e.jobs_kwh * 3.6e6 - 45_000.0).abs() < 1e-6);
+            } else {
+                // Switching 130-135 at 200 W, then straight to the boot, 135-155 at 150 W.
+                assert_eq!(
+                    &steps[1..5],
+                    [(100, 100.0), (130, 200.0), (135, 150.0), (155, 300.0)]
+                );
+            }
+        }
+    }
+    // A timeout longer than the gap: nothing switches, and the run is the run with nodes on.
+    let mut text = String::from("; MaxProcs: 1\n");
+    swf_line(&mut text, 1, (0, 100, 1, 100, 1, 1));
+    swf_line(&mut text, 2, (200, 50, 1, 50, 1, 1));
+    let trace = dir.join("late.swf");
+    std::fs::write(&trace, text).unwrap();
+    let stays_on = switching_machine(&dir, 1, "");
+    let on = run_with_power(&trace, &stays_on, "easy", &[]);
+    let long = run_with_power(
+        &trace,
+        &stays_on,
+        "easy",
+        &[("switch_off_after", Value::Int(5000))],
+    );
+    assert!(on.1.switching.is_none());
+    assert_eq!(long.1.switching.as_ref().map(|w| w.switch_offs), Some(0));
+    assert_eq!(long.0, on.0);
+    assert_eq!(long.2, on.2);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(if cfg!(debug_assertions) { 24 } else { 128 }))]
+
+    /// With idle nodes switched off, on random jobs (exact estimates) under FCFS, EASY and
+    /// SJBF, validated at every pass (the free nodes are those idle and those off): the
+    /// energy is the integral of the power timeline; no job runs before the nodes it boots
+    /// are on; and EASY's promise holds with the boot's margin: a job that waited at the
+    /// head starts by the shadow time it got then plus one switch-off and one boot (25 s).
+    #[test]
+    fn switched_nodes_keep_energy_and_easys_promise(
+        specs in prop::collection::vec((0i64..300, 1i64..200, 1u32..=4, 0i32..3), 1..40),
+        which in 0usize..3,
+        after in 1i64..120,
+        keep_on in 0u32..3,
+    ) {
+        let mut t = 0;
+        let jobs: Vec<Job> = specs
+            .into_iter()
+            .map(|(gap, runtime, procs, user)| {
+                t += gap;
+                (t, runtime, procs, runtime, user, 1)
+            })
+            .collect();
+        let dir = folder(&format!("switching-{which}-{after}"));
+        let mut text = String::from("; MaxProcs: 4\n");
+        for (i, &job) in jobs.iter().enumerate() {
+            swf_line(&mut text, i + 1, job);
+        }
+        let trace = dir.join("switching.swf");
+        std::fs::write(&trace, text).unwrap();
+        let machine = switching_machine(&dir, 4, &format!("switch_off_after = {after}\nkeep_on = {keep_on}\n"));
+        let scheduler = ["fcfs", "easy", "sjbf"][which];
+        let (schedule, e, steps) = run_with_power(&trace, &machine, scheduler, &[]);
+        let last = schedule.iter().map(|s| s.1).max().unwrap();
+        let joules: f64 = steps
+            .iter()
+            .enumerate()
+            .map(|(i, &(from, w))| w * (steps.get(i + 1).map_or(last, |s| s.0) - from) as f64)
+            .sum();
+        prop_assert!(
+            (e.energy_kwh * 3.6e6 - joules).abs() <= 1e-9 * joules.max(1.0),
+            "{} J vs {} J", e.energy_kwh * 3.6e6, joules
+        );
+        prop_assert!(steps.iter().all(|s| s.1 >= 4.0 * 10.0 - 1e-9 && s.1 <= 4.0 * 300.0 + 1e-9));
+        let w = e.switching.clone().unwrap();
+        prop_assert!(w.boots <= w.switch_offs);
+        // Nodes on at any time: at least keep_on, read off the power (off nodes draw 10 W).
+        prop_assert!((e.jobs_kwh + e.idle_kwh - e.energy_kwh).abs() < 1e-9);
+        // EASY's promise, read from the engine with the scheduler itself.
+        if scheduler == "easy" {
+            let records: Vec<schedlab::workload::JobRecord> = jobs
+                .iter()
+                .enumerate()
+                .map(|(i, &(submit, runtime, procs, estimate, _, _))| {
+                    schedlab::workload::JobRecord::new(i as u64 + 1, submit, runtime, procs, estimate)
+                })
+                .collect();
+            let list = schedlab::workload::Jobs::from_records(&records);
+            let mut engine = Engine::new().with_validation(true);
+            engine.set_switch_off(Some(schedlab::sim::SwitchOffPolicy { after, keep_on, shutdown_s: 5, boot_s: 20 }));
+            let mut easy = schedlab::sched::Easy::new(schedlab::sched::BackfillOrder::Arrival);
+            let outcome = engine.run(&list, 4, &mut easy);
+            let starts: Vec<i64> = schedule.iter().map(|s| s.0).collect();
+            prop_assert_eq!(outcome.start, starts.as_slice());
+            for (j, shadow) in easy.head_shadows().enumerate() {
+                if let Some(s) = shadow {
+                    prop_assert!(outcome.start[j] <= s + 25, "job {}: starts {} > shadow {} + 25", j, outcome.start[j], s);
+                }
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+/// Switching nodes off is refused where it is not built, naming the file and the key.
+#[test]
+fn switching_off_is_refused_where_not_built() {
+    let dir = folder("switch-refused");
+    let refused = |text: &str| {
+        let path = dir.join("m.toml");
+        std::fs::write(&path, text).unwrap();
+        schedlab::machine::Machine::read(&path).unwrap_err().to_string()
+    };
+    let node = "[[partition.nodes]]\ncount = 4\ncores = CORES\nidle_w = 100\nbusy_w = 300\n";
+    let switching = "off_w = 10\nshutdown_s = 5\nshutdown_w = 200\nboot_s = 20\nboot_w = 150\n";
+    let head = "[[partition]]\nname = \"p\"\ndefault = true\n";
+    let e = refused(&format!(
+        "{head}switch_off_after = 60\n{}{switching}",
+        node.replace("CORES", "2")
+    ));
+    assert!(
+        e.contains("m.toml") && e.contains("switch_off_after = 60") && e.contains("one-core nodes"),
+        "{e}"
+    );
+    let e = refused(&format!(
+        "{head}switch_off_after = 60\n{}",
+        node.replace("CORES", "1")
+    ));
+    assert!(e.contains("do not describe their switching"), "{e}");
+    let e = refused(&format!("{head}{}off_w = 10\n", node.replace("CORES", "1")));
+    assert!(e.contains("go together"), "{e}");
+    let e = refused(&format!(
+        "{head}keep_on = 2\n{}{switching}",
+        node.replace("CORES", "1")
+    ));
+    assert!(e.contains("keep_on: applies with switch_off_after"), "{e}");
+    let e = refused(&format!(
+        "{head}switch_off_after = 60\nkeep_on = 5\n{}{switching}",
+        node.replace("CORES", "1")
+    ));
+    assert!(e.contains("keep_on = 5"), "{e}");
+    let e = refused(&format!(
+        "{head}switch_off_after = 60\ncap_w = 1000\n{}{switching}",
+        node.replace("CORES", "1")
+    ));
+    assert!(e.contains("under a power cap"), "{e}");
+    // A scheduler whose reservations do not count boots, and the key without a machine.
+    let machine = switching_machine(&dir, 4, "switch_off_after = 60\n");
+    let trace = dir.join("t.swf");
+    std::fs::write(
+        &trace,
+        "; MaxProcs: 4\n1 0 -1 10 1 -1 -1 1 10 -1 1 1 -1 -1 1 1 -1 -1\n",
+    )
+    .unwrap();
+    let mut params = Params::default();
+    params.insert("trace", Value::Str(trace.display().to_string()));
+    params.insert("machine", Value::Str(machine.display().to_string()));
+    params.insert("scheduler", Value::Str("conservative".into()));
+    let e = rigid::from_params(&params, Path::new(""), None)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("scheduler = conservative") && e.contains("fcfs, easy, sjbf, easy-pred"),
+        "{e}"
+    );
+    let mut params = Params::default();
+    params.insert("trace", Value::Str(trace.display().to_string()));
+    params.insert("switch_off_after", Value::Int(60));
+    let e = rigid::from_params(&params, Path::new(""), None)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("switch_off_after: needs a machine"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Power states described but unused change nothing: on the shared logs of one-processor
+/// nodes, a machine whose nodes give their switching figures, with nodes on (no timeout,
+/// or `switch_off_after = "never"`), runs job for job and byte for byte (the run's JSON,
+/// energy included) as the same machine without them, under FCFS and EASY.
+#[test]
+fn power_states_unused_change_nothing() {
+    let dir = folder("states-unused");
+    let first = if cfg!(debug_assertions) { 3_000 } else { 30_000 };
+    let mut compared = 0;
+    for (name, nodes) in [
+        ("KTH-SP2-1996-2.1-cln.swf.gz", 100),
+        ("CTC-SP2-1996-3.1-cln.swf.gz", 430),
+        ("SDSC-SP2-1998-4.2-cln.swf.gz", 128),
+    ] {
+        let Some(trace) = common::trace(name) else { continue };
+        let on = format!(
+            "[[partition]]\nname = \"all\"\ndefault = true\n[[partition.nodes]]\ncount = {nodes}\ncores = 1\n\
+             idle_w = 95\nbusy_w = 190.738\n"
+        );
+        let plain = dir.join(format!("{name}-on.toml"));
+        std::fs::write(&plain, &on).unwrap();
+        let described = dir.join(format!("{name}-states.toml"));
+        std::fs::write(
+            &described,
+            format!("{on}off_w = 9.75\nshutdown_s = 6\nshutdown_w = 100.997\nboot_s = 152\nboot_w = 125.174\n"),
+        )
+        .unwrap();
+        for scheduler in ["fcfs", "easy"] {
+            let with = |machine: &Path, never: bool| {
+                let mut extra = vec![
+                    ("machine", Value::Str(machine.display().to_string())),
+                    ("first", Value::Int(first)),
+                ];
+                if never {
+                    extra.push(("switch_off_after", Value::Str("never".into())));
+                }
+                run(&experiment(&trace, scheduler, &extra), 1)
+            };
+            let base = with(&plain, false);
+            for other in [with(&described, false), with(&described, true)] {
+                assert_eq!(base.schedule, other.schedule, "{name} {scheduler}");
+                assert_eq!(base.json, other.json, "{name} {scheduler}");
+            }
+            compared += 1;
+        }
+    }
+    eprintln!("compared {compared} runs");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

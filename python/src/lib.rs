@@ -271,13 +271,12 @@ fn run_rigid_inner(
     }
     if let Source::Trace(t) = &rigid.workload.source
         && priority.is_some()
-        && t.machine.as_ref().is_some_and(|m| {
-            m.partitions.len() > 1 || m.partitions[0].needs_nodes() || m.partitions[0].cap_w.is_some()
-        })
+        && t.machine.as_ref().is_some_and(|m| !m.is_plain_pool())
     {
         return Err(Failure::Library(schedlab::Error::Invalid(
             "priority: a Python priority function schedules one pool; a machine of several \
-             partitions, of nodes with memory or GPUs, or under a power cap, is not supported with it yet"
+             partitions, of nodes with memory or GPUs, under a power cap or switching nodes off, is not \
+             supported with it yet"
                 .into(),
         )));
     }

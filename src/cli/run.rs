@@ -58,6 +58,11 @@ pub struct RunArgs {
     /// cap (docs/semantics.md, "Energy").
     #[arg(long, value_name = "FRACTION", requires = "machine")]
     power_cap: Option<f64>,
+    /// Traces, on a machine whose nodes describe their switching: switch a node off once it
+    /// has been idle SECONDS, and boot it when a job needs it (docs/semantics.md, "Power
+    /// states").
+    #[arg(long, value_name = "SECONDS", requires = "machine")]
+    switch_off_after: Option<i64>,
     /// Traces, on a machine with a power model: a carbon-intensity series (CSV: a header,
     /// then time,gco2_per_kwh rows; .gz too) for the run's carbon (docs/semantics.md,
     /// "Energy").
@@ -185,6 +190,7 @@ fn experiment(args: &RunArgs) -> Result<Rigid> {
         ),
         ("carbon_offset", args.carbon_offset.map(Value::Int)),
         ("power_cap", args.power_cap.map(Value::Float)),
+        ("switch_off_after", args.switch_off_after.map(Value::Int)),
         ("gpu_share", args.gpu_share.map(Value::Float)),
         ("cores_per_gpu", args.cores_per_gpu.map(Value::Int)),
         ("load", args.load.map(Value::Float)),
@@ -434,7 +440,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     }
     let what = format!("{}, {}", workload.name, rigid.scheduler);
     if let Some(path) = &args.timeline_out {
-        let power = prepared.power_over_time(&workload.jobs, outcome.start, outcome.end);
+        let power = prepared.power_over_time(&workload.jobs, &outcome);
         write_timeline(path, &what, workload, &outcome, power)?;
     }
     if let (Some(path), Some(window)) = (&args.gantt_out, args.window) {

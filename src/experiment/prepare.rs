@@ -472,6 +472,9 @@ impl PreparedRigid {
             .map_or(workload.procs, |m| m.partitions[0].usable_cores() as u32);
         let Some(machine) = machine.filter(|m| !one_pool(m)) else {
             scheduler.set_seed(mix64(seed ^ GA_STREAM));
+            worker
+                .engine
+                .set_switch_off(machine.and_then(|m| m.partitions[0].switch_off_policy()));
             worker.engine.set_feedback(
                 self.workload
                     .spec
@@ -495,6 +498,7 @@ impl PreparedRigid {
             let partition = &machine.partitions[p];
             // Under a power cap, the cores that may be busy at once.
             let cores = partition.usable_cores() as u32;
+            worker.engine.set_switch_off(partition.switch_off_policy());
             let outcome = if partition.needs_nodes() {
                 let policy = NodePolicy::of(self.scheduler).expect("refused when the experiment was built");
                 let requests = (0..jobs.len()).map(|j| machine.request(&jobs, j)).collect();
@@ -504,7 +508,7 @@ impl PreparedRigid {
                 scheduler.set_seed(mix64(seed ^ GA_STREAM ^ p as u64));
                 scheduler.simulate(&mut worker.engine, &jobs, cores, self.predictor, window.as_ref())
             };
-            worker.parts.absorb(&outcome, rows);
+            worker.parts.absorb(&outcome, rows, p);
         }
         worker.parts.outcome()
     }
@@ -555,7 +559,7 @@ impl PreparedRigid {
         };
         let gpus = machine.map_or(0, Machine::gpus);
         Summary {
-            energy: self.energy(jobs, start, end),
+            energy: self.energy(jobs, start, end, outcome.switches),
             gpu_utilization: (gpus > 0).then(|| utilization(gpus as f64, &|j| jobs.gpus_of(j) as f64)),
             memory_utilization: machine
                 .and_then(Machine::memory_kb)
@@ -565,13 +569,19 @@ impl PreparedRigid {
     }
 
     /// On a machine that describes its power, what a run of `jobs` that started and ended
-    /// them at `start` and `end` cost.
-    fn energy(&self, jobs: &crate::workload::Jobs, start: &[Time], end: &[Time]) -> Option<EnergySummary> {
+    /// them at `start` and `end`, and switched nodes as `switches` says, cost.
+    fn energy(
+        &self,
+        jobs: &crate::workload::Jobs,
+        start: &[Time],
+        end: &[Time],
+        switches: &[crate::sim::NodeSwitch],
+    ) -> Option<EnergySummary> {
         let carbon = match &self.workload.spec.source {
             Source::Trace(t) => t.carbon.as_ref().map(|(series, offset)| (&**series, *offset)),
             Source::Model(_) => None,
         };
-        crate::energy::of_run(self.workload.spec.machine()?, jobs, start, end, carbon)
+        crate::energy::of_run(self.workload.spec.machine()?, jobs, start, end, switches, carbon)
     }
 
     /// On a machine that describes its power, each job's energy in joules
@@ -586,12 +596,17 @@ impl PreparedRigid {
     pub fn power_over_time(
         &self,
         jobs: &crate::workload::Jobs,
-        start: &[Time],
-        end: &[Time],
+        outcome: &Outcome,
     ) -> Option<crate::energy::PowerOverTime> {
         let machine = self.workload.spec.machine()?;
         Some(crate::energy::PowerOverTime {
-            steps: crate::energy::power_over_time(machine, jobs, start, end)?,
+            steps: crate::energy::power_over_time(
+                machine,
+                jobs,
+                outcome.start,
+                outcome.end,
+                outcome.switches,
+            )?,
             cap_w: machine.partitions.iter().map(|p| p.cap_w).sum::<Option<f64>>(),
         })
     }

@@ -44,16 +44,17 @@ pub const DOWNEY_MODEL_KEYS: [Key; 13] = [
 ];
 
 /// A trace and how to read, scale and augment it; all shape the workload but `feedback`,
-/// which changes when jobs arrive, not which jobs are drawn; `power_cap`, which caps the
-/// machine the jobs run on; and `gpu_share` and `cores_per_gpu`, which read which jobs ask
-/// GPUs off the replication's own draws. Cells that differ in those three replay the same
-/// workloads (a GPU job at one share is one at every higher share), so they can be
-/// compared in pairs.
-pub const TRACE_KEYS: [Key; 30] = [
+/// which changes when jobs arrive, not which jobs are drawn; `power_cap` and
+/// `switch_off_after`, which cap the machine the jobs run on and switch its idle nodes off;
+/// and `gpu_share` and `cores_per_gpu`, which read which jobs ask GPUs off the
+/// replication's own draws. Cells that differ in those replay the same workloads (a GPU job
+/// at one share is one at every higher share), so they can be compared in pairs.
+pub const TRACE_KEYS: [Key; 31] = [
     workload("trace"),
     workload("procs"),
     workload("machine"),
     policy("power_cap"),
+    policy("switch_off_after"),
     policy("gpu_share"),
     policy("cores_per_gpu"),
     workload("carbon"),
@@ -431,6 +432,40 @@ fn trace(params: &Params, base_dir: &Path, extra: &[Key]) -> Result<TraceSource,
             })?))
         }
     };
+    // Switching idle nodes off is a policy too; "never" (nodes stay on, as without the
+    // key) lets a sweep's axis hold the machine without it.
+    let switch_off_after = match params.get("switch_off_after") {
+        None => None,
+        Some(Value::Str(s)) if s == "never" => None,
+        Some(Value::Int(t)) if (1..=crate::machine::MAX_SWITCH_SECONDS).contains(t) => Some(*t as u64),
+        Some(v) => {
+            return Err(ParamError::BadValue {
+                key: "switch_off_after".into(),
+                value: v.to_string(),
+                expected: format!(
+                    "whole seconds from 1 to {}, or \"never\"",
+                    crate::machine::MAX_SWITCH_SECONDS
+                ),
+            });
+        }
+    };
+    let machine = match (switch_off_after, machine) {
+        (None, machine) => machine,
+        (Some(_), None) => {
+            return Err(ParamError::Invalid(
+                "switch_off_after: needs a machine whose nodes describe their power and switching \
+                 (machine = \"FILE.toml\" whose node groups give idle_w, busy_w, off_w, shutdown_s, shutdown_w, \
+                 boot_s and boot_w)"
+                    .into(),
+            ));
+        }
+        (Some(after), Some(m)) => {
+            let after = Time::try_from(after).unwrap_or(Time::MAX);
+            Some(Arc::new(m.with_switch_off(after).map_err(|e| {
+                ParamError::Invalid(format!("switch_off_after = {after}: {e}"))
+            })?))
+        }
+    };
     let gpu_share = match params.within("gpu_share", &(0.0..=1.0))? {
         None if params.has("cores_per_gpu") => {
             return Err(ParamError::Invalid(
@@ -602,6 +637,17 @@ pub fn from_params(params: &Params, base_dir: &Path, window: Option<&Window>) ->
              whole nodes); {} do",
             p.name,
             NodePolicy::NAMES.join(", ")
+        )));
+    }
+    if let Some(m) = workload.machine()
+        && let Some(p) = m.partitions.iter().find(|p| p.switch_off.is_some())
+        && !scheduler.counts_boots()
+    {
+        return Err(ParamError::Invalid(format!(
+            "scheduler = {scheduler}: its reservations do not leave room for boots yet (partition {} switches \
+             idle nodes off); {} do",
+            p.name,
+            SchedulerKind::names_counting_boots().join(", ")
         )));
     }
     if let Some(what) = scheduler.needs()

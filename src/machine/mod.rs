@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::Time;
 use crate::error::{Error, Result};
 use crate::workload::{Jobs, MAX_PROCS, Workload};
 
@@ -49,6 +50,28 @@ pub struct NodePower {
 /// Most watts a node may draw: a bound that keeps a description sane.
 pub const MAX_NODE_WATTS: f64 = 1e6;
 
+/// What a node draws off, and what switching it off and on costs (Batsim's sleep, switching
+/// off and switching on power states): watts, and whole seconds.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct NodeSwitching {
+    pub off_w: f64,
+    pub shutdown_s: Time,
+    pub shutdown_w: f64,
+    pub boot_s: Time,
+    pub boot_w: f64,
+}
+
+/// Longest switch-off, boot or idle timeout a description may give, seconds: a day.
+pub const MAX_SWITCH_SECONDS: i64 = 86_400;
+
+/// When a partition switches its idle nodes off: after `after` seconds idle, while more
+/// than `keep_on` nodes stay on (`crate::sim::power_states`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct SwitchOff {
+    pub after: Time,
+    pub keep_on: u32,
+}
+
 /// A group of identical nodes.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct NodeGroup {
@@ -61,6 +84,9 @@ pub struct NodeGroup {
     /// Its power draw (`None`: not described).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub power: Option<NodePower>,
+    /// Its draw off and the cost of switching (`None`: not described; the node stays on).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub switching: Option<NodeSwitching>,
 }
 
 /// A partition: its nodes, and which of a trace's jobs it runs.
@@ -79,6 +105,9 @@ pub struct Partition {
     /// JSON (and what it keys) stays as it was.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cap_w: Option<f64>,
+    /// Whether idle nodes are switched off (`None`: they stay on, today's machine).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub switch_off: Option<SwitchOff>,
 }
 
 impl Partition {
@@ -122,6 +151,20 @@ impl Partition {
             true => most,
             false => most.saturating_sub(1),
         }
+    }
+
+    /// The engine's rule for switching its idle nodes off, if it does (checked on reading
+    /// and by [`Machine::with_switch_off`]: one group of one-core nodes that describes its
+    /// switching).
+    pub fn switch_off_policy(&self) -> Option<crate::sim::SwitchOffPolicy> {
+        let rule = self.switch_off?;
+        let switching = self.nodes.first()?.switching?;
+        Some(crate::sim::SwitchOffPolicy {
+            after: rule.after,
+            keep_on: rule.keep_on,
+            shutdown_s: switching.shutdown_s,
+            boot_s: switching.boot_s,
+        })
     }
 
     /// Memory over all its nodes, GB.
@@ -219,6 +262,8 @@ struct RawPartition {
     #[serde(default)]
     exclusive: bool,
     cap_w: Option<f64>,
+    switch_off_after: Option<i64>,
+    keep_on: Option<i64>,
     #[serde(default)]
     nodes: Vec<RawNodes>,
 }
@@ -235,6 +280,11 @@ struct RawNodes {
     gpus: i64,
     idle_w: Option<f64>,
     busy_w: Option<f64>,
+    off_w: Option<f64>,
+    shutdown_s: Option<i64>,
+    shutdown_w: Option<f64>,
+    boot_s: Option<i64>,
+    boot_w: Option<f64>,
 }
 
 impl Machine {
@@ -253,8 +303,10 @@ impl Machine {
                     memory_gb: 0.0,
                     gpus: 0,
                     power: None,
+                    switching: None,
                 }],
                 cap_w: None,
+                switch_off: None,
             }],
         }
     }
@@ -357,6 +409,47 @@ impl Machine {
                         )));
                     }
                 };
+                let switching = match (g.off_w, g.shutdown_s, g.shutdown_w, g.boot_s, g.boot_w) {
+                    (None, None, None, None, None) => None,
+                    (Some(off_w), Some(shutdown_s), Some(shutdown_w), Some(boot_s), Some(boot_w)) => {
+                        if power.is_none() {
+                            return Err(err(format!(
+                                "{at}: off_w and the switching figures need idle_w and busy_w (the node's watts on)"
+                            )));
+                        }
+                        let watts = |key: &str, w: f64| {
+                            if (0.0..=MAX_NODE_WATTS).contains(&w) {
+                                Ok(w)
+                            } else {
+                                Err(err(format!(
+                                    "{at}.{key} = {w}: expected 0 to {MAX_NODE_WATTS} watts"
+                                )))
+                            }
+                        };
+                        let seconds = |key: &str, t: i64| {
+                            if (0..=MAX_SWITCH_SECONDS).contains(&t) {
+                                Ok(t as Time)
+                            } else {
+                                Err(err(format!(
+                                    "{at}.{key} = {t}: expected whole seconds from 0 to {MAX_SWITCH_SECONDS}"
+                                )))
+                            }
+                        };
+                        Some(NodeSwitching {
+                            off_w: watts("off_w", off_w)?,
+                            shutdown_s: seconds("shutdown_s", shutdown_s)?,
+                            shutdown_w: watts("shutdown_w", shutdown_w)?,
+                            boot_s: seconds("boot_s", boot_s)?,
+                            boot_w: watts("boot_w", boot_w)?,
+                        })
+                    }
+                    _ => {
+                        return Err(err(format!(
+                            "{at}: off_w, shutdown_s, shutdown_w, boot_s and boot_w go together (a node's watts \
+                             off, and the seconds and watts of switching it off and on)"
+                        )));
+                    }
+                };
                 let name = g.name.unwrap_or_else(|| format!("group{j}"));
                 check_name(&name).map_err(|m| err(format!("{at}.name = {name:?}: {m}")))?;
                 groups.push(NodeGroup {
@@ -366,6 +459,7 @@ impl Machine {
                     memory_gb: g.memory_gb,
                     gpus,
                     power,
+                    switching,
                 });
             }
             let partition = Partition {
@@ -375,9 +469,37 @@ impl Machine {
                 exclusive: p.exclusive,
                 nodes: groups,
                 cap_w: p.cap_w,
+                switch_off: None,
             };
             if let Some(cap) = p.cap_w {
                 check_cap(&partition, cap).map_err(|m| err(format!("{at}.cap_w = {cap}: {m}")))?;
+            }
+            let mut partition = partition;
+            match (p.switch_off_after, p.keep_on) {
+                (None, None) => {}
+                (None, Some(_)) => {
+                    return Err(err(format!("{at}.keep_on: applies with switch_off_after")));
+                }
+                (Some(after), keep_on) => {
+                    if !(1..=MAX_SWITCH_SECONDS).contains(&after) {
+                        return Err(err(format!(
+                            "{at}.switch_off_after = {after}: expected whole seconds from 1 to {MAX_SWITCH_SECONDS}"
+                        )));
+                    }
+                    let nodes = partition.nodes.iter().map(|g| g.count as i64).sum::<i64>();
+                    let keep_on = keep_on.unwrap_or(0);
+                    if !(0..=nodes).contains(&keep_on) {
+                        return Err(err(format!(
+                            "{at}.keep_on = {keep_on}: expected a whole number of nodes from 0 to {nodes}"
+                        )));
+                    }
+                    partition.switch_off = Some(SwitchOff {
+                        after: after as Time,
+                        keep_on: keep_on as u32,
+                    });
+                    check_switch_off(&partition)
+                        .map_err(|m| err(format!("{at}.switch_off_after = {after}: {m}")))?;
+                }
             }
             partitions.push(partition);
         }
@@ -527,6 +649,38 @@ fn check_cap(partition: &Partition, cap: f64) -> std::result::Result<(), String>
     Ok(())
 }
 
+/// Switching idle nodes off: simulated on a pool of one-core nodes of one group that
+/// describes its switching (nodes of several cores would need node placement, and a cap
+/// the boots' draw, neither built yet).
+fn check_switch_off(partition: &Partition) -> std::result::Result<(), String> {
+    if partition.cap_w.is_some() {
+        return Err("switching nodes off under a power cap is not built yet".into());
+    }
+    let [group] = &partition.nodes[..] else {
+        return Err("switching nodes off is built for a partition of one node group".into());
+    };
+    if group.switching.is_none() {
+        return Err(format!(
+            "nodes {:?} do not describe their switching (off_w, shutdown_s, shutdown_w, boot_s, boot_w)",
+            group.name
+        ));
+    }
+    if group.cores != 1 || partition.needs_nodes() {
+        return Err(format!(
+            "nodes {:?} have {} cores{}: switching nodes off is built for pools of one-core nodes (a node per \
+             processor, as SWF logs count them)",
+            group.name,
+            group.cores,
+            if partition.needs_nodes() {
+                ", memory, GPUs or whole-node jobs"
+            } else {
+                ""
+            }
+        ));
+    }
+    Ok(())
+}
+
 /// Power is described for every node group or for none (a run's energy covers the whole
 /// machine), and, as nodes are not told apart within a pool of cores, with the same watts
 /// per core, idle and busy, over a partition's groups.
@@ -569,6 +723,14 @@ fn check_power(partitions: &[Partition]) -> std::result::Result<(), String> {
 }
 
 impl Machine {
+    /// Whether the machine is one plain pool of cores: one partition, no node placement,
+    /// no power cap, nodes that stay on. What runs outside the engine's own assembly of a
+    /// run (the environment, Python priority functions) takes only such machines.
+    pub fn is_plain_pool(&self) -> bool {
+        let [p] = &self.partitions[..] else { return false };
+        !p.needs_nodes() && p.cap_w.is_none() && p.switch_off.is_none()
+    }
+
     /// Whether the machine describes its nodes' power.
     pub fn has_power(&self) -> bool {
         self.partitions
@@ -603,6 +765,28 @@ impl Machine {
             check_cap(p, cap).map_err(|m| format!("partition {}: a cap of {cap} W: {m}", p.name))?;
         }
         Ok(capped)
+    }
+
+    /// This machine with every partition switching its idle nodes off after `after`
+    /// seconds: the `switch_off_after` key. Refused for a machine whose file already sets
+    /// it (one or the other), and where a partition cannot switch its nodes off
+    /// (`check_switch_off`).
+    pub fn with_switch_off(&self, after: Time) -> std::result::Result<Machine, String> {
+        if !(1..=MAX_SWITCH_SECONDS).contains(&after) {
+            return Err(format!("expected whole seconds from 1 to {MAX_SWITCH_SECONDS}"));
+        }
+        let mut switched = self.clone();
+        for p in &mut switched.partitions {
+            if p.switch_off.is_some() {
+                return Err(format!(
+                    "partition {} already has switch_off_after in its machine file; give one or the other",
+                    p.name
+                ));
+            }
+            p.switch_off = Some(SwitchOff { after, keep_on: 0 });
+            check_switch_off(p).map_err(|m| format!("partition {}: {m}", p.name))?;
+        }
+        Ok(switched)
     }
 }
 
@@ -749,9 +933,11 @@ mod tests {
                         memory_gb: gb[m],
                         gpus,
                         power: None,
+                        switching: None,
                     })
                     .collect(),
                 cap_w: None,
+                switch_off: None,
             };
             let r = NodeRequest {
                 units,

@@ -289,6 +289,7 @@ mod tests {
             memory_gb,
             gpus,
             power: None,
+            switching: None,
         }
     }
 

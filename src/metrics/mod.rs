@@ -871,6 +871,21 @@ pub static ENERGY_METRICS: Registry<EnergySummary> = Registry {
             Undefined,
             |e| e.wh_per_core_hour
         ),
+        row!(
+            "node_switch_offs",
+            "Nodes switched off",
+            Number,
+            Undefined,
+            |e| e.switching.as_ref().map_or(0.0, |w| w.switch_offs as f64),
+            NonNegative
+        ),
+        row!(
+            "jobs_waiting_boot",
+            "Jobs that waited for a boot",
+            Jobs,
+            Undefined,
+            |e| e.switching.as_ref().map_or(0.0, |w| w.jobs_waiting_boot as f64)
+        ),
     ],
 };
 

@@ -101,6 +101,13 @@ impl Summary {
                 e.peak_power_kw,
                 e.wh_per_core_hour
             )?;
+            if let Some(w) = &e.switching {
+                writeln!(
+                    out,
+                    "switching    {} node switch-offs, {} boots; {} jobs waited for a boot, {} s in all",
+                    w.switch_offs, w.boots, w.jobs_waiting_boot, w.boot_wait_s
+                )?;
+            }
             if let Some(kg) = e.carbon_kg {
                 writeln!(
                     out,

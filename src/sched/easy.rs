@@ -19,7 +19,10 @@
 //! Invariant (checked in debug builds, exposed by [`Easy::head_shadows`] for tests): while
 //! no running job outlives its prediction (always, with estimates or perfect predictions),
 //! a job never starts later than the shadow time computed when it first became a blocked
-//! head.
+//! head. Where idle nodes are switched off, a job started now may wait up to
+//! [`SchedCtx::boot_margin`] for nodes to boot: the backfill test then reads the shadow
+//! time less that margin, so the head is still started by its shadow time, and runs at most
+//! the margin later.
 //!
 //! Cost per pass: O(running) for the shadow time plus O(waiting) for the backfill scan,
 //! which stops as soon as no processor is free. A pass with no termination since the last
@@ -101,6 +104,7 @@ impl Easy {
 impl SchedulerEntry for Easy {
     type Scheduler = Easy;
     const NAME: &'static str = "easy";
+    const COUNTS_BOOTS: bool = true;
     const SYNTAX: &'static str = "easy";
     const HELP: &'static str = "EASY backfilling, the classic baseline: jobs pass the head in arrival order when \
                                 they leave its reservation alone, by the users' estimates";
@@ -116,6 +120,7 @@ pub struct Sjbf;
 impl SchedulerEntry for Sjbf {
     type Scheduler = Easy;
     const NAME: &'static str = "sjbf";
+    const COUNTS_BOOTS: bool = true;
     const SYNTAX: &'static str = "sjbf";
     const HELP: &'static str =
         "EASY backfilling the shortest predicted job first, with the runtime predictor";
@@ -133,6 +138,7 @@ pub struct EasyPred;
 impl SchedulerEntry for EasyPred {
     type Scheduler = Easy;
     const NAME: &'static str = "easy-pred";
+    const COUNTS_BOOTS: bool = true;
     const SYNTAX: &'static str = "easy-pred";
     const HELP: &'static str = "EASY in arrival order with the runtime predictor's predictions for the shadow time \
                                 and the backfill test";
@@ -228,9 +234,14 @@ impl Scheduler for Easy {
                 }
             };
             let (now, free) = (ctx.now(), ctx.free());
+            // A job started now may wait for a boot before it runs: the time test leaves
+            // that much room, so that no backfilled job delays the head.
+            let margin = ctx.boot_margin();
+            r.shadow -= margin;
             backfilled = self
                 .queue
                 .backfill(from, now, free, &mut r, self.order, |job| ctx.start(job));
+            r.shadow += margin;
             reservation = Some(r);
         }
         self.dead += backfilled;

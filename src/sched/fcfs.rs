@@ -17,6 +17,7 @@ pub struct Fcfs {
 impl SchedulerEntry for Fcfs {
     type Scheduler = Fcfs;
     const NAME: &'static str = "fcfs";
+    const COUNTS_BOOTS: bool = true;
     const SYNTAX: &'static str = "fcfs";
     const HELP: &'static str =
         "first come, first served: the queue's head starts when it fits, and no job passes it";

@@ -64,6 +64,10 @@ pub trait SchedulerEntry {
     const USES_PREDICTIONS: bool = false;
     /// What the jobs must carry beyond a trace's fields ("priorities"), if anything.
     const NEEDS: Option<&'static str> = None;
+    /// Whether its promises hold where idle nodes are switched off and a start may wait
+    /// for a boot ([`crate::sim::SchedCtx::boot_margin`]): it keeps no reservation, or its
+    /// reservations leave room for the boot.
+    const COUNTS_BOOTS: bool = false;
     /// The kind with its default parameters.
     const DEFAULT: SchedulerKind;
     /// The kind `call` (which names this entry) writes, its parameters read from it.
@@ -130,6 +134,18 @@ macro_rules! schedulers {
                 match self {
                     $(SchedulerKind::$variant { .. } => <$entry as SchedulerEntry>::NEEDS,)*
                 }
+            }
+
+            /// Whether it may run where idle nodes are switched off ([`SchedulerEntry::COUNTS_BOOTS`]).
+            pub fn counts_boots(self) -> bool {
+                match self {
+                    $(SchedulerKind::$variant { .. } => <$entry as SchedulerEntry>::COUNTS_BOOTS,)*
+                }
+            }
+
+            /// Every registered name that may run where idle nodes are switched off.
+            pub fn names_counting_boots() -> Vec<&'static str> {
+                Self::EVERY.iter().filter(|k| k.counts_boots()).map(|k| k.name()).collect()
             }
 
             /// Roughly what a run costs against FCFS on the same jobs ([`SchedulerEntry::relative_cost`]).

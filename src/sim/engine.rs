@@ -3,6 +3,7 @@
 
 use super::Scheduler;
 use super::feedback::{Dependencies, Lane};
+use super::power_states::{NodeSwitch, SwitchOffPolicy};
 use super::predictor::{RuntimePredictor, UserEstimates};
 use super::state::{PredictionChange, SchedCtx, SimState};
 use super::validator;
@@ -22,6 +23,8 @@ pub struct Engine {
     /// The dependencies set for the runs to come ([`Engine::set_feedback`]) and the
     /// arrival lane that honours them.
     lane: Lane,
+    /// When idle nodes are switched off in the runs to come ([`Engine::set_switch_off`]).
+    switch_off: Option<SwitchOffPolicy>,
 }
 
 impl Default for Engine {
@@ -58,6 +61,9 @@ pub struct Outcome<'a> {
     /// With dependencies ([`Engine::set_feedback`]), when each job really arrived (unset for
     /// jobs that never did); `None` when every job arrived at its submit time.
     pub arrivals: Option<&'a [Time]>,
+    /// With idle nodes switched off ([`Engine::set_switch_off`]), every switch-off and boot
+    /// in the order logged; empty otherwise.
+    pub switches: &'a [NodeSwitch],
 }
 
 impl Outcome<'_> {
@@ -180,6 +186,7 @@ impl Engine {
             events: 0,
             updates: Vec::new(),
             lane: Lane::default(),
+            switch_off: None,
         }
     }
 
@@ -203,6 +210,13 @@ impl Engine {
     /// that is ([`crate::sim::feedback`]). The caller sets them before each run.
     pub fn set_feedback(&mut self, dependencies: Option<Dependencies>) {
         self.lane.set(dependencies);
+    }
+
+    /// Whether the runs that follow switch idle nodes off (`None`: nodes stay on), on a
+    /// pool of one-core nodes ([`crate::sim::power_states`]). The caller sets it before
+    /// each run.
+    pub fn set_switch_off(&mut self, policy: Option<SwitchOffPolicy>) {
+        self.switch_off = policy;
     }
 
     /// Simulates `jobs` (sorted by submit) on `procs` processors under `scheduler`.
@@ -261,6 +275,8 @@ impl Engine {
         );
         self.state
             .reset(jobs, procs, S::USES_RUNNING_SET, P::USES_START_HOOK);
+        let first = jobs.submit.first().copied().unwrap_or(0);
+        self.state.power.reset(self.switch_off, procs, first, jobs.len());
         scheduler.reset(jobs, procs);
         predictor.reset(jobs);
         self.passes = 0;
@@ -335,6 +351,7 @@ impl Engine {
             return false;
         };
         self.state.now = now;
+        self.state.power.advance(now);
         self.state.completions.advance(now);
         if S::USES_RUNNING_SET {
             self.state.running.advance(now);
@@ -483,6 +500,7 @@ impl Engine {
             backfilled: scheduler.backfilled(),
             history: &self.state.history,
             arrivals: self.lane.active.then_some(self.lane.arrived.as_slice()),
+            switches: &self.state.power.log,
         }
     }
 }

@@ -3,6 +3,7 @@
 //! whole workload's job order, so that metrics, per-job outputs and figures read one run.
 
 use super::engine::{Outcome, Window};
+use super::power_states::NodeSwitch;
 use super::state::{PredictionChange, UNSET};
 use crate::Time;
 use crate::workload::JobId;
@@ -20,6 +21,8 @@ pub struct Parts {
     accuracy: Vec<f64>,
     misses: Vec<u32>,
     history: Vec<PredictionChange>,
+    /// Every part's switch-offs and boots, each marked with its part's partition.
+    switches: Vec<NodeSwitch>,
     passes: u64,
     events: u64,
     saturated: bool,
@@ -43,13 +46,15 @@ impl Parts {
         self.accuracy.clear();
         self.misses.clear();
         self.history.clear();
+        self.switches.clear();
         (self.passes, self.events, self.backfilled) = (0, 0, 0);
         self.saturated = false;
         self.stopped_at = Time::MIN;
     }
 
-    /// Copies a part's outcome in: its job `i` is the whole's job `rows[i]`.
-    pub fn absorb(&mut self, part: &Outcome, rows: &[u32]) {
+    /// Copies the outcome of partition `partition` in: its job `i` is the whole's job
+    /// `rows[i]`.
+    pub fn absorb(&mut self, part: &Outcome, rows: &[u32], partition: usize) {
         debug_assert_eq!(part.start.len(), rows.len());
         assert!(
             part.arrivals.is_none(),
@@ -82,6 +87,10 @@ impl Parts {
             job: JobId(rows[c.job.index()]),
             ..*c
         }));
+        self.switches.extend(part.switches.iter().map(|s| NodeSwitch {
+            partition: partition as u32,
+            ..*s
+        }));
         self.passes += part.passes;
         self.events += part.events;
         self.backfilled += part.backfilled;
@@ -108,6 +117,7 @@ impl Parts {
             backfilled: self.backfilled,
             history: &self.history,
             arrivals: None,
+            switches: &self.switches,
         }
     }
 }

@@ -5,6 +5,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::completions::{Completion, Completions};
+use super::power_states::PowerStates;
 use super::predictor::PredictorView;
 use super::running::{RunningJob, RunningSet};
 use crate::Time;
@@ -54,6 +55,8 @@ pub struct SimState {
     /// ([`crate::sim::Engine::with_prediction_history`]); empty otherwise.
     pub(crate) history: Vec<PredictionChange>,
     pub(crate) record_history: bool,
+    /// Free nodes on and off, when idle nodes are switched off (`crate::sim::power_states`).
+    pub(crate) power: PowerStates,
 }
 
 /// What only changing predictions write, per job: empty, standing for zeros, until the
@@ -263,9 +266,12 @@ impl SimState {
             return false;
         }
         self.free -= procs;
-        self.start[j] = self.now;
+        // With nodes switched off, the job holds its nodes from now and starts once those
+        // it boots are on.
+        let start = self.now + self.power.take(self.now, procs);
+        self.start[j] = start;
         self.completions.push(Completion {
-            time: self.now + jobs.runtime[j],
+            time: start + jobs.runtime[j],
             job: job.0,
             generation: self.generation[j],
         });
@@ -275,7 +281,7 @@ impl SimState {
         }
         if self.track_running {
             self.running.insert(RunningJob {
-                predicted_end: self.now + self.prediction[j],
+                predicted_end: start + self.prediction[j],
                 job,
                 procs,
             });
@@ -322,6 +328,7 @@ impl SimState {
             }
             self.end[j] = now;
             self.free += jobs.procs[j];
+            self.power.release(now, jobs.procs[j]);
             return Some(id);
         }
     }
@@ -349,6 +356,13 @@ impl SchedCtx<'_> {
     #[inline]
     pub fn total(&self) -> u32 {
         self.state.total
+    }
+    /// The longest a job started now may wait for nodes to boot, seconds: 0 unless idle
+    /// nodes are switched off (`crate::sim::power_states`). A job started now holds its
+    /// processors at once and starts at most this much later.
+    #[inline]
+    pub fn boot_margin(&self) -> Time {
+        self.state.power.margin()
     }
     /// EASY's shadow time for a job of `need` processors, more than are free: the earliest
     /// predicted end of running jobs at which the free processors reach `need`, and the

@@ -14,6 +14,7 @@ pub(crate) fn check_pass(jobs: &Jobs, arrivals: &[Time], state: &SimState) {
         "t={}: more processors free than exist",
         state.now
     );
+    state.power.check(state.free, state.now);
     if !state.track_running {
         return;
     }
