@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use schedlab::predict::AnyPredictor;
 use schedlab::sched::{BackfillOrder, Easy, Ga, GaParams, SchedulerKind};
-use schedlab::sim::Engine;
+use schedlab::sim::{Engine, SwitchOffPolicy};
 use schedlab::utility::{Augmentation, UtilityModel};
 use schedlab::workload::Workload;
 use schedlab::workload::swf::{SwfOptions, read_swf};
@@ -68,6 +68,22 @@ fn steady_state_allocations(w: &Workload) -> Vec<(String, u64, u64)> {
         let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
         counts.push((format!("sjbf + {spec}"), allocations, events));
     }
+    // EASY with idle nodes switched off after a minute: the nodes' states are kept in
+    // buffers sized once per run.
+    engine.set_switch_off(Some(SwitchOffPolicy {
+        after: 60,
+        keep_on: 0,
+        shutdown_s: 6,
+        boot_s: 152,
+    }));
+    let mut easy = Easy::new(BackfillOrder::Arrival);
+    engine.run(&w.jobs, w.procs, &mut easy);
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    let outcome = engine.run(&w.jobs, w.procs, &mut easy);
+    let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
+    assert!(!outcome.switches.is_empty(), "no node was switched off");
+    counts.push(("easy, nodes switched off".into(), allocations, outcome.events));
+    engine.set_switch_off(None);
     counts
 }
 

@@ -1509,12 +1509,7 @@ fn switching_machine(dir: &Path, count: u32, policy: &str) -> PathBuf {
 type PowerRun = (Vec<(i64, i64)>, schedlab::energy::EnergySummary, Vec<(i64, f64)>);
 
 /// The run of `trace` under `scheduler` on `machine`, with its energy and power over time.
-fn run_with_power(
-    trace: &Path,
-    machine: &Path,
-    scheduler: &str,
-    extra: &[(&str, Value)],
-) -> PowerRun {
+fn run_with_power(trace: &Path, machine: &Path, scheduler: &str, extra: &[(&str, Value)]) -> PowerRun {
     let mut all = vec![("machine", Value::Str(machine.display().to_string()))];
     all.extend(extra.iter().cloned());
     let rigid = experiment(trace, scheduler, &all);
@@ -1613,15 +1608,16 @@ fn one_node_switched_off_and_booted_by_hand() {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(if cfg!(debug_assertions) { 24 } else { 128 }))]
 
-    /// With idle nodes switched off, on random jobs (exact estimates) under FCFS, EASY and
-    /// SJBF, validated at every pass (the free nodes are those idle and those off): the
-    /// energy is the integral of the power timeline; no job runs before the nodes it boots
-    /// are on; and EASY's promise holds with the boot's margin: a job that waited at the
-    /// head starts by the shadow time it got then plus one switch-off and one boot (25 s).
+    /// With idle nodes switched off, on random jobs (exact estimates) under FCFS, EASY,
+    /// SJBF and conservative, validated at every pass (the free nodes are those idle and
+    /// those off): the energy is the integral of the power timeline; and the reservations'
+    /// promises hold with the boot's margin: under EASY a job that waited at the head starts
+    /// by the shadow time it got then plus one switch-off and one boot (25 s), under
+    /// conservative by its first reservation plus the same.
     #[test]
-    fn switched_nodes_keep_energy_and_easys_promise(
+    fn switched_nodes_keep_energy_and_the_reservations_promises(
         specs in prop::collection::vec((0i64..300, 1i64..200, 1u32..=4, 0i32..3), 1..40),
-        which in 0usize..3,
+        which in 0usize..4,
         after in 1i64..120,
         keep_on in 0u32..3,
     ) {
@@ -1641,7 +1637,7 @@ proptest! {
         let trace = dir.join("switching.swf");
         std::fs::write(&trace, text).unwrap();
         let machine = switching_machine(&dir, 4, &format!("switch_off_after = {after}\nkeep_on = {keep_on}\n"));
-        let scheduler = ["fcfs", "easy", "sjbf"][which];
+        let scheduler = ["fcfs", "easy", "sjbf", "conservative"][which];
         let (schedule, e, steps) = run_with_power(&trace, &machine, scheduler, &[]);
         let last = schedule.iter().map(|s| s.1).max().unwrap();
         let joules: f64 = steps
@@ -1658,26 +1654,36 @@ proptest! {
         prop_assert!(w.boots <= w.switch_offs);
         // Nodes on at any time: at least keep_on, read off the power (off nodes draw 10 W).
         prop_assert!((e.jobs_kwh + e.idle_kwh - e.energy_kwh).abs() < 1e-9);
-        // EASY's promise, read from the engine with the scheduler itself.
-        if scheduler == "easy" {
-            let records: Vec<schedlab::workload::JobRecord> = jobs
-                .iter()
-                .enumerate()
-                .map(|(i, &(submit, runtime, procs, estimate, _, _))| {
-                    schedlab::workload::JobRecord::new(i as u64 + 1, submit, runtime, procs, estimate)
-                })
-                .collect();
-            let list = schedlab::workload::Jobs::from_records(&records);
-            let mut engine = Engine::new().with_validation(true);
-            engine.set_switch_off(Some(schedlab::sim::SwitchOffPolicy { after, keep_on, shutdown_s: 5, boot_s: 20 }));
-            let mut easy = schedlab::sched::Easy::new(schedlab::sched::BackfillOrder::Arrival);
-            let outcome = engine.run(&list, 4, &mut easy);
-            let starts: Vec<i64> = schedule.iter().map(|s| s.0).collect();
-            prop_assert_eq!(outcome.start, starts.as_slice());
-            for (j, shadow) in easy.head_shadows().enumerate() {
-                if let Some(s) = shadow {
-                    prop_assert!(outcome.start[j] <= s + 25, "job {}: starts {} > shadow {} + 25", j, outcome.start[j], s);
-                }
+        // The promises, read from the engine with the scheduler itself.
+        let records: Vec<schedlab::workload::JobRecord> = jobs
+            .iter()
+            .enumerate()
+            .map(|(i, &(submit, runtime, procs, estimate, _, _))| {
+                schedlab::workload::JobRecord::new(i as u64 + 1, submit, runtime, procs, estimate)
+            })
+            .collect();
+        let list = schedlab::workload::Jobs::from_records(&records);
+        let mut engine = Engine::new().with_validation(true);
+        engine.set_switch_off(Some(schedlab::sim::SwitchOffPolicy { after, keep_on, shutdown_s: 5, boot_s: 20 }));
+        let starts: Vec<i64> = schedule.iter().map(|s| s.0).collect();
+        let promised: Vec<Option<i64>> = match scheduler {
+            "easy" => {
+                let mut easy = schedlab::sched::Easy::new(schedlab::sched::BackfillOrder::Arrival);
+                let outcome = engine.run(&list, 4, &mut easy);
+                prop_assert_eq!(outcome.start, starts.as_slice());
+                easy.head_shadows().collect()
+            }
+            "conservative" => {
+                let mut conservative = schedlab::sched::Conservative::default();
+                let outcome = engine.run(&list, 4, &mut conservative);
+                prop_assert_eq!(outcome.start, starts.as_slice());
+                conservative.first_reservations().iter().map(|&r| Some(r)).collect()
+            }
+            _ => Vec::new(),
+        };
+        for (j, promise) in promised.iter().enumerate() {
+            if let Some(p) = promise {
+                prop_assert!(starts[j] <= p + 25, "job {}: starts {} > promised {} + 25", j, starts[j], p);
             }
         }
         std::fs::remove_dir_all(&dir).unwrap();
@@ -1737,12 +1743,12 @@ fn switching_off_is_refused_where_not_built() {
     let mut params = Params::default();
     params.insert("trace", Value::Str(trace.display().to_string()));
     params.insert("machine", Value::Str(machine.display().to_string()));
-    params.insert("scheduler", Value::Str("conservative".into()));
+    params.insert("scheduler", Value::Str("prio".into()));
     let e = rigid::from_params(&params, Path::new(""), None)
         .unwrap_err()
         .to_string();
     assert!(
-        e.contains("scheduler = conservative") && e.contains("fcfs, easy, sjbf, easy-pred"),
+        e.contains("scheduler = prio") && e.contains("fcfs, easy, sjbf, conservative, easy-pred"),
         "{e}"
     );
     let mut params = Params::default();
@@ -1769,7 +1775,9 @@ fn power_states_unused_change_nothing() {
         ("CTC-SP2-1996-3.1-cln.swf.gz", 430),
         ("SDSC-SP2-1998-4.2-cln.swf.gz", 128),
     ] {
-        let Some(trace) = common::trace(name) else { continue };
+        let Some(trace) = common::trace(name) else {
+            continue;
+        };
         let on = format!(
             "[[partition]]\nname = \"all\"\ndefault = true\n[[partition.nodes]]\ncount = {nodes}\ncores = 1\n\
              idle_w = 95\nbusy_w = 190.738\n"
@@ -1779,7 +1787,9 @@ fn power_states_unused_change_nothing() {
         let described = dir.join(format!("{name}-states.toml"));
         std::fs::write(
             &described,
-            format!("{on}off_w = 9.75\nshutdown_s = 6\nshutdown_w = 100.997\nboot_s = 152\nboot_w = 125.174\n"),
+            format!(
+                "{on}off_w = 9.75\nshutdown_s = 6\nshutdown_w = 100.997\nboot_s = 152\nboot_w = 125.174\n"
+            ),
         )
         .unwrap();
         for scheduler in ["fcfs", "easy"] {

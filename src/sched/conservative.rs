@@ -29,6 +29,11 @@
 //! job holds no reservation, so a later job may take its processors at its instant and it
 //! carries no such promise.
 //!
+//! Where idle nodes are switched off, a job started now may wait up to
+//! [`SchedCtx::boot_margin`] for a boot: every reservation then lasts its estimate plus
+//! that margin (so no job has a reservation of length 0), and a job is started by its first
+//! reservation and runs at most the margin later, within its reservation.
+//!
 //! Cost: O(profile) per reservation; a re-fit pass is O(waiting x profile).
 
 use super::{SchedulerEntry, SchedulerKind};
@@ -79,7 +84,8 @@ fn merge_room(rooms: &mut Vec<Room>, mut room: Room) {
 struct Queued {
     job: JobId,
     procs: u32,
-    /// The estimate: how long the reservation lasts.
+    /// How long the reservation lasts: the estimate, plus the boot margin where idle nodes
+    /// are switched off.
     duration: Time,
     reserved: Time,
 }
@@ -94,6 +100,9 @@ pub struct Conservative {
     /// Waiting jobs with estimate 0.
     waiting_zero_estimate: usize,
     first_reservation: Vec<Time>,
+    /// Per started job, the end of the reservation it started in: the profile holds its
+    /// processors until then.
+    reserved_until: Vec<Time>,
     profile: Profile,
     /// Where the profile gained room since the last re-fit began: a job ended before its
     /// estimate, or a job moved earlier and freed its old slot.
@@ -133,6 +142,7 @@ impl Conservative {
 impl SchedulerEntry for Conservative {
     type Scheduler = Conservative;
     const NAME: &'static str = "conservative";
+    const COUNTS_BOOTS: bool = true;
     const SYNTAX: &'static str = "conservative";
     const HELP: &'static str = "conservative backfilling: every waiting job holds a reservation, and a job passes \
                                 others only if it delays none of them";
@@ -156,6 +166,8 @@ impl Scheduler for Conservative {
         self.arrived.clear();
         self.first_reservation.clear();
         self.first_reservation.resize(jobs.len(), Time::MAX);
+        self.reserved_until.clear();
+        self.reserved_until.resize(jobs.len(), Time::MAX);
         self.profile
             .reset(jobs.submit.first().copied().unwrap_or(0), procs);
         self.rooms.clear();
@@ -168,8 +180,7 @@ impl Scheduler for Conservative {
     }
 
     fn on_termination(&mut self, job: JobId, ctx: &SchedCtx) {
-        let j = job.index();
-        let reserved_until = ctx.start_time(job).expect("a terminated job started") + ctx.jobs().estimate[j];
+        let reserved_until = self.reserved_until[job.index()];
         if ctx.now() < reserved_until {
             self.profile.add(ctx.now(), reserved_until, ctx.procs(job) as i64);
             self.add_room(ctx.now(), reserved_until, false);
@@ -232,7 +243,7 @@ impl Scheduler for Conservative {
             let mut q = Queued {
                 job,
                 procs: ctx.procs(job),
-                duration: ctx.jobs().estimate[job.index()],
+                duration: ctx.jobs().estimate[job.index()] + ctx.boot_margin(),
                 reserved: Time::MAX,
             };
             Self::reserve(&mut self.profile, now, &mut q);
@@ -253,6 +264,7 @@ impl Scheduler for Conservative {
                 let job = q.job;
                 if q.procs <= ctx.free() {
                     ctx.start(job);
+                    self.reserved_until[job.index()] = now + q.duration;
                     started = true;
                     started_zero |= zero_estimate;
                     self.waiting_zero_estimate -= usize::from(zero_estimate);
