@@ -10,6 +10,27 @@ use crate::error::{Error, Result};
 /// Most grams per kWh a series may hold: above any grid's (coal is about 1,000).
 pub const MAX_GRAMS_PER_KWH: f64 = 1e5;
 
+/// Most seconds a job may be held for a cleaner grid ([`CarbonHold::slack`]): 30 days.
+pub const MAX_CARBON_SLACK: Time = 30 * 86_400;
+
+/// Holding jobs while the grid is dirty, a baseline carbon-aware policy: a job reaches the
+/// scheduler at the first instant from its submit at which the intensity is at most
+/// `threshold` (grams per kWh), and at the latest `slack` seconds after its submit.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CarbonHold {
+    pub threshold: f64,
+    pub slack: Time,
+}
+
+/// A run's carbon: the intensity series, the offset from the trace's clock to the series'
+/// (`carbon_offset`, seconds), and whether jobs are held for a cleaner grid.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Carbon {
+    pub series: Intensity,
+    pub offset: Time,
+    pub hold: Option<CarbonHold>,
+}
+
 /// Intensity over time: from each row's time until the next row's, its value; after the
 /// last row, the last value.
 #[derive(Clone, Debug, PartialEq)]
@@ -89,6 +110,30 @@ impl Intensity {
         self.times[0]
     }
 
+    /// When a job submitted at `submit` (the trace's clock; the series read at `submit +
+    /// offset`) reaches the scheduler under `hold` ([`CarbonHold`]). Times before the
+    /// series' start read its first value.
+    pub fn release(&self, submit: Time, offset: Time, hold: CarbonHold) -> Time {
+        let latest = submit + hold.slack;
+        let mut k = self
+            .times
+            .partition_point(|&t| t <= submit + offset)
+            .saturating_sub(1);
+        let mut at = submit;
+        loop {
+            if self.grams_per_kwh[k] <= hold.threshold {
+                return at;
+            }
+            match self.times.get(k + 1) {
+                Some(&next) if next - offset <= latest => {
+                    at = next - offset;
+                    k += 1;
+                }
+                _ => return latest,
+            }
+        }
+    }
+
     /// Grams of CO2 of drawing `power` (watts, a step function: `(time, watts from then
     /// on)` in time order, the last step closing at `until`) with the series read at
     /// `time + offset`. Times before the series' start read its first value (callers
@@ -140,6 +185,36 @@ mod tests {
         assert!((s.grams(&power, 7200, 3600) - 600.0).abs() < 1e-9);
         // Two steps of power: 2 kW for the first half hour, none after.
         assert!((s.grams(&[(0, 2000.0), (1800, 0.0)], 7200, 0) - 100.0).abs() < 1e-9);
+    }
+
+    /// A series at 300 g/kWh until 3,600 s, 100 until 7,200 s, 300 after. Held while above
+    /// 200: a job at 0 waits for 3,600 (with slack enough); at 5,000 it goes at once; at
+    /// 8,000 the grid never gets clean, so it goes at the end of its slack; with an hour's
+    /// offset the clean hour comes at 0 on the trace's clock.
+    #[test]
+    fn holding_waits_for_a_clean_grid_within_the_slack() {
+        let s = series("time,gco2_per_kwh\n0,300\n3600,100\n7200,300\n").unwrap();
+        let hold = |slack| CarbonHold {
+            threshold: 200.0,
+            slack,
+        };
+        assert_eq!(s.release(0, 0, hold(5_000)), 3_600);
+        assert_eq!(s.release(0, 0, hold(3_000)), 3_000);
+        assert_eq!(s.release(5_000, 0, hold(5_000)), 5_000);
+        assert_eq!(s.release(8_000, 0, hold(5_000)), 13_000);
+        assert_eq!(s.release(0, 3_600, hold(5_000)), 0);
+        // At the threshold itself the grid counts as clean; before the series, its first row.
+        assert_eq!(
+            s.release(
+                -50,
+                0,
+                CarbonHold {
+                    threshold: 300.0,
+                    slack: 10
+                }
+            ),
+            -50
+        );
     }
 
     #[test]

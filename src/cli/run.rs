@@ -71,6 +71,13 @@ pub struct RunArgs {
     /// With --carbon: seconds added to the trace's clock to read the series.
     #[arg(long, value_name = "SECONDS", requires = "carbon", allow_hyphen_values = true)]
     carbon_offset: Option<i64>,
+    /// With --carbon: hold each job back while the intensity is above G g/kWh, for at most
+    /// --carbon-slack seconds (docs/semantics.md, "Energy").
+    #[arg(long, value_name = "G", requires_all = ["carbon", "carbon_slack"])]
+    carbon_hold: Option<f64>,
+    /// With --carbon-hold: the most seconds a job is held.
+    #[arg(long, value_name = "SECONDS", requires = "carbon_hold")]
+    carbon_slack: Option<i64>,
     /// Traces: scale inter-arrival times so that the offered load is this (as in sweeps).
     #[arg(long, conflicts_with = "load_scale")]
     load: Option<f64>,
@@ -189,6 +196,8 @@ fn experiment(args: &RunArgs) -> Result<Rigid> {
             args.carbon.as_ref().map(|p| Value::Str(p.display().to_string())),
         ),
         ("carbon_offset", args.carbon_offset.map(Value::Int)),
+        ("carbon_hold", args.carbon_hold.map(Value::Float)),
+        ("carbon_slack", args.carbon_slack.map(Value::Int)),
         ("power_cap", args.power_cap.map(Value::Float)),
         ("switch_off_after", args.switch_off_after.map(Value::Int)),
         ("gpu_share", args.gpu_share.map(Value::Float)),

@@ -160,7 +160,8 @@ impl WorkloadSpec {
                             .into(),
                     });
                 }
-                if let (Some((series, offset)), Some(&first)) = (&t.carbon, w.jobs.submit.first())
+                if let (Some(carbon), Some(&first)) = (&t.carbon, w.jobs.submit.first())
+                    && let (series, offset) = (&carbon.series, carbon.offset)
                     && series.start() > first + offset
                 {
                     return Err(Error::Workload {
@@ -408,10 +409,18 @@ pub struct RigidOutcome {
     pub simulated: u64,
 }
 
-/// What a thread reuses across runs: one engine, one scheduler per kind, and the buffers
-/// of runs on a machine of partitions.
+/// What a thread reuses across runs: one engine, one scheduler per kind, the buffers of
+/// runs on a machine of partitions, and those of runs whose jobs are held back.
 #[derive(Default)]
 pub struct Worker {
+    run: Runner,
+    /// A held run's outcome, back in the workload's job order.
+    held: Parts,
+}
+
+/// What a run as submitted uses (see [`Worker`]).
+#[derive(Default)]
+struct Runner {
     engine: Engine,
     schedulers: HashMap<SchedulerKind, AnyScheduler>,
     parts: Parts,
@@ -426,8 +435,11 @@ impl Worker {
     /// A worker running `engine` (say, one that validates or keeps prediction histories).
     pub fn with_engine(engine: Engine) -> Self {
         Worker {
-            engine,
-            ..Worker::default()
+            run: Runner {
+                engine,
+                ..Runner::default()
+            },
+            held: Parts::default(),
         }
     }
 }
@@ -459,7 +471,52 @@ impl PreparedRigid {
     /// experiment's kind, measuring `window`. The GA's choices get their own stream, apart
     /// from the workload's. On a machine of partitions each partition is a pool of its own
     /// with its own queue, simulated apart and merged back into the workload's job order.
+    ///
+    /// Where jobs are held back while the grid is dirty (`carbon_hold`), each job reaches
+    /// the scheduler at its release ([`crate::carbon::Intensity::release`]): the jobs are
+    /// simulated in order of release, and the outcome put back in the workload's order, so
+    /// that waits count from the submit and include the hold.
     pub fn simulate<'w>(&self, worker: &'w mut Worker, workload: &Workload, seed: u64) -> Outcome<'w> {
+        let carbon = match &self.workload.spec.source {
+            Source::Trace(t) => t.carbon.as_deref(),
+            Source::Model(_) => None,
+        };
+        let Some((carbon, hold)) = carbon.and_then(|c| Some((c, c.hold?))) else {
+            return self.simulate_as_submitted(&mut worker.run, workload, seed);
+        };
+        let jobs = &workload.jobs;
+        let release: Vec<Time> = jobs
+            .submit
+            .iter()
+            .map(|&s| carbon.series.release(s, carbon.offset, hold))
+            .collect();
+        let mut order: Vec<u32> = (0..jobs.len() as u32).collect();
+        order.sort_by_key(|&j| (release[j as usize], j));
+        let mut held = jobs.gather(&order);
+        for (i, &j) in order.iter().enumerate() {
+            held.submit[i] = release[j as usize];
+        }
+        let held = Workload {
+            name: workload.name.clone(),
+            jobs: held,
+            procs: workload.procs,
+            header: workload.header.clone(),
+            skipped: workload.skipped.clone(),
+            not_selected: workload.not_selected,
+        };
+        let outcome = self.simulate_as_submitted(&mut worker.run, &held, seed);
+        worker.held.begin(jobs.len());
+        worker.held.absorb(&outcome, &order);
+        worker.held.outcome()
+    }
+
+    /// [`PreparedRigid::simulate`] with every job reaching the scheduler at its submit.
+    fn simulate_as_submitted<'w>(
+        &self,
+        worker: &'w mut Runner,
+        workload: &Workload,
+        seed: u64,
+    ) -> Outcome<'w> {
         let scheduler = worker
             .schedulers
             .entry(self.scheduler)
@@ -508,7 +565,7 @@ impl PreparedRigid {
                 scheduler.set_seed(mix64(seed ^ GA_STREAM ^ p as u64));
                 scheduler.simulate(&mut worker.engine, &jobs, cores, self.predictor, window.as_ref())
             };
-            worker.parts.absorb(&outcome, rows, p);
+            worker.parts.absorb_partition(&outcome, rows, p);
         }
         worker.parts.outcome()
     }
@@ -578,7 +635,7 @@ impl PreparedRigid {
         switches: &[crate::sim::NodeSwitch],
     ) -> Option<EnergySummary> {
         let carbon = match &self.workload.spec.source {
-            Source::Trace(t) => t.carbon.as_ref().map(|(series, offset)| (&**series, *offset)),
+            Source::Trace(t) => t.carbon.as_ref().map(|c| (&c.series, c.offset)),
             Source::Model(_) => None,
         };
         crate::energy::of_run(self.workload.spec.machine()?, jobs, start, end, switches, carbon)

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::Time;
-use crate::carbon::Intensity;
+use crate::carbon::{Carbon, CarbonHold, Intensity, MAX_CARBON_SLACK};
 use crate::machine::Machine;
 use crate::machine::gpu_share::{GpuShare, MAX_CORES_PER_GPU};
 use crate::params::{Key, ParamError, Params, Value, policy, workload};
@@ -46,15 +46,18 @@ pub const DOWNEY_MODEL_KEYS: [Key; 13] = [
 /// A trace and how to read, scale and augment it; all shape the workload but `feedback`,
 /// which changes when jobs arrive, not which jobs are drawn; `power_cap` and
 /// `switch_off_after`, which cap the machine the jobs run on and switch its idle nodes off;
+/// `carbon_hold` and `carbon_slack`, which hold jobs back while the grid is dirty;
 /// and `gpu_share` and `cores_per_gpu`, which read which jobs ask GPUs off the
 /// replication's own draws. Cells that differ in those replay the same workloads (a GPU job
 /// at one share is one at every higher share), so they can be compared in pairs.
-pub const TRACE_KEYS: [Key; 31] = [
+pub const TRACE_KEYS: [Key; 33] = [
     workload("trace"),
     workload("procs"),
     workload("machine"),
     policy("power_cap"),
     policy("switch_off_after"),
+    policy("carbon_hold"),
+    policy("carbon_slack"),
     policy("gpu_share"),
     policy("cores_per_gpu"),
     workload("carbon"),
@@ -118,7 +121,8 @@ pub struct TraceSource {
     /// A carbon-intensity series (`carbon = "file.csv"`) and the offset from the trace's
     /// clock to its own (`carbon_offset`, seconds), for the carbon of a run on a machine
     /// with a power model.
-    pub carbon: Option<(Arc<Intensity>, Time)>,
+    /// With it, jobs may be held back while the grid is dirty (`carbon_hold`, `carbon_slack`).
+    pub carbon: Option<Arc<Carbon>>,
 }
 
 /// Where a rigid experiment's jobs come from.
@@ -519,9 +523,41 @@ fn trace(params: &Params, base_dir: &Path, extra: &[Key]) -> Result<TraceSource,
                     });
                 }
             };
-            Some((Arc::new(series), offset))
+            Some((series, offset))
         }
     };
+    let hold = match (params.get("carbon_hold"), params.get("carbon_slack")) {
+        (None, None) => None,
+        (Some(_), None) | (None, Some(_)) => {
+            return Err(ParamError::Invalid(
+                "carbon_hold and carbon_slack go together: jobs are held while the intensity is above \
+                 carbon_hold g/kWh, each for at most carbon_slack seconds"
+                    .into(),
+            ));
+        }
+        (Some(_), Some(slack)) => {
+            if carbon.is_none() {
+                return Err(ParamError::Invalid(
+                    "carbon_hold: needs a carbon-intensity series (carbon = \"FILE.csv\")".into(),
+                ));
+            }
+            let threshold = params
+                .within("carbon_hold", &(0.0..=crate::carbon::MAX_GRAMS_PER_KWH))?
+                .expect("given");
+            let slack = match slack {
+                Value::Int(t) if (0..=MAX_CARBON_SLACK).contains(t) => *t,
+                v => {
+                    return Err(ParamError::BadValue {
+                        key: "carbon_slack".into(),
+                        value: v.to_string(),
+                        expected: format!("whole seconds from 0 to {MAX_CARBON_SLACK}"),
+                    });
+                }
+            };
+            Some(CarbonHold { threshold, slack })
+        }
+    };
+    let carbon = carbon.map(|(series, offset)| Arc::new(Carbon { series, offset, hold }));
     // On a machine the reader keeps every job, whatever the trace's MaxProcs: placing them
     // on the partitions (`Machine::place`) skips those no partition runs, then those wider
     // than their partition.
@@ -603,6 +639,16 @@ fn workload_spec(
         (false, true) => Source::Trace(trace(params, base_dir, extra)?),
     };
     let feedback = params.flag("feedback", false)?;
+    if let Source::Trace(TraceSource { carbon: Some(c), .. }) = &source
+        && c.hold.is_some()
+        && (window.is_some() || feedback)
+    {
+        // Held jobs reach the scheduler out of trace order, while a window counts jobs in
+        // it and feedback times them from their predecessors.
+        return Err(ParamError::Invalid(
+            "carbon_hold: not built with a measured window or feedback yet".into(),
+        ));
+    }
     if let Source::Trace(TraceSource { machine: Some(m), .. }) = &source
         && feedback
         && m.partitions.len() > 1

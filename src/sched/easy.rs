@@ -236,12 +236,13 @@ impl Scheduler for Easy {
             let (now, free) = (ctx.now(), ctx.free());
             // A job started now may wait for a boot before it runs: the time test leaves
             // that much room, so that no backfilled job delays the head.
-            let margin = ctx.boot_margin();
-            r.shadow -= margin;
+            // (At `now` itself no job passes the time test, predictions being 1 s or more.)
+            let shadow = r.shadow;
+            r.shadow = (shadow - ctx.boot_margin()).max(now);
             backfilled = self
                 .queue
                 .backfill(from, now, free, &mut r, self.order, |job| ctx.start(job));
-            r.shadow += margin;
+            r.shadow = shadow;
             reservation = Some(r);
         }
         self.dead += backfilled;

@@ -53,8 +53,17 @@ impl Parts {
     }
 
     /// Copies the outcome of partition `partition` in: its job `i` is the whole's job
-    /// `rows[i]`.
-    pub fn absorb(&mut self, part: &Outcome, rows: &[u32], partition: usize) {
+    /// `rows[i]`, and its nodes' switches are that partition's.
+    pub fn absorb_partition(&mut self, part: &Outcome, rows: &[u32], partition: usize) {
+        let from = self.switches.len();
+        self.absorb(part, rows);
+        for s in &mut self.switches[from..] {
+            s.partition = partition as u32;
+        }
+    }
+
+    /// Copies a part's outcome in: its job `i` is the whole's job `rows[i]`.
+    pub fn absorb(&mut self, part: &Outcome, rows: &[u32]) {
         debug_assert_eq!(part.start.len(), rows.len());
         assert!(
             part.arrivals.is_none(),
@@ -87,10 +96,7 @@ impl Parts {
             job: JobId(rows[c.job.index()]),
             ..*c
         }));
-        self.switches.extend(part.switches.iter().map(|s| NodeSwitch {
-            partition: partition as u32,
-            ..*s
-        }));
+        self.switches.extend_from_slice(part.switches);
         self.passes += part.passes;
         self.events += part.events;
         self.backfilled += part.backfilled;
