@@ -58,6 +58,11 @@ pub enum Reward {
     Wait,
     /// The utilisation from the first arrival to the last end, in [0, 1].
     Utilization,
+    /// Minus the episode's energy from the first arrival to the last end, kWh, on a
+    /// machine that describes its power (`crate::energy`).
+    Energy,
+    /// Minus the episode's carbon, kg of CO2, with a carbon-intensity series.
+    Carbon,
 }
 
 impl std::str::FromStr for Reward {
@@ -67,7 +72,11 @@ impl std::str::FromStr for Reward {
             "bsld" => Ok(Reward::Bsld),
             "wait" => Ok(Reward::Wait),
             "utilization" => Ok(Reward::Utilization),
-            other => Err(format!("reward = '{other}': expected bsld, wait or utilization")),
+            "energy" => Ok(Reward::Energy),
+            "carbon" => Ok(Reward::Carbon),
+            other => Err(format!(
+                "reward = '{other}': expected bsld, wait, utilization, energy or carbon"
+            )),
         }
     }
 }
@@ -176,9 +185,11 @@ pub struct Environment {
     options: EpisodeOptions,
     engine: Engine,
     queue: AgentQueue,
-    /// The episode's jobs and machine size.
+    /// The episode's jobs (submit times from 0) and machine size.
     jobs: Jobs,
     procs: u32,
+    /// The trace's time of the episode's time 0, for its carbon.
+    origin: Time,
     run: Option<Run>,
     /// The reward, once the episode is over.
     outcome: Option<f64>,
@@ -228,6 +239,32 @@ impl Environment {
                     .into(),
             ));
         }
+        let carbon = match &spec.source {
+            Source::Trace(t) => t.carbon.as_deref(),
+            Source::Model(_) => None,
+        };
+        if carbon.is_some_and(|c| c.hold.is_some()) {
+            return Err(invalid(
+                "carbon_hold: not available in the environment yet".into(),
+            ));
+        }
+        match options.reward {
+            Reward::Energy if !spec.machine().is_some_and(|m| m.has_power()) => {
+                return Err(invalid(
+                    "reward = 'energy': needs a machine that describes its power (machine = \"FILE.toml\" whose \
+                     node groups give idle_w and busy_w)"
+                        .into(),
+                ));
+            }
+            Reward::Carbon if carbon.is_none() => {
+                return Err(invalid(
+                    "reward = 'carbon': needs a carbon-intensity series (carbon = \"FILE.csv\", with a machine \
+                     that describes its power)"
+                        .into(),
+                ));
+            }
+            _ => {}
+        }
         let workload = spec.prepare(&mut Shared::new([&spec], true), None)?;
         match (&spec.source, workload.trace()) {
             (Source::Trace(t), Some(read)) if read.workload.jobs.len() < options.jobs => {
@@ -257,6 +294,7 @@ impl Environment {
             },
             jobs: Jobs::default(),
             procs: 1,
+            origin: 0,
             run: None,
             outcome: None,
             steps: 0,
@@ -282,6 +320,7 @@ impl Environment {
         for s in &mut self.jobs.submit {
             *s -= origin;
         }
+        self.origin = origin;
         self.procs = workload.procs;
         let run = self
             .engine
@@ -302,13 +341,28 @@ impl Environment {
                 .advance(run, &self.jobs, &mut self.queue, &mut UserEstimates)
             {
                 let outcome = self.engine.finish(run, &self.jobs, &self.queue);
-                self.outcome = Some(reward(
-                    &self.jobs,
-                    self.procs,
-                    outcome.start,
-                    outcome.end,
-                    self.options.reward,
-                ));
+                let (start, end) = (outcome.start, outcome.end);
+                let by_jobs = reward(&self.jobs, self.procs, start, end, self.options.reward);
+                self.outcome = Some(match by_jobs {
+                    Some(r) => r,
+                    None => {
+                        let spec = self.workload.spec();
+                        let machine = spec.machine().expect("checked when the environment was made");
+                        // The episode's time 0 is the trace's `origin`.
+                        let carbon = match &spec.source {
+                            Source::Trace(t) => {
+                                t.carbon.as_ref().map(|c| (&c.series, c.offset + self.origin))
+                            }
+                            Source::Model(_) => None,
+                        };
+                        let e = crate::energy::of_run(machine, &self.jobs, start, end, &[], carbon)
+                            .expect("an episode's jobs all end");
+                        match self.options.reward {
+                            Reward::Energy => -e.energy_kwh,
+                            _ => -e.carbon_kg.expect("checked when the environment was made"),
+                        }
+                    }
+                });
                 return;
             }
         }
@@ -407,10 +461,11 @@ impl Environment {
     }
 }
 
-/// The reward of a finished episode.
-fn reward(jobs: &Jobs, procs: u32, start: &[Time], end: &[Time], what: Reward) -> f64 {
+/// The reward of a finished episode, where the jobs' times give it (`None` for the
+/// machine's energy and carbon).
+fn reward(jobs: &Jobs, procs: u32, start: &[Time], end: &[Time], what: Reward) -> Option<f64> {
     let n = jobs.len() as f64;
-    match what {
+    Some(match what {
         Reward::Bsld => {
             -(0..jobs.len())
                 .map(|j| bsld(end[j] - jobs.submit[j], jobs.runtime[j]))
@@ -424,6 +479,7 @@ fn reward(jobs: &Jobs, procs: u32, start: &[Time], end: &[Time], what: Reward) -
                 / n
                 / 3600.0
         }
+        Reward::Energy | Reward::Carbon => return None,
         Reward::Utilization => {
             let work: f64 = (0..jobs.len())
                 .map(|j| jobs.runtime[j] as f64 * jobs.procs[j] as f64)
@@ -435,7 +491,7 @@ fn reward(jobs: &Jobs, procs: u32, start: &[Time], end: &[Time], what: Reward) -
                 work / (procs as f64 * span as f64)
             }
         }
-    }
+    })
 }
 
 #[cfg(test)]
@@ -559,5 +615,69 @@ mod tests {
         let e = Environment::new(&params, Path::new(""), options).err().unwrap();
         assert!(e.to_string().contains("takes no scheduler"), "{e}");
         assert!("slowdown".parse::<Reward>().is_err());
+    }
+
+    /// The energy and carbon rewards, by hand: two one-node jobs of 100 s on one node at
+    /// 100 W idle and 300 W busy, submitted at 1,000 and 1,050 s on the trace's clock (the
+    /// episode's 0 and 50 s). The first runs 0-100 s, the second 100-200 s: 300 W for 200 s,
+    /// 60 kJ. The carbon series is 100 g/kWh until 1,100 s and 400 g/kWh after, so the
+    /// episode's carbon reads the trace's clock: 300 W x 100 s at 100 and 300 W x 100 s at
+    /// 400 g/kWh. Without a power model, or a series, the reward is refused.
+    #[test]
+    fn energy_and_carbon_rewards_by_hand() {
+        let dir = std::env::temp_dir().join(format!("schedlab-agent-energy-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let trace = dir.join("two.swf");
+        std::fs::write(
+            &trace,
+            "; MaxProcs: 1\n1 1000 -1 100 1 -1 -1 1 100 -1 1 1 -1 -1 -1 -1 -1 -1\n\
+             2 1050 -1 100 1 -1 -1 1 100 -1 1 1 -1 -1 -1 -1 -1 -1\n",
+        )
+        .unwrap();
+        let machine = dir.join("one.toml");
+        std::fs::write(
+            &machine,
+            "[[partition]]\nname = \"p\"\ndefault = true\n[[partition.nodes]]\ncount = 1\ncores = 1\nidle_w = 100\nbusy_w = 300\n",
+        )
+        .unwrap();
+        let series = dir.join("i.csv");
+        std::fs::write(&series, "time,gco2_per_kwh\n0,100\n1100,400\n").unwrap();
+        let env = |reward: Reward, with_machine: bool, with_carbon: bool| {
+            let mut params = Params::default();
+            params.insert("trace", Value::Str(trace.display().to_string()));
+            if with_machine {
+                params.insert("machine", Value::Str(machine.display().to_string()));
+            }
+            if with_carbon {
+                params.insert("carbon", Value::Str(series.display().to_string()));
+            }
+            let options = EpisodeOptions {
+                window: 2,
+                jobs: 2,
+                backfill: false,
+                reward,
+            };
+            Environment::new(&params, Path::new(""), options)
+        };
+        let mut energy = env(Reward::Energy, true, false).unwrap();
+        play(&mut energy, 0, |_| 0);
+        assert_eq!(energy.schedule(), (vec![0, 100], vec![100, 200]));
+        assert!((energy.outcome.unwrap() + 60_000.0 / 3.6e6).abs() < 1e-12);
+        let mut carbon = env(Reward::Carbon, true, true).unwrap();
+        play(&mut carbon, 0, |_| 0);
+        let grams = 300.0 * 100.0 / 3.6e6 * 100.0 + 300.0 * 100.0 / 3.6e6 * 400.0;
+        assert!(
+            (carbon.outcome.unwrap() + grams / 1e3).abs() < 1e-12,
+            "{:?}",
+            carbon.outcome
+        );
+        let e = env(Reward::Energy, false, false).err().unwrap().to_string();
+        assert!(e.contains("reward = 'energy': needs a machine"), "{e}");
+        let e = env(Reward::Carbon, true, false).err().unwrap().to_string();
+        assert!(
+            e.contains("reward = 'carbon': needs a carbon-intensity series"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -70,12 +70,15 @@ fn steady_state_allocations(w: &Workload) -> Vec<(String, u64, u64)> {
     }
     // EASY with idle nodes switched off after a minute: the nodes' states are kept in
     // buffers sized once per run.
-    engine.set_switch_off(Some(SwitchOffPolicy {
-        after: 60,
-        keep_on: 0,
-        shutdown_s: 6,
-        boot_s: 152,
-    }));
+    engine.set_switch_off(
+        Some(SwitchOffPolicy {
+            after: 60,
+            keep_on: 0,
+            shutdown_s: 6,
+            boot_s: 152,
+        }),
+        None,
+    );
     let mut easy = Easy::new(BackfillOrder::Arrival);
     engine.run(&w.jobs, w.procs, &mut easy);
     let before = ALLOCATIONS.load(Ordering::Relaxed);
@@ -83,7 +86,7 @@ fn steady_state_allocations(w: &Workload) -> Vec<(String, u64, u64)> {
     let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
     assert!(!outcome.switches.is_empty(), "no node was switched off");
     counts.push(("easy, nodes switched off".into(), allocations, outcome.events));
-    engine.set_switch_off(None);
+    engine.set_switch_off(None, None);
     counts
 }
 

@@ -39,7 +39,10 @@ class JobSchedulingEnv(gym.Env):
       share of the window's jobs of the same user, free processors / machine size, waiting
       jobs / window. Empty slots are zeros.
     - reward: 0 until the last job ends, then ``-mean bounded slowdown`` (``reward="bsld"``),
-      ``-mean wait in hours`` (``"wait"``) or the utilisation (``"utilization"``).
+      ``-mean wait in hours`` (``"wait"``), the utilisation (``"utilization"``), ``-kWh``
+      from the first arrival to the last end (``"energy"``, with ``machine=`` a file whose
+      nodes give their power) or ``-kg of CO2`` (``"carbon"``, with ``carbon=`` a series
+      too).
 
     The workload is given as for ``schedlab.run``: ``trace=...`` (with ``resample``,
     ``load``, ... ) or ``model=...`` with its parameters; the default is the Lublin model on

@@ -280,6 +280,15 @@ fn run_rigid_inner(
                 .into(),
         )));
     }
+    if let Source::Trace(t) = &rigid.workload.source
+        && priority.is_some()
+        && t.carbon.as_ref().is_some_and(|c| c.hold.is_some())
+    {
+        return Err(Failure::Library(schedlab::Error::Invalid(
+            "priority: a Python priority function does not hold jobs for a cleaner grid yet (carbon_hold)"
+                .into(),
+        )));
+    }
     let prepared = rigid.prepare(&mut Shared::new([&rigid.workload], true), None)?;
     let mut warnings = prepared.workload.warnings();
     let workload = prepared.workload.draw_some(seed)?;

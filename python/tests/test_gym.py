@@ -127,6 +127,30 @@ def test_rewards():
     assert 0 < utilization <= 1
 
 
+def test_energy_and_carbon_rewards(small_swf, tmp_path):
+    machine = tmp_path / "power.toml"
+    machine.write_text(
+        '[[partition]]\nname = "p"\ndefault = true\n[[partition.nodes]]\ncount = 8\ncores = 1\n'
+        "idle_w = 100\nbusy_w = 300\n"
+    )
+    series = tmp_path / "i.csv"
+    series.write_text("time,gco2_per_kwh\n0,500\n")
+    env = JobSchedulingEnv(trace=small_swf, machine=str(machine), episode_jobs=5, reward="energy")
+    _, energy, _ = play(env, 0)
+    # Every node idles at 100 W over the episode's span, and each busy core adds 200 W.
+    schedule = env.schedule()
+    span = max(schedule["end"]) - min(schedule["submit"])
+    busy = sum(int(p) * (e - s) for p, s, e in zip(schedule["procs"], schedule["start"], schedule["end"]))
+    assert energy == pytest.approx(-(8 * 100 * span + 200 * busy) / 3.6e6, rel=1e-12)
+    env = JobSchedulingEnv(
+        trace=small_swf, machine=str(machine), carbon=str(series), episode_jobs=5, reward="carbon"
+    )
+    _, carbon, _ = play(env, 0)
+    assert carbon == pytest.approx(energy * 0.5, rel=1e-12)
+    with pytest.raises(ValueError, match="reward = 'energy': needs a machine"):
+        JobSchedulingEnv(trace=small_swf, episode_jobs=5, reward="energy")
+
+
 def test_bad_arguments():
     with pytest.raises(ValueError, match="reward = 'slowdown'"):
         JobSchedulingEnv(reward="slowdown")

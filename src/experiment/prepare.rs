@@ -481,8 +481,10 @@ impl PreparedRigid {
             Source::Trace(t) => t.carbon.as_deref(),
             Source::Model(_) => None,
         };
+        // Nodes are idle from the first submit, whenever the first job reaches the scheduler.
+        let first = workload.jobs.submit.first().copied();
         let Some((carbon, hold)) = carbon.and_then(|c| Some((c, c.hold?))) else {
-            return self.simulate_as_submitted(&mut worker.run, workload, seed);
+            return self.simulate_as_submitted(&mut worker.run, workload, seed, first);
         };
         let jobs = &workload.jobs;
         let release: Vec<Time> = jobs
@@ -504,18 +506,21 @@ impl PreparedRigid {
             skipped: workload.skipped.clone(),
             not_selected: workload.not_selected,
         };
-        let outcome = self.simulate_as_submitted(&mut worker.run, &held, seed);
+        let outcome = self.simulate_as_submitted(&mut worker.run, &held, seed, first);
         worker.held.begin(jobs.len());
         worker.held.absorb(&outcome, &order);
+        worker.held.hold(release.iter().copied());
         worker.held.outcome()
     }
 
-    /// [`PreparedRigid::simulate`] with every job reaching the scheduler at its submit.
+    /// [`PreparedRigid::simulate`] with every job reaching the scheduler at its submit; the
+    /// machine's nodes idle from `first`.
     fn simulate_as_submitted<'w>(
         &self,
         worker: &'w mut Runner,
         workload: &Workload,
         seed: u64,
+        first: Option<Time>,
     ) -> Outcome<'w> {
         let scheduler = worker
             .schedulers
@@ -531,7 +536,7 @@ impl PreparedRigid {
             scheduler.set_seed(mix64(seed ^ GA_STREAM));
             worker
                 .engine
-                .set_switch_off(machine.and_then(|m| m.partitions[0].switch_off_policy()));
+                .set_switch_off(machine.and_then(|m| m.partitions[0].switch_off_policy()), first);
             worker.engine.set_feedback(
                 self.workload
                     .spec
@@ -555,7 +560,7 @@ impl PreparedRigid {
             let partition = &machine.partitions[p];
             // Under a power cap, the cores that may be busy at once.
             let cores = partition.usable_cores() as u32;
-            worker.engine.set_switch_off(partition.switch_off_policy());
+            worker.engine.set_switch_off(partition.switch_off_policy(), first);
             let outcome = if partition.needs_nodes() {
                 let policy = NodePolicy::of(self.scheduler).expect("refused when the experiment was built");
                 let requests = (0..jobs.len()).map(|j| machine.request(&jobs, j)).collect();

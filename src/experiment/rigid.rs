@@ -440,7 +440,20 @@ fn trace(params: &Params, base_dir: &Path, extra: &[Key]) -> Result<TraceSource,
     // key) lets a sweep's axis hold the machine without it.
     let switch_off_after = match params.get("switch_off_after") {
         None => None,
-        Some(Value::Str(s)) if s == "never" => None,
+        Some(Value::Str(s)) if s == "never" => {
+            if let Some(p) = machine
+                .iter()
+                .flat_map(|m| &m.partitions)
+                .find(|p| p.switch_off.is_some())
+            {
+                return Err(ParamError::Invalid(format!(
+                    "switch_off_after = \"never\": partition {} already has switch_off_after in its machine \
+                     file; give one or the other",
+                    p.name
+                )));
+            }
+            None
+        }
         Some(Value::Int(t)) if (1..=crate::machine::MAX_SWITCH_SECONDS).contains(t) => Some(*t as u64),
         Some(v) => {
             return Err(ParamError::BadValue {

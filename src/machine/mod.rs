@@ -755,6 +755,12 @@ impl Machine {
                     p.name
                 ));
             }
+            if p.switch_off.is_some() {
+                return Err(format!(
+                    "partition {} switches idle nodes off: switching nodes off under a power cap is not built yet",
+                    p.name
+                ));
+            }
             let peak: f64 = p
                 .nodes
                 .iter()

@@ -29,9 +29,9 @@
 //! job holds no reservation, so a later job may take its processors at its instant and it
 //! carries no such promise.
 //!
-//! Where idle nodes are switched off, a job started now may wait up to
-//! [`SchedCtx::boot_margin`] for a boot: every reservation then lasts its estimate plus
-//! that margin (so no job has a reservation of length 0), and a job is started by its first
+//! Where idle nodes are switched off, a job may wait up to
+//! [`SchedCtx::most_boot_margin`] for a boot when it starts: every reservation then lasts
+//! its estimate plus that margin (so no job has a reservation of length 0), and a job is started by its first
 //! reservation and runs at most the margin later, within its reservation.
 //!
 //! Cost: O(profile) per reservation; a re-fit pass is O(waiting x profile).
@@ -243,7 +243,7 @@ impl Scheduler for Conservative {
             let mut q = Queued {
                 job,
                 procs: ctx.procs(job),
-                duration: ctx.jobs().estimate[job.index()] + ctx.boot_margin(),
+                duration: ctx.jobs().estimate[job.index()] + ctx.most_boot_margin(),
                 reserved: Time::MAX,
             };
             Self::reserve(&mut self.profile, now, &mut q);

@@ -20,9 +20,9 @@
 //! no running job outlives its prediction (always, with estimates or perfect predictions),
 //! a job never starts later than the shadow time computed when it first became a blocked
 //! head. Where idle nodes are switched off, a job started now may wait up to
-//! [`SchedCtx::boot_margin`] for nodes to boot: the backfill test then reads the shadow
-//! time less that margin, so the head is still started by its shadow time, and runs at most
-//! the margin later.
+//! [`SchedCtx::boot_margin`] for nodes to boot (0 while no node is off): the backfill test
+//! then reads the shadow time less that margin, so the head is still started by its shadow
+//! time, and runs at most the margin later.
 //!
 //! Cost per pass: O(running) for the shadow time plus O(waiting) for the backfill scan,
 //! which stops as soon as no processor is free. A pass with no termination since the last
@@ -71,6 +71,8 @@ pub struct Easy {
     /// A running job outlived its prediction in this run: from then on the head may start
     /// after its first shadow time, as the shadow rested on a prediction that proved low.
     missed: bool,
+    /// The boot margin the last pass's test read ([`SchedCtx::boot_margin`]).
+    margin: Time,
 }
 
 impl Easy {
@@ -85,6 +87,7 @@ impl Easy {
             tested: 0,
             backfilled: 0,
             missed: false,
+            margin: 0,
         }
     }
 
@@ -160,6 +163,7 @@ impl Scheduler for Easy {
         self.tested = 0;
         self.backfilled = 0;
         self.missed = false;
+        self.margin = 0;
     }
 
     fn on_arrival(&mut self, job: JobId, ctx: &SchedCtx) {
@@ -222,7 +226,12 @@ impl Scheduler for Easy {
             // the reservation is unchanged (jobs backfilled then are already counted in it)
             // and every job tested then fails again, since `now` only grew while the free
             // processors and `extra` did not. Only the arrivals since then are tried.
-            let cached = self.reservation.filter(|r| r.head == head && heads == 0);
+            // The boot margin of this instant (`SchedCtx::boot_margin`) is part of the test:
+            // a change of it retests every job.
+            let margin = ctx.boot_margin();
+            let cached = self
+                .reservation
+                .filter(|r| r.head == head && heads == 0 && self.margin == margin);
             let (mut r, from) = match cached {
                 Some(r) => (r, self.tested),
                 None => {
@@ -238,12 +247,13 @@ impl Scheduler for Easy {
             // that much room, so that no backfilled job delays the head.
             // (At `now` itself no job passes the time test, predictions being 1 s or more.)
             let shadow = r.shadow;
-            r.shadow = (shadow - ctx.boot_margin()).max(now);
+            r.shadow = (shadow - margin).max(now);
             backfilled = self
                 .queue
                 .backfill(from, now, free, &mut r, self.order, |job| ctx.start(job));
             r.shadow = shadow;
             reservation = Some(r);
+            self.margin = margin;
         }
         self.dead += backfilled;
         self.backfilled += backfilled as u64;

@@ -23,8 +23,10 @@ pub struct Engine {
     /// The dependencies set for the runs to come ([`Engine::set_feedback`]) and the
     /// arrival lane that honours them.
     lane: Lane,
-    /// When idle nodes are switched off in the runs to come ([`Engine::set_switch_off`]).
+    /// When idle nodes are switched off in the runs to come, and since when they are idle
+    /// ([`Engine::set_switch_off`]).
     switch_off: Option<SwitchOffPolicy>,
+    idle_from: Option<Time>,
 }
 
 impl Default for Engine {
@@ -64,6 +66,10 @@ pub struct Outcome<'a> {
     /// With idle nodes switched off ([`Engine::set_switch_off`]), every switch-off and boot
     /// in the order logged; empty otherwise.
     pub switches: &'a [NodeSwitch],
+    /// Where jobs were held back before they reached the scheduler (a run assembled by
+    /// [`crate::sim::Parts`]), when each reached it: the predictions' accuracy is weighed
+    /// from then. `None`: every job reached it at its arrival.
+    pub released: Option<&'a [Time]>,
 }
 
 impl Outcome<'_> {
@@ -92,7 +98,8 @@ impl Outcome<'_> {
     pub fn accuracy(&self, jobs: &Jobs, j: usize) -> (f64, f64) {
         let (r, p) = (jobs.runtime[j], self.prediction[j]);
         let (last_inaccuracy, last_accuracy) = ((r - p).abs() as f64, crate::sim::state::ratio(r, p));
-        let life = (self.end[j] - jobs.submit[j]) as f64;
+        let from = self.released.map_or(jobs.submit[j], |released| released[j]);
+        let life = (self.end[j] - from) as f64;
         if life <= 0.0 {
             return (last_inaccuracy, last_accuracy);
         }
@@ -187,6 +194,7 @@ impl Engine {
             updates: Vec::new(),
             lane: Lane::default(),
             switch_off: None,
+            idle_from: None,
         }
     }
 
@@ -213,10 +221,13 @@ impl Engine {
     }
 
     /// Whether the runs that follow switch idle nodes off (`None`: nodes stay on), on a
-    /// pool of one-core nodes ([`crate::sim::power_states`]). The caller sets it before
-    /// each run.
-    pub fn set_switch_off(&mut self, policy: Option<SwitchOffPolicy>) {
+    /// pool of one-core nodes ([`crate::sim::power_states`]), the nodes idle from
+    /// `idle_from` (`None`: the first submit; a part of a larger run, or a run whose jobs
+    /// reach it later than they were submitted, gives the whole run's first submit). The
+    /// caller sets it before each run.
+    pub fn set_switch_off(&mut self, policy: Option<SwitchOffPolicy>, idle_from: Option<Time>) {
         self.switch_off = policy;
+        self.idle_from = idle_from;
     }
 
     /// Simulates `jobs` (sorted by submit) on `procs` processors under `scheduler`.
@@ -276,7 +287,10 @@ impl Engine {
         self.state
             .reset(jobs, procs, S::USES_RUNNING_SET, P::USES_START_HOOK);
         let first = jobs.submit.first().copied().unwrap_or(0);
-        self.state.power.reset(self.switch_off, procs, first, jobs.len());
+        let idle_from = self.idle_from.map_or(first, |t| t.min(first));
+        self.state
+            .power
+            .reset(self.switch_off, procs, idle_from, jobs.len());
         scheduler.reset(jobs, procs);
         predictor.reset(jobs);
         self.passes = 0;
@@ -501,6 +515,7 @@ impl Engine {
             history: &self.state.history,
             arrivals: self.lane.active.then_some(self.lane.arrived.as_slice()),
             switches: &self.state.power.log,
+            released: None,
         }
     }
 }

@@ -23,6 +23,9 @@ pub struct Parts {
     history: Vec<PredictionChange>,
     /// Every part's switch-offs and boots, each marked with its part's partition.
     switches: Vec<NodeSwitch>,
+    /// When each job reached the scheduler, where jobs were held ([`Parts::hold`]).
+    released: Vec<Time>,
+    held: bool,
     passes: u64,
     events: u64,
     saturated: bool,
@@ -47,6 +50,8 @@ impl Parts {
         self.misses.clear();
         self.history.clear();
         self.switches.clear();
+        self.released.clear();
+        self.held = false;
         (self.passes, self.events, self.backfilled) = (0, 0, 0);
         self.saturated = false;
         self.stopped_at = Time::MIN;
@@ -104,6 +109,14 @@ impl Parts {
         self.stopped_at = self.stopped_at.max(part.stopped_at);
     }
 
+    /// Records that the jobs were held back: job `j` reached the scheduler at `released[j]`
+    /// ([`Outcome::released`]).
+    pub fn hold(&mut self, released: impl Iterator<Item = Time>) {
+        self.released.clear();
+        self.released.extend(released);
+        self.held = true;
+    }
+
     /// The whole run as one outcome. Its prediction history is in time order (each part's
     /// in its own order, parts interleaved by time, ties in part order).
     pub fn outcome(&mut self) -> Outcome<'_> {
@@ -124,6 +137,7 @@ impl Parts {
             history: &self.history,
             arrivals: None,
             switches: &self.switches,
+            released: self.held.then_some(self.released.as_slice()),
         }
     }
 }

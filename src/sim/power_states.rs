@@ -73,10 +73,20 @@ impl PowerStates {
         }
     }
 
-    /// The longest a start may wait for its nodes: a switch-off under way, then a boot.
-    /// Reservations leave this much room (`crate::sched::easy`).
+    /// The longest a start now may wait for its nodes: a switch-off under way, then a
+    /// boot; 0 while no node is off or switching off (every free node is on and idle, so no
+    /// start waits). Reservations leave this much room (`crate::sched::easy`).
     #[inline]
     pub(crate) fn margin(&self) -> Time {
+        match self.policy {
+            Some(p) if self.off_count > 0 => p.shutdown_s + p.boot_s,
+            _ => 0,
+        }
+    }
+
+    /// The longest any start may wait for its nodes, now or later.
+    #[inline]
+    pub(crate) fn most_margin(&self) -> Time {
         self.policy.map_or(0, |p| p.shutdown_s + p.boot_s)
     }
 
@@ -211,7 +221,9 @@ mod tests {
             s.log.is_empty(),
             "a timeout at the instant itself waits for its pass"
         );
+        assert_eq!((s.margin(), s.most_margin()), (0, 110), "no node is off yet");
         s.advance(65);
+        assert_eq!(s.margin(), 110);
         assert_eq!(
             s.log,
             [NodeSwitch {
@@ -284,7 +296,7 @@ mod tests {
         s.reset(None, 4, 0, 10);
         s.advance(1_000_000);
         assert_eq!(s.take(1_000_000, 4), 0);
-        assert_eq!(s.margin(), 0);
+        assert_eq!((s.margin(), s.most_margin()), (0, 0));
         assert!(s.log.is_empty());
     }
 }

@@ -358,11 +358,18 @@ impl SchedCtx<'_> {
         self.state.total
     }
     /// The longest a job started now may wait for nodes to boot, seconds: 0 unless idle
-    /// nodes are switched off (`crate::sim::power_states`). A job started now holds its
-    /// processors at once and starts at most this much later.
+    /// nodes are switched off and some are off now (`crate::sim::power_states`). A job
+    /// started now holds its processors at once and starts at most this much later.
     #[inline]
     pub fn boot_margin(&self) -> Time {
         self.state.power.margin()
+    }
+
+    /// The longest a job started at any time may wait for nodes to boot: for reservations
+    /// made now and honoured later (0 unless idle nodes are switched off).
+    #[inline]
+    pub fn most_boot_margin(&self) -> Time {
+        self.state.power.most_margin()
     }
     /// EASY's shadow time for a job of `need` processors, more than are free: the earliest
     /// predicted end of running jobs at which the free processors reach `need`, and the
