@@ -1985,3 +1985,56 @@ fn holding_is_refused_where_not_built() {
     assert!(e.contains("not built with a measured window or feedback"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `keep_on` as a key: on KTH's 100 nodes, keeping all 100 on switches none off, so EASY's
+/// schedule and energy are those of nodes that stay on (its backfill test reads no margin
+/// while no node is off); keeping 50 on switches fewer off than keeping none. More nodes
+/// than the partition has, or `keep_on` without a timeout, are refused.
+#[test]
+fn keep_on_as_a_key_bounds_the_nodes_switched_off() {
+    let Some(trace) = common::trace("KTH-SP2-1996-2.1-cln.swf.gz") else {
+        return;
+    };
+    let machine = std::fs::canonicalize("examples/machines/kth-sp2-switching.toml").unwrap();
+    let first = (
+        "first",
+        Value::Int(if cfg!(debug_assertions) { 3_000 } else { 30_000 }),
+    );
+    let with = |extra: &[(&str, Value)]| {
+        let mut all = vec![first.clone()];
+        all.extend(extra.iter().cloned());
+        run_with_power(&trace, &machine, "easy", &all)
+    };
+    let on = with(&[]);
+    let all_on = with(&[("switch_off_after", Value::Int(60)), ("keep_on", Value::Int(100))]);
+    assert_eq!(all_on.0, on.0);
+    assert_eq!(all_on.1.energy_kwh, on.1.energy_kwh);
+    assert_eq!(all_on.1.switching.as_ref().map(|w| w.switch_offs), Some(0));
+    let offs = |keep_on: i64| {
+        with(&[
+            ("switch_off_after", Value::Int(60)),
+            ("keep_on", Value::Int(keep_on)),
+        ])
+        .1
+        .switching
+        .unwrap()
+        .switch_offs
+    };
+    assert!(offs(50) < offs(0) && offs(50) > 0, "{} {}", offs(50), offs(0));
+    let refused = |extra: &[(&str, Value)]| {
+        let mut params = Params::default();
+        params.insert("trace", Value::Str(trace.display().to_string()));
+        params.insert("machine", Value::Str(machine.display().to_string()));
+        params.insert("scheduler", Value::Str("easy".into()));
+        for (k, v) in extra {
+            params.insert(*k, v.clone());
+        }
+        rigid::from_params(&params, Path::new(""), None)
+            .unwrap_err()
+            .to_string()
+    };
+    let e = refused(&[("switch_off_after", Value::Int(60)), ("keep_on", Value::Int(101))]);
+    assert!(e.contains("keep_on = 101: partition batch has 100 nodes"), "{e}");
+    let e = refused(&[("keep_on", Value::Int(5))]);
+    assert!(e.contains("keep_on: applies with switch_off_after"), "{e}");
+}

@@ -63,6 +63,9 @@ pub struct RunArgs {
     /// states").
     #[arg(long, value_name = "SECONDS", requires = "machine")]
     switch_off_after: Option<i64>,
+    /// With --switch-off-after: keep at least NODES nodes of every partition on.
+    #[arg(long, value_name = "NODES", requires = "switch_off_after")]
+    keep_on: Option<i64>,
     /// Traces, on a machine with a power model: a carbon-intensity series (CSV: a header,
     /// then time,gco2_per_kwh rows; .gz too) for the run's carbon (docs/semantics.md,
     /// "Energy").
@@ -200,6 +203,7 @@ fn experiment(args: &RunArgs) -> Result<Rigid> {
         ("carbon_slack", args.carbon_slack.map(Value::Int)),
         ("power_cap", args.power_cap.map(Value::Float)),
         ("switch_off_after", args.switch_off_after.map(Value::Int)),
+        ("keep_on", args.keep_on.map(Value::Int)),
         ("gpu_share", args.gpu_share.map(Value::Float)),
         ("cores_per_gpu", args.cores_per_gpu.map(Value::Int)),
         ("load", args.load.map(Value::Float)),

@@ -50,12 +50,13 @@ pub const DOWNEY_MODEL_KEYS: [Key; 13] = [
 /// and `gpu_share` and `cores_per_gpu`, which read which jobs ask GPUs off the
 /// replication's own draws. Cells that differ in those replay the same workloads (a GPU job
 /// at one share is one at every higher share), so they can be compared in pairs.
-pub const TRACE_KEYS: [Key; 33] = [
+pub const TRACE_KEYS: [Key; 34] = [
     workload("trace"),
     workload("procs"),
     workload("machine"),
     policy("power_cap"),
     policy("switch_off_after"),
+    policy("keep_on"),
     policy("carbon_hold"),
     policy("carbon_slack"),
     policy("gpu_share"),
@@ -478,11 +479,27 @@ fn trace(params: &Params, base_dir: &Path, extra: &[Key]) -> Result<TraceSource,
         }
         (Some(after), Some(m)) => {
             let after = Time::try_from(after).unwrap_or(Time::MAX);
-            Some(Arc::new(m.with_switch_off(after).map_err(|e| {
+            let keep_on = match params.get("keep_on") {
+                None => 0,
+                Some(Value::Int(n)) if (0..=crate::machine::MAX_NODES as i64).contains(n) => *n as u32,
+                Some(v) => {
+                    return Err(ParamError::BadValue {
+                        key: "keep_on".into(),
+                        value: v.to_string(),
+                        expected: format!("a whole number of nodes from 0 to {}", crate::machine::MAX_NODES),
+                    });
+                }
+            };
+            Some(Arc::new(m.with_switch_off(after, keep_on).map_err(|e| {
                 ParamError::Invalid(format!("switch_off_after = {after}: {e}"))
             })?))
         }
     };
+    if params.has("keep_on") && switch_off_after.is_none() {
+        return Err(ParamError::Invalid(
+            "keep_on: applies with switch_off_after = SECONDS (a machine file gives its own keep_on)".into(),
+        ));
+    }
     let gpu_share = match params.within("gpu_share", &(0.0..=1.0))? {
         None if params.has("cores_per_gpu") => {
             return Err(ParamError::Invalid(

@@ -774,10 +774,11 @@ impl Machine {
     }
 
     /// This machine with every partition switching its idle nodes off after `after`
-    /// seconds: the `switch_off_after` key. Refused for a machine whose file already sets
+    /// seconds while more than `keep_on` of its nodes are on: the `switch_off_after` and
+    /// `keep_on` keys. Refused for a machine whose file already sets
     /// it (one or the other), and where a partition cannot switch its nodes off
     /// (`check_switch_off`).
-    pub fn with_switch_off(&self, after: Time) -> std::result::Result<Machine, String> {
+    pub fn with_switch_off(&self, after: Time, keep_on: u32) -> std::result::Result<Machine, String> {
         if !(1..=MAX_SWITCH_SECONDS).contains(&after) {
             return Err(format!("expected whole seconds from 1 to {MAX_SWITCH_SECONDS}"));
         }
@@ -789,7 +790,14 @@ impl Machine {
                     p.name
                 ));
             }
-            p.switch_off = Some(SwitchOff { after, keep_on: 0 });
+            let nodes: u64 = p.nodes.iter().map(|g| g.count as u64).sum();
+            if keep_on as u64 > nodes {
+                return Err(format!(
+                    "keep_on = {keep_on}: partition {} has {nodes} nodes",
+                    p.name
+                ));
+            }
+            p.switch_off = Some(SwitchOff { after, keep_on });
             check_switch_off(p).map_err(|m| format!("partition {}: {m}", p.name))?;
         }
         Ok(switched)

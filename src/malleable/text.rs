@@ -30,8 +30,9 @@ impl MalleableOutcome {
         if let Some(q) = self.quality {
             writeln!(
                 out,
-                "predictions  {} rebel predictions against outcomes (log space): correlation {:.3}, slope {:.3}, intercept {:.3}",
-                q.pairs, q.correlation, q.slope, q.intercept
+                "predictions  {} rebel predictions against outcomes (log space): correlation {:.3}, slope {:.3}, intercept {:.3}; \
+                 bias ln(outcome/prediction) {:.3} under 10 min, {:.3} over",
+                q.pairs, q.correlation, q.slope, q.intercept, q.short_bias, q.long_bias
             )?;
         }
         Ok(())
@@ -76,10 +77,13 @@ impl ApplicationReport {
         writeln!(out, "savings      {:.1} min per job", self.savings_per_job / 60.0)?;
         writeln!(
             out,
-            "rebels       median saving {:.1} min, mean {:.1} min; {:.1}% lose",
+            "rebels       median saving {:.1} min, mean {:.1} min; {:.1}% lose, {:.1} min on average; \
+             they live {:.2} times as long as docile jobs",
             self.median_savings_per_rebel / 60.0,
             self.mean_savings_per_rebel / 60.0,
-            100.0 * self.losing_rebel_fraction
+            100.0 * self.losing_rebel_fraction,
+            self.mean_loss_per_losing_rebel / 60.0,
+            self.rebel_lifetime_ratio
         )
     }
 }
