@@ -38,6 +38,9 @@ pub struct Intensity {
     pub path: PathBuf,
     times: Vec<Time>,
     grams_per_kwh: Vec<f64>,
+    /// Seconds after which the rows repeat, from the first row's time
+    /// ([`Intensity::repeating`]); `None`: read once.
+    period: Option<Time>,
 }
 
 impl Intensity {
@@ -60,6 +63,7 @@ impl Intensity {
             path: path.to_path_buf(),
             times: Vec::new(),
             grams_per_kwh: Vec::new(),
+            period: None,
         };
         for (i, line) in BufReader::new(reader).lines().enumerate() {
             let line = line.map_err(|e| Error::io(path, e))?;
@@ -110,47 +114,71 @@ impl Intensity {
         self.times[0]
     }
 
+    /// The series repeated every `period` seconds from its first row (a daily cycle of 24
+    /// hourly rows, say); refused where its rows span a period or more.
+    pub fn repeating(mut self, period: Time) -> std::result::Result<Intensity, String> {
+        let span = self.times[self.times.len() - 1] - self.times[0];
+        if !(1..=crate::workload::MAX_TIME).contains(&period) || span >= period {
+            return Err(format!(
+                "carbon_period = {period}: expected whole seconds from 1 to 2^40, longer than the {span} s \
+                 its rows span"
+            ));
+        }
+        self.period = Some(period);
+        Ok(self)
+    }
+
+    /// The intensity at `time` (the series' clock) and when it next changes (`Time::MAX`:
+    /// never). Without a period, times before the series' start read its first value.
+    fn step_at(&self, time: Time) -> (f64, Time) {
+        let (start, at) = match self.period {
+            None => (0, time),
+            Some(p) => {
+                let t0 = self.times[0];
+                let within = (time - t0).rem_euclid(p);
+                (time - within - t0, t0 + within)
+            }
+        };
+        let k = self.times.partition_point(|&t| t <= at).saturating_sub(1);
+        let next = match (self.times.get(k + 1), self.period) {
+            (Some(&t), _) => start + t,
+            (None, Some(p)) => start + self.times[0] + p,
+            (None, None) => Time::MAX,
+        };
+        (self.grams_per_kwh[k], next)
+    }
+
     /// When a job submitted at `submit` (the trace's clock; the series read at `submit +
-    /// offset`) reaches the scheduler under `hold` ([`CarbonHold`]). Times before the
-    /// series' start read its first value.
+    /// offset`) reaches the scheduler under `hold` ([`CarbonHold`]).
     pub fn release(&self, submit: Time, offset: Time, hold: CarbonHold) -> Time {
         let latest = submit + hold.slack;
-        let mut k = self
-            .times
-            .partition_point(|&t| t <= submit + offset)
-            .saturating_sub(1);
         let mut at = submit;
         loop {
-            if self.grams_per_kwh[k] <= hold.threshold {
+            let (grams, next) = self.step_at(at + offset);
+            if grams <= hold.threshold {
                 return at;
             }
-            match self.times.get(k + 1) {
-                Some(&next) if next - offset <= latest => {
-                    at = next - offset;
-                    k += 1;
-                }
-                _ => return latest,
+            at = next.saturating_sub(offset);
+            if at > latest {
+                return latest;
             }
         }
     }
 
     /// Grams of CO2 of drawing `power` (watts, a step function: `(time, watts from then
     /// on)` in time order, the last step closing at `until`) with the series read at
-    /// `time + offset`. Times before the series' start read its first value (callers
-    /// refuse series that start after the run).
+    /// `time + offset` ([`Intensity::step_at`]; callers refuse series that start after the
+    /// run).
     pub fn grams(&self, power: &[(Time, f64)], until: Time, offset: Time) -> f64 {
         let mut grams = 0.0;
-        let mut k = 0;
         for (i, &(from, watts)) in power.iter().enumerate() {
             let to = power.get(i + 1).map_or(until, |p| p.0);
             let (mut a, b) = (from + offset, to + offset);
             while a < b {
-                while k + 1 < self.times.len() && self.times[k + 1] <= a {
-                    k += 1;
-                }
-                let next = self.times.get(k + 1).copied().unwrap_or(Time::MAX).min(b);
+                let (intensity, next) = self.step_at(a);
+                let next = next.min(b);
                 // watts x seconds = joules; / 3.6e6 = kWh.
-                grams += watts * (next - a) as f64 / 3.6e6 * self.grams_per_kwh[k];
+                grams += watts * (next - a) as f64 / 3.6e6 * intensity;
                 a = next;
             }
         }
@@ -215,6 +243,29 @@ mod tests {
             ),
             -50
         );
+    }
+
+    /// A day of two rows repeated: 100 g/kWh from 0 to 12 h, 300 after, every day. 1 kW
+    /// from 6 h to 30 h (a whole day) emits 12 kWh at 100 and 12 at 300: 4,800 g; a job
+    /// held above 200 g from 13 h goes at 24 h; rows spanning the period are refused.
+    #[test]
+    fn a_repeating_series_by_hand() {
+        let s = series("time,gco2_per_kwh\n0,100\n43200,300\n")
+            .unwrap()
+            .repeating(86_400)
+            .unwrap();
+        let grams = s.grams(&[(6 * 3600, 1000.0)], 30 * 3600, 0);
+        assert!((grams - 4_800.0).abs() < 1e-9, "{grams}");
+        let hold = CarbonHold {
+            threshold: 200.0,
+            slack: 86_400,
+        };
+        assert_eq!(s.release(13 * 3600, 0, hold), 86_400);
+        assert_eq!(s.release(13 * 3600 + 3 * 86_400, 0, hold), 4 * 86_400);
+        // Before its first row a repeating series reads the day before: 300 at 23 h, 100 at 0.
+        assert_eq!(s.release(-3600, 0, hold), 0);
+        let e = series("t,g\n0,1\n100,2\n").unwrap().repeating(100).unwrap_err();
+        assert!(e.contains("longer than the 100 s"), "{e}");
     }
 
     #[test]

@@ -74,6 +74,9 @@ pub struct RunArgs {
     /// With --carbon: seconds added to the trace's clock to read the series.
     #[arg(long, value_name = "SECONDS", requires = "carbon", allow_hyphen_values = true)]
     carbon_offset: Option<i64>,
+    /// With --carbon: repeat the series every SECONDS from its first row (86400: a day).
+    #[arg(long, value_name = "SECONDS", requires = "carbon")]
+    carbon_period: Option<i64>,
     /// With --carbon: hold each job back while the intensity is above G g/kWh, for at most
     /// --carbon-slack seconds (docs/semantics.md, "Energy").
     #[arg(long, value_name = "G", requires_all = ["carbon", "carbon_slack"])]
@@ -199,6 +202,7 @@ fn experiment(args: &RunArgs) -> Result<Rigid> {
             args.carbon.as_ref().map(|p| Value::Str(p.display().to_string())),
         ),
         ("carbon_offset", args.carbon_offset.map(Value::Int)),
+        ("carbon_period", args.carbon_period.map(Value::Int)),
         ("carbon_hold", args.carbon_hold.map(Value::Float)),
         ("carbon_slack", args.carbon_slack.map(Value::Int)),
         ("power_cap", args.power_cap.map(Value::Float)),

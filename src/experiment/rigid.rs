@@ -50,7 +50,7 @@ pub const DOWNEY_MODEL_KEYS: [Key; 13] = [
 /// and `gpu_share` and `cores_per_gpu`, which read which jobs ask GPUs off the
 /// replication's own draws. Cells that differ in those replay the same workloads (a GPU job
 /// at one share is one at every higher share), so they can be compared in pairs.
-pub const TRACE_KEYS: [Key; 34] = [
+pub const TRACE_KEYS: [Key; 35] = [
     workload("trace"),
     workload("procs"),
     workload("machine"),
@@ -63,6 +63,7 @@ pub const TRACE_KEYS: [Key; 34] = [
     policy("cores_per_gpu"),
     workload("carbon"),
     workload("carbon_offset"),
+    workload("carbon_period"),
     workload("load"),
     workload("load_scale"),
     workload("resample"),
@@ -526,9 +527,9 @@ fn trace(params: &Params, base_dir: &Path, extra: &[Key]) -> Result<TraceSource,
         }
     };
     let carbon = match params.text("carbon") {
-        None if params.has("carbon_offset") => {
+        None if params.has("carbon_offset") || params.has("carbon_period") => {
             return Err(ParamError::Invalid(
-                "carbon_offset: applies with carbon = \"FILE.csv\"".into(),
+                "carbon_offset and carbon_period: apply with carbon = \"FILE.csv\"".into(),
             ));
         }
         None => None,
@@ -540,8 +541,23 @@ fn trace(params: &Params, base_dir: &Path, extra: &[Key]) -> Result<TraceSource,
             ));
         }
         Some(file) => {
-            let series = Intensity::read(&base_dir.join(&file))
+            let mut series = Intensity::read(&base_dir.join(&file))
                 .map_err(|e| ParamError::Invalid(format!("carbon = '{file}': {e}")))?;
+            match params.get("carbon_period") {
+                None => {}
+                Some(Value::Int(p)) => {
+                    series = series
+                        .repeating(*p)
+                        .map_err(|e| ParamError::Invalid(format!("carbon = '{file}': {e}")))?;
+                }
+                Some(v) => {
+                    return Err(ParamError::BadValue {
+                        key: "carbon_period".into(),
+                        value: v.to_string(),
+                        expected: "whole seconds (86400: a daily cycle)".into(),
+                    });
+                }
+            }
             let offset = match params.get("carbon_offset") {
                 None => 0,
                 Some(Value::Int(i)) if i.unsigned_abs() <= crate::workload::MAX_TIME as u64 => *i,
