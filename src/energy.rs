@@ -47,20 +47,17 @@ pub struct SwitchingSummary {
     pub boot_wait_s: Time,
 }
 
-/// A partition's node states' watts above or below idle, per node: switching off, off,
-/// booting; `None` where its nodes do not describe their switching.
-fn switch_watts(machine: &Machine, p: usize) -> Option<[f64; 3]> {
+/// A partition's nodes' states beyond on, where they describe them: watts above or below
+/// idle, per node, switching off, off and booting; and the seconds of switching off and of
+/// booting.
+fn node_states(machine: &Machine, p: usize) -> Option<([f64; 3], Time, Time)> {
     let g = machine.partitions[p].nodes.first()?;
     let (idle, s): (f64, NodeSwitching) = (g.power?.idle_w / g.cores as f64, g.switching?);
-    Some([s.shutdown_w - idle, s.off_w - idle, s.boot_w - idle])
-}
-
-/// A partition's switching times, seconds: switching off, booting.
-fn switch_times(machine: &Machine, p: usize) -> (Time, Time) {
-    let s = machine.partitions[p].nodes[0]
-        .switching
-        .expect("a partition that switched nodes describes its switching");
-    (s.shutdown_s, s.boot_s)
+    Some((
+        [s.shutdown_w - idle, s.off_w - idle, s.boot_w - idle],
+        s.shutdown_s,
+        s.boot_s,
+    ))
 }
 
 /// A partition's power per core, watts: idle, and busy (`None`: no power described).
@@ -141,7 +138,8 @@ pub fn power_over_time(
     let state = |p: u32, s: u32| parts + 3 * p + s;
     let last = end.iter().copied().max().unwrap_or(first);
     for w in switches {
-        let (shutdown, boot) = switch_times(machine, w.partition as usize);
+        let (_, shutdown, boot) =
+            node_states(machine, w.partition as usize).expect("checked when the machine was read");
         let (p, k) = (w.partition, w.nodes as i32);
         if w.on {
             changes.extend([
@@ -162,7 +160,7 @@ pub fn power_over_time(
     changes.sort_unstable_by_key(|c| c.0);
     let rise: Vec<f64> = watts.iter().map(|&(idle, busy)| busy - idle).collect();
     let states: Vec<f64> = (0..watts.len())
-        .flat_map(|p| switch_watts(machine, p).unwrap_or([0.0; 3]))
+        .flat_map(|p| node_states(machine, p).map_or([0.0; 3], |s| s.0))
         .collect();
     let mut busy = vec![0i64; watts.len() + states.len()];
     let mut power: Vec<(Time, f64)> = Vec::with_capacity(changes.len() + 1);
@@ -263,8 +261,8 @@ fn switching(machine: &Machine, switches: &[NodeSwitch], last: Time) -> (f64, Op
     };
     for w in switches {
         let p = w.partition as usize;
-        let [shutting, off, booting] = switch_watts(machine, p).expect("checked when the machine was read");
-        let (shutdown, boot) = switch_times(machine, p);
+        let ([shutting, off, booting], shutdown, boot) =
+            node_states(machine, p).expect("checked when the machine was read");
         let (k, at) = (w.nodes as f64, w.at.min(last));
         if w.on {
             joules += k * (booting * boot as f64 - off * (last - at) as f64);

@@ -23,15 +23,26 @@ fn folder(name: &str) -> PathBuf {
     dir
 }
 
-/// The rigid experiment replaying `trace` under `scheduler` with `extra` parameters.
-fn experiment(trace: &Path, scheduler: &str, extra: &[(&str, Value)]) -> Rigid {
+/// The rigid experiment replaying `trace` under `scheduler` with `extra` parameters, or
+/// why it is refused.
+fn built(trace: &Path, scheduler: &str, extra: &[(&str, Value)]) -> Result<Rigid, String> {
     let mut params = Params::default();
     params.insert("trace", Value::Str(trace.display().to_string()));
     params.insert("scheduler", Value::Str(scheduler.into()));
     for (k, v) in extra {
         params.insert(*k, v.clone());
     }
-    rigid::from_params(&params, Path::new(""), None).unwrap_or_else(|e| panic!("{e}"))
+    rigid::from_params(&params, Path::new(""), None).map_err(|e| e.to_string())
+}
+
+/// The rigid experiment replaying `trace` under `scheduler` with `extra` parameters.
+fn experiment(trace: &Path, scheduler: &str, extra: &[(&str, Value)]) -> Rigid {
+    built(trace, scheduler, extra).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Why `trace` under `scheduler` with `extra` parameters is refused.
+fn refusal(trace: &Path, scheduler: &str, extra: &[(&str, Value)]) -> String {
+    built(trace, scheduler, extra).expect_err("refused")
 }
 
 /// What a run gives a user, in bytes: its summary as `run --json` prints it (with the
@@ -1742,23 +1753,13 @@ fn switching_off_is_refused_where_not_built() {
         "; MaxProcs: 4\n1 0 -1 10 1 -1 -1 1 10 -1 1 1 -1 -1 1 1 -1 -1\n",
     )
     .unwrap();
-    let mut params = Params::default();
-    params.insert("trace", Value::Str(trace.display().to_string()));
-    params.insert("machine", Value::Str(machine.display().to_string()));
-    params.insert("scheduler", Value::Str("prio".into()));
-    let e = rigid::from_params(&params, Path::new(""), None)
-        .unwrap_err()
-        .to_string();
+    let on_machine = ("machine", Value::Str(machine.display().to_string()));
+    let e = refusal(&trace, "prio", &[on_machine]);
     assert!(
         e.contains("scheduler = prio") && e.contains("fcfs, easy, sjbf, conservative, easy-pred"),
         "{e}"
     );
-    let mut params = Params::default();
-    params.insert("trace", Value::Str(trace.display().to_string()));
-    params.insert("switch_off_after", Value::Int(60));
-    let e = rigid::from_params(&params, Path::new(""), None)
-        .unwrap_err()
-        .to_string();
+    let e = refusal(&trace, "easy", &[("switch_off_after", Value::Int(60))]);
     assert!(e.contains("switch_off_after: needs a machine"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -1948,16 +1949,9 @@ fn holding_is_refused_where_not_built() {
     std::fs::write(&series, "time,gco2_per_kwh\n0,300\n").unwrap();
     let machine = switching_machine(&dir, 4, "");
     let refused = |extra: &[(&str, Value)]| {
-        let mut params = Params::default();
-        params.insert("trace", Value::Str(trace.display().to_string()));
-        params.insert("machine", Value::Str(machine.display().to_string()));
-        params.insert("scheduler", Value::Str("easy".into()));
-        for (k, v) in extra {
-            params.insert(*k, v.clone());
-        }
-        rigid::from_params(&params, Path::new(""), None)
-            .unwrap_err()
-            .to_string()
+        let mut all = vec![("machine", Value::Str(machine.display().to_string()))];
+        all.extend(extra.iter().cloned());
+        refusal(&trace, "easy", &all)
     };
     let e = refused(&[
         ("carbon_hold", Value::Float(200.0)),
@@ -2022,16 +2016,9 @@ fn keep_on_as_a_key_bounds_the_nodes_switched_off() {
     };
     assert!(offs(50) < offs(0) && offs(50) > 0, "{} {}", offs(50), offs(0));
     let refused = |extra: &[(&str, Value)]| {
-        let mut params = Params::default();
-        params.insert("trace", Value::Str(trace.display().to_string()));
-        params.insert("machine", Value::Str(machine.display().to_string()));
-        params.insert("scheduler", Value::Str("easy".into()));
-        for (k, v) in extra {
-            params.insert(*k, v.clone());
-        }
-        rigid::from_params(&params, Path::new(""), None)
-            .unwrap_err()
-            .to_string()
+        let mut all = vec![("machine", Value::Str(machine.display().to_string()))];
+        all.extend(extra.iter().cloned());
+        refusal(&trace, "easy", &all)
     };
     let e = refused(&[("switch_off_after", Value::Int(60)), ("keep_on", Value::Int(101))]);
     assert!(e.contains("keep_on = 101: partition batch has 100 nodes"), "{e}");

@@ -23,9 +23,9 @@ pub struct Parts {
     history: Vec<PredictionChange>,
     /// Every part's switch-offs and boots, each marked with its part's partition.
     switches: Vec<NodeSwitch>,
-    /// When each job reached the scheduler, where jobs were held ([`Parts::hold`]).
+    /// When each job reached the scheduler, where jobs were held ([`Parts::hold`]); empty
+    /// otherwise.
     released: Vec<Time>,
-    held: bool,
     passes: u64,
     events: u64,
     saturated: bool,
@@ -51,7 +51,6 @@ impl Parts {
         self.history.clear();
         self.switches.clear();
         self.released.clear();
-        self.held = false;
         (self.passes, self.events, self.backfilled) = (0, 0, 0);
         self.saturated = false;
         self.stopped_at = Time::MIN;
@@ -114,7 +113,6 @@ impl Parts {
     pub fn hold(&mut self, released: impl Iterator<Item = Time>) {
         self.released.clear();
         self.released.extend(released);
-        self.held = true;
     }
 
     /// The whole run as one outcome. Its prediction history is in time order (each part's
@@ -137,7 +135,7 @@ impl Parts {
             history: &self.history,
             arrivals: None,
             switches: &self.switches,
-            released: self.held.then_some(self.released.as_slice()),
+            released: (!self.released.is_empty()).then_some(self.released.as_slice()),
         }
     }
 }
