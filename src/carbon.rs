@@ -167,7 +167,7 @@ impl Intensity {
 
     /// Grams of CO2 of drawing `power` (watts, a step function: `(time, watts from then
     /// on)` in time order, the last step closing at `until`) with the series read at
-    /// `time + offset` ([`Intensity::step_at`]; callers refuse series that start after the
+    /// `time + offset` (`step_at`; callers refuse series that start after the
     /// run).
     pub fn grams(&self, power: &[(Time, f64)], until: Time, offset: Time) -> f64 {
         let mut grams = 0.0;
