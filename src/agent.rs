@@ -19,6 +19,7 @@
 //! the same on every row holding a job, the free processors as a fraction of the machine and
 //! the waiting jobs divided by `window`. Empty slots are all zero.
 
+use crate::params::ParamError;
 use std::path::Path;
 
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -66,17 +67,19 @@ pub enum Reward {
 }
 
 impl std::str::FromStr for Reward {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = ParamError;
+    fn from_str(s: &str) -> Result<Self, ParamError> {
         match s {
             "bsld" => Ok(Reward::Bsld),
             "wait" => Ok(Reward::Wait),
             "utilization" => Ok(Reward::Utilization),
             "energy" => Ok(Reward::Energy),
             "carbon" => Ok(Reward::Carbon),
-            other => Err(format!(
-                "reward = '{other}': expected bsld, wait, utilization, energy or carbon"
-            )),
+            other => Err(ParamError::BadValue {
+                key: "reward".into(),
+                value: other.into(),
+                expected: "bsld, wait, utilization, energy or carbon".into(),
+            }),
         }
     }
 }

@@ -205,13 +205,14 @@ impl<'a> Call<'a> {
         self.error(Problem::Invalid(message.into()))
     }
 
-    /// The value of `key` parsed by `parse` (whose error says what is expected), or
-    /// `default` when it is not given.
+    /// The value of `key` as `parse` reads it, or `default` when it is not given; a value
+    /// `parse` refuses is answered with what is `expected`.
     pub fn take_with<T>(
         &mut self,
         key: &'static str,
         default: T,
-        parse: impl Fn(&str) -> Result<T, String>,
+        expected: &str,
+        parse: impl Fn(&str) -> Option<T>,
     ) -> Result<T, CallError> {
         self.asked.push(key);
         let Some(arg) = self.args.iter_mut().find(|(k, _, _)| *k == key) else {
@@ -219,11 +220,11 @@ impl<'a> Call<'a> {
         };
         arg.2 = true;
         let value = arg.1;
-        parse(value).map_err(|expected| {
+        parse(value).ok_or_else(|| {
             self.error(Problem::BadValue {
                 key: key.to_string(),
                 value: value.to_string(),
-                expected,
+                expected: expected.to_string(),
             })
         })
     }
@@ -237,11 +238,8 @@ impl<'a> Call<'a> {
         expected: &str,
         valid: impl Fn(&T) -> bool,
     ) -> Result<T, CallError> {
-        self.take_with(key, default, |v| {
-            v.parse::<T>()
-                .ok()
-                .filter(|x| valid(x))
-                .ok_or_else(|| expected.to_string())
+        self.take_with(key, default, expected, |v| {
+            v.parse::<T>().ok().filter(|x| valid(x))
         })
     }
 
@@ -257,15 +255,9 @@ impl<'a> Call<'a> {
         default: T,
         options: &[(&str, T)],
     ) -> Result<T, CallError> {
-        self.take_with(key, default, |v| {
-            options
-                .iter()
-                .find(|(name, _)| *name == v)
-                .map(|&(_, x)| x)
-                .ok_or_else(|| {
-                    let names: Vec<&str> = options.iter().map(|(n, _)| *n).collect();
-                    names.join(" or ")
-                })
+        let names: Vec<&str> = options.iter().map(|(n, _)| *n).collect();
+        self.take_with(key, default, &names.join(" or "), |v| {
+            options.iter().find(|(name, _)| *name == v).map(|&(_, x)| x)
         })
     }
 

@@ -116,13 +116,17 @@ impl Intensity {
 
     /// The series repeated every `period` seconds from its first row (a daily cycle of 24
     /// hourly rows, say); refused where its rows span a period or more.
-    pub fn repeating(mut self, period: Time) -> std::result::Result<Intensity, String> {
+    pub fn repeating(mut self, period: Time) -> std::result::Result<Intensity, crate::params::ParamError> {
         let span = self.times[self.times.len() - 1] - self.times[0];
         if !(1..=crate::workload::MAX_TIME).contains(&period) || span >= period {
-            return Err(format!(
-                "carbon_period = {period}: expected whole seconds from 1 to 2^40, longer than the {span} s \
-                 its rows span"
-            ));
+            return Err(crate::params::ParamError::BadValue {
+                key: "carbon_period".into(),
+                value: period.to_string(),
+                expected: format!(
+                    "whole seconds from 1 to 2^40, longer than the {span} s the rows of {} span",
+                    self.path.display()
+                ),
+            });
         }
         self.period = Some(period);
         Ok(self)
@@ -264,7 +268,11 @@ mod tests {
         assert_eq!(s.release(13 * 3600 + 3 * 86_400, 0, hold), 4 * 86_400);
         // Before its first row a repeating series reads the day before: 300 at 23 h, 100 at 0.
         assert_eq!(s.release(-3600, 0, hold), 0);
-        let e = series("t,g\n0,1\n100,2\n").unwrap().repeating(100).unwrap_err();
+        let e = series("t,g\n0,1\n100,2\n")
+            .unwrap()
+            .repeating(100)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("longer than the 100 s"), "{e}");
     }
 

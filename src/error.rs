@@ -46,12 +46,38 @@ pub enum Error {
     Params(#[from] crate::params::ParamError),
     #[error("{0}")]
     Invalid(String),
+    /// A trace job in a queue the priority map does not list.
+    #[error(transparent)]
+    UnmappedQueue(#[from] UnmappedQueue),
+    /// A replication too large to run (`--yes` lifts one limit, not the memory).
+    #[error(transparent)]
+    TooLarge(#[from] TooLarge),
     /// A sweep stopped on request before its end; its journal keeps what finished.
     #[error("interrupted: {0}")]
     Interrupted(String),
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// One field of an input record refused (a column of a trace line, a key of a JSON or
+/// TOML table): which field and why, in the user's words. A reader turns it into an
+/// [`Error`] by adding the file and line it read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{field}: {message}")]
+pub struct FieldError {
+    /// The field as the user knows it: `field 19 (GPUs)`, `running[2].age`, `axes.load`.
+    pub field: String,
+    pub message: String,
+}
+
+impl FieldError {
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        FieldError {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}
 
 impl Error {
     pub(crate) fn io(path: impl Into<PathBuf>, error: std::io::Error) -> Self {
@@ -65,4 +91,35 @@ impl Error {
     pub fn is_bad_input(&self) -> bool {
         !matches!(self, Error::Output { .. } | Error::Interrupted(_))
     }
+}
+
+/// A replication too large to run: above [`crate::experiment::JOB_LIMIT`] without `--yes`, or beyond the
+/// memory this process may use, which `--yes` cannot lift. Each says what it would take.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum TooLarge {
+    #[error(
+        "a replication would generate about {jobs} jobs (roughly {gigabytes:.1} GB of job tables), more \
+         than this machine's {memory_gigabytes:.1} GB of memory; --yes cannot lift this"
+    )]
+    Memory {
+        jobs: u64,
+        gigabytes: f64,
+        memory_gigabytes: f64,
+    },
+    #[error(
+        "a replication would generate about {jobs} jobs (roughly {gigabytes:.1} GB of job tables), above the limit of \
+         {limit} without --yes; pass --yes to run it anyway"
+    )]
+    Limit { jobs: u64, gigabytes: f64, limit: u64 },
+}
+
+/// A job whose queue a priority map does not list.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "priority map {map}: job {job} is in queue {queue}, which the map does not list (add '{queue}:P' or a default '*:P')"
+)]
+pub struct UnmappedQueue {
+    pub map: String,
+    pub job: u64,
+    pub queue: i32,
 }

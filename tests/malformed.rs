@@ -23,7 +23,7 @@ fn every_kind_of_malformed_line_names_file_line_and_field() {
         ("1 2 3\n", "expected 18 fields, found 3"),
         (
             "2 0 -1 10 2 -1 -1 2 20 -1 1 1 1 1 1 -1 -1 -1 7\n",
-            "fields after field 18, but the first job line has none",
+            "fields after field 18: the first job line has none",
         ),
         (
             "2 0 -1 ten 2 -1 -1 2 20 -1 1 1 1 1 1 -1 -1 -1\n",

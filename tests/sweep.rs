@@ -324,7 +324,7 @@ fn tampered_journals_are_refused_naming_the_line() {
     o.resume = true;
     let err = run_sweep(&plan, &o).unwrap_err().to_string();
     assert!(
-        err.contains("runs.csv:3: seed 42 is not the spec's seed"),
+        err.contains("runs.csv:3: seed: 42 is not the spec's seed"),
         "{err}"
     );
     // An edited spec.toml is named as such by merge.
@@ -956,7 +956,7 @@ fn utility_spec_mistakes_are_named() {
         ),
         (
             "scheduler = \"easy\"\npriorities = \"0:0\"\ndecay = \"steep\"",
-            &["decay = 'steep'", "exponential"],
+            &["decay = steep", "exponential"],
         ),
         (
             "scheduler = \"easy\"\npriorities = \"0:0,x\"",

@@ -207,7 +207,13 @@ fn decay_mix_and_single_types() {
     let linear = types.iter().filter(|&&t| t == DecayType::Linear).count() as f64 / 3000.0;
     assert!((linear - 2.0 / 3.0).abs() < 0.03, "{linear}");
     assert!(!types.contains(&DecayType::Exponential));
-    assert!("1:x:1".parse::<DecayMix>().unwrap_err().contains("weights"));
+    assert!(
+        "1:x:1"
+            .parse::<DecayMix>()
+            .unwrap_err()
+            .to_string()
+            .contains("weights")
+    );
     assert!("0:0:0".parse::<DecayMix>().is_err());
 }
 

@@ -267,7 +267,7 @@ fn run_rigid_inner(
 ) -> Result<RunResult, Failure> {
     let rigid = rigid::from_params(params, Path::new(""), None)?;
     if let Source::Model(m) = &rigid.workload.source {
-        check_size(Some(m.expected_jobs()), yes).map_err(schedlab::Error::Invalid)?;
+        check_size(Some(m.expected_jobs()), yes).map_err(schedlab::Error::from)?;
     }
     if let Source::Trace(t) = &rigid.workload.source
         && priority.is_some()

@@ -152,7 +152,7 @@ def test_energy_and_carbon_rewards(small_swf, tmp_path):
 
 
 def test_bad_arguments():
-    with pytest.raises(ValueError, match="reward = 'slowdown'"):
+    with pytest.raises(ValueError, match="reward = slowdown: expected"):
         JobSchedulingEnv(reward="slowdown")
     with pytest.raises(ValueError, match="window = 0"):
         JobSchedulingEnv(window=0)

@@ -89,7 +89,7 @@ pub fn run(args: ClusterArgs) -> Result<()> {
     ];
     let params = super::params(&[], flags)?;
     let experiment = cluster::from_params(&params).map_err(schedlab::Error::from)?;
-    check_size(Some(experiment.simulated_jobs()), args.yes).map_err(schedlab::Error::Invalid)?;
+    check_size(Some(experiment.simulated_jobs()), args.yes).map_err(schedlab::Error::from)?;
     let t0 = Instant::now();
     let busy = super::busy::Busy::start("simulating");
     let report = experiment.run(args.seed)?;

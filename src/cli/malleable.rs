@@ -69,7 +69,7 @@ pub fn run(args: MalleableArgs) -> Result<()> {
     ];
     let params = super::params(&args.params, flags)?;
     let experiment = malleable::from_params(&params, None).map_err(schedlab::Error::from)?;
-    check_size(Some(experiment.model.expected_jobs()), args.yes).map_err(schedlab::Error::Invalid)?;
+    check_size(Some(experiment.model.expected_jobs()), args.yes).map_err(schedlab::Error::from)?;
     let busy = super::busy::Busy::start("simulating");
     let workload = experiment.model.generate(args.seed);
     let (jobs, procs) = (&workload.jobs, workload.procs);

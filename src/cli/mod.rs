@@ -131,10 +131,14 @@ impl ReadArgs {
 }
 
 /// `KEY=VALUE` of `--param`.
-fn parse_key_value(s: &str) -> Result<(String, String), String> {
+fn parse_key_value(s: &str) -> Result<(String, String), schedlab::params::ParamError> {
     s.split_once('=')
         .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-        .ok_or_else(|| format!("expected KEY=VALUE, got '{s}'"))
+        .ok_or_else(|| schedlab::params::ParamError::BadValue {
+            key: "param".into(),
+            value: s.into(),
+            expected: "KEY=VALUE".into(),
+        })
 }
 
 /// A command-line value as a parameter value, typed as TOML would type it: an integer, a

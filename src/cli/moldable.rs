@@ -61,7 +61,7 @@ pub fn run(args: MoldableArgs) -> Result<()> {
         saturation: Some(args.saturation),
     };
     let experiment = moldable::from_params(&params, Some(&window)).map_err(schedlab::Error::from)?;
-    check_size(Some(experiment.jobs() as u64), args.yes).map_err(schedlab::Error::Invalid)?;
+    check_size(Some(experiment.jobs() as u64), args.yes).map_err(schedlab::Error::from)?;
     let busy = super::busy::Busy::start("simulating");
     let outcome = experiment.run(args.seed, true);
     drop(busy);

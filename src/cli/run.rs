@@ -17,6 +17,7 @@ use schedlab::experiment::rigid::{self, Rigid, Source};
 use schedlab::experiment::{Shared, Value, Worker, check_size};
 use schedlab::metrics::timeline::{self, Bin, binned, write_timeline_csv};
 use schedlab::metrics::write_jobs_csv;
+use schedlab::params::ParamError;
 use schedlab::predict::PredictorKind;
 use schedlab::report::gantt;
 use schedlab::report::plot::{self, Figure, Format, Legend, Point, Series};
@@ -237,9 +238,71 @@ fn experiment(args: &RunArgs) -> Result<Rigid> {
     Ok(rigid)
 }
 
+/// The files a run writes beside its summary: per-job CSV, Batsim's jobs, SWF, the
+/// timeline and its figures, the Gantt chart.
+fn write_outputs(
+    args: &RunArgs,
+    rigid: &Rigid,
+    prepared: &schedlab::experiment::prepare::PreparedRigid,
+    workload: &schedlab::workload::Workload,
+    outcome: &schedlab::sim::Outcome,
+) -> Result<()> {
+    if let Some(path) = &args.jobs_out {
+        write_atomically(path, |w| write_jobs_csv(w, &workload.jobs, outcome))?;
+    }
+    if let Some(path) = &args.batsim_jobs_out {
+        if outcome.saturated || outcome.end.contains(&i64::MIN) {
+            return Err(schedlab::Error::Invalid(
+                "--batsim-jobs-out: some jobs never ended, and Batsim's format has no row for them".into(),
+            )
+            .into());
+        }
+        let energy = prepared.job_energy(&workload.jobs, outcome.start, outcome.end);
+        write_atomically(path, |w| {
+            schedlab::report::batsim::write_jobs(
+                w,
+                &workload.name,
+                &workload.jobs,
+                workload.procs,
+                (outcome.start, outcome.end),
+                energy.as_deref(),
+            )
+        })?;
+    }
+    if let Some(path) = &args.swf_out {
+        let note = format!("scheduler {}", rigid.scheduler);
+        write_atomically(path, |w| write_swf(w, workload, outcome.start, &note))?;
+    }
+    let what = format!("{}, {}", workload.name, rigid.scheduler);
+    if let Some(path) = &args.timeline_out {
+        let power = prepared.power_over_time(&workload.jobs, outcome);
+        write_timeline(path, &what, workload, outcome, power)?;
+    }
+    if let (Some(path), Some(window)) = (&args.gantt_out, args.window) {
+        let boxes = gantt::boxes(&workload.jobs, workload.procs, outcome.start, outcome.end, window)
+            .map_err(|e| schedlab::Error::Invalid(e.to_string()))?;
+        let title = format!(
+            "{what}: schedule from {} s to {} s, {} jobs",
+            window.0,
+            window.1,
+            {
+                let mut jobs: Vec<usize> = boxes.iter().map(|b| b.job).collect();
+                jobs.dedup();
+                jobs.len()
+            }
+        );
+        gantt::write_gantt_svg(path, &title, &workload.jobs, workload.procs, &boxes, window)?;
+    }
+    Ok(())
+}
+
 /// `A..B`, whole seconds with A < B.
-fn parse_window(s: &str) -> std::result::Result<(i64, i64), String> {
-    let bad = || format!("invalid window '{s}': expected A..B in seconds with A < B, e.g. 86400..172800");
+fn parse_window(s: &str) -> std::result::Result<(i64, i64), ParamError> {
+    let bad = || ParamError::BadValue {
+        key: "window".into(),
+        value: s.into(),
+        expected: "A..B in seconds with A < B, e.g. 86400..172800".into(),
+    };
     let (a, b) = s.split_once("..").ok_or_else(bad)?;
     let (a, b): (i64, i64) = (
         a.trim().parse().map_err(|_| bad())?,
@@ -379,7 +442,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     };
     schedlab::atomic::check_outputs(&inputs, &outputs)?;
     if let Source::Model(m) = &rigid.workload.source {
-        check_size(Some(m.expected_jobs()), args.yes).map_err(schedlab::Error::Invalid)?;
+        check_size(Some(m.expected_jobs()), args.yes).map_err(schedlab::Error::from)?;
     }
     // --swf-out writes every field back; without it a plain run keeps half the columns
     // (docs/performance.md, memory per job).
@@ -429,52 +492,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     let partitions = prepared.by_partition(workload, outcome.start, outcome.end);
     let all = 0..workload.jobs.len();
     let summary = prepared.summarise(&workload.jobs, workload.procs, &outcome, all, &workload.skipped);
-    if let Some(path) = &args.jobs_out {
-        write_atomically(path, |w| write_jobs_csv(w, &workload.jobs, &outcome))?;
-    }
-    if let Some(path) = &args.batsim_jobs_out {
-        if outcome.saturated || outcome.end.contains(&i64::MIN) {
-            return Err(schedlab::Error::Invalid(
-                "--batsim-jobs-out: some jobs never ended, and Batsim's format has no row for them".into(),
-            )
-            .into());
-        }
-        let energy = prepared.job_energy(&workload.jobs, outcome.start, outcome.end);
-        write_atomically(path, |w| {
-            schedlab::report::batsim::write_jobs(
-                w,
-                &workload.name,
-                &workload.jobs,
-                workload.procs,
-                (outcome.start, outcome.end),
-                energy.as_deref(),
-            )
-        })?;
-    }
-    if let Some(path) = &args.swf_out {
-        let note = format!("scheduler {}", rigid.scheduler);
-        write_atomically(path, |w| write_swf(w, workload, outcome.start, &note))?;
-    }
-    let what = format!("{}, {}", workload.name, rigid.scheduler);
-    if let Some(path) = &args.timeline_out {
-        let power = prepared.power_over_time(&workload.jobs, &outcome);
-        write_timeline(path, &what, workload, &outcome, power)?;
-    }
-    if let (Some(path), Some(window)) = (&args.gantt_out, args.window) {
-        let boxes = gantt::boxes(&workload.jobs, workload.procs, outcome.start, outcome.end, window)
-            .map_err(schedlab::Error::Invalid)?;
-        let title = format!(
-            "{what}: schedule from {} s to {} s, {} jobs",
-            window.0,
-            window.1,
-            {
-                let mut jobs: Vec<usize> = boxes.iter().map(|b| b.job).collect();
-                jobs.dedup();
-                jobs.len()
-            }
-        );
-        gantt::write_gantt_svg(path, &title, &workload.jobs, workload.procs, &boxes, window)?;
-    }
+    write_outputs(&args, &rigid, &prepared, workload, &outcome)?;
     let predictor = rigid.predictor.map_or("estimate".to_string(), |p| p.to_string());
     let mut out = io::stdout().lock();
     if args.json {

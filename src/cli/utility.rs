@@ -110,7 +110,9 @@ fn augment(path: &Path, read: &ReadArgs, utility: &UtilityArgs, seed: u64, out: 
     if workload.jobs.utility.is_some() {
         return Err(bad("already carries utility functions".into()).into());
     }
-    augmentation.apply(&mut workload.jobs, seed).map_err(bad)?;
+    augmentation
+        .apply(&mut workload.jobs, seed)
+        .map_err(|e| bad(e.to_string()))?;
     let m = &augmentation.model;
     let note = format!(
         "utility functions by schedlab: priorities {}, decay {}, deadline max({} x recorded {}, 10 s), \

@@ -105,7 +105,7 @@ pub fn from_params(params: &Params) -> Result<ClusterExperiment, ParamError> {
         estimator: params.parsed("estimator")?,
         offline,
     };
-    experiment.validate().map_err(ParamError::Invalid)?;
+    experiment.validate()?;
     Ok(experiment)
 }
 

@@ -42,7 +42,7 @@ pub fn from_params(params: &Params, window: Option<&Window>) -> Result<Malleable
     };
     let mut allocation: Allocation = strategy.parse()?;
     if let Some(rule) = params.text("max_cluster") {
-        allocation.max_cluster = rule.parse().map_err(ParamError::Invalid)?;
+        allocation.max_cluster = rule.parse()?;
     }
     if params.has("trace") {
         return Err(ParamError::Invalid(format!(

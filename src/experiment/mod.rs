@@ -17,6 +17,7 @@ pub mod prepare;
 pub mod rigid;
 pub mod wiring;
 
+pub use crate::error::TooLarge;
 pub use crate::params::{Key, ParamError, Params, Value};
 pub use prepare::{Prepared, Shared, Worker};
 pub use wiring::{Simulate, predictor_for};
@@ -189,26 +190,27 @@ pub const JOB_LIMIT: u64 = 20_000_000;
 /// Bytes of job tables a generated job takes, about (docs/performance.md, memory per job).
 const BYTES_PER_JOB: f64 = 150.0;
 
-/// Refuses a replication of about `jobs` jobs above [`JOB_LIMIT`] unless `yes`, saying
-/// what it would take and how to run it anyway; and, `yes` or not, one whose job tables
-/// would not fit in this machine's memory (read from `/proc/meminfo` where there is one).
-pub fn check_size(jobs: Option<u64>, yes: bool) -> Result<(), String> {
+/// Refuses a replication of about `jobs` jobs above [`JOB_LIMIT`] unless `yes`, and, `yes`
+/// or not, one whose job tables would not fit in this machine's memory (read from
+/// `/proc/meminfo` where there is one).
+pub fn check_size(jobs: Option<u64>, yes: bool) -> Result<(), TooLarge> {
     let Some(n) = jobs else { return Ok(()) };
     let gigabytes = n as f64 * BYTES_PER_JOB / 1e9;
     if let Some(memory) = machine_memory()
         && n as f64 * BYTES_PER_JOB > memory as f64
     {
-        return Err(format!(
-            "a replication would generate about {n} jobs (roughly {gigabytes:.1} GB of job tables), more \
-             than this machine's {:.1} GB of memory; --yes cannot lift this",
-            memory as f64 / 1e9
-        ));
+        return Err(TooLarge::Memory {
+            jobs: n,
+            gigabytes,
+            memory_gigabytes: memory as f64 / 1e9,
+        });
     }
     if n > JOB_LIMIT && !yes {
-        return Err(format!(
-            "a replication would generate about {n} jobs (roughly {gigabytes:.1} GB of job tables), above the limit of \
-             {JOB_LIMIT} without --yes; pass --yes to run it anyway"
-        ));
+        return Err(TooLarge::Limit {
+            jobs: n,
+            gigabytes,
+            limit: JOB_LIMIT,
+        });
     }
     Ok(())
 }
@@ -276,14 +278,14 @@ mod tests {
     #[test]
     fn yes_lifts_the_soft_job_limit_but_not_the_machines_memory() {
         assert!(check_size(Some(JOB_LIMIT), false).is_ok());
-        let e = check_size(Some(JOB_LIMIT + 1), false).unwrap_err();
+        let e = check_size(Some(JOB_LIMIT + 1), false).unwrap_err().to_string();
         assert!(e.contains("pass --yes"), "{e}");
         let Some(memory) = machine_memory() else {
             eprintln!("skipped: this system has no /proc/meminfo to bound memory by");
             return;
         };
         let too_many = memory / 100;
-        let e = check_size(Some(too_many), true).unwrap_err();
+        let e = check_size(Some(too_many), true).unwrap_err().to_string();
         assert!(e.contains("--yes cannot lift this"), "{e}");
     }
 }

@@ -175,9 +175,9 @@ impl WorkloadSpec {
                     });
                 }
                 if let Some(a) = &self.augmentation {
-                    a.priorities.apply(&w.jobs).map_err(|message| Error::Workload {
+                    a.priorities.apply(&w.jobs).map_err(|e| Error::Workload {
                         path: t.path.clone(),
-                        message,
+                        message: e.to_string(),
                     })?;
                 }
                 (Some(read), factor)
@@ -281,11 +281,10 @@ impl PreparedWorkload {
         }
         let mut owned = base.into_owned();
         if let Some(a) = &spec.augmentation {
-            a.apply(&mut owned.jobs, seed)
-                .map_err(|message| Error::Workload {
-                    path: owned.name.clone().into(),
-                    message,
-                })?;
+            a.apply(&mut owned.jobs, seed).map_err(|e| Error::Workload {
+                path: owned.name.clone().into(),
+                message: e.to_string(),
+            })?;
         }
         if spec.exact_estimates {
             crate::utility::exact_estimates(&mut owned.jobs);

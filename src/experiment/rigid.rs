@@ -212,13 +212,13 @@ pub fn augmentation(params: &Params) -> Result<Option<Augmentation>, ParamError>
     };
     let mut model = UtilityModel::default();
     if let Some(v) = params.text("decay") {
-        model.decay = v.parse().map_err(ParamError::Invalid)?;
+        model.decay = v.parse()?;
     }
     if let Some(v) = params.text("deadline_from") {
-        model.deadline_from = v.parse().map_err(ParamError::Invalid)?;
+        model.deadline_from = v.parse()?;
     }
     if let Some(v) = params.text("start_bin") {
-        model.start_bin = v.parse().map_err(ParamError::Invalid)?;
+        model.start_bin = v.parse()?;
     }
     model.deadline_factor = params.number("deadline_factor", model.deadline_factor)?;
     model.globmax = params.number("globmax", model.globmax)?;
@@ -234,8 +234,8 @@ pub fn augmentation(params: &Params) -> Result<Option<Augmentation>, ParamError>
             });
         }
     };
-    model.validate().map_err(ParamError::Invalid)?;
-    let priorities: PriorityMap = map.to_string().parse().map_err(ParamError::Invalid)?;
+    model.validate()?;
+    let priorities: PriorityMap = map.to_string().parse()?;
     Ok(Some(Augmentation { priorities, model }))
 }
 
@@ -260,9 +260,7 @@ fn policies(params: &Params) -> Result<(SchedulerKind, Option<PredictorKind>), P
         None => None,
         Some(v) => {
             let kind: PredictorKind = v.to_string().parse()?;
-            super::predictor_for(scheduler, kind).map_err(|e| {
-                ParamError::Invalid(format!("predictor = {v}: {e}; drop such cells with [[exclude]]"))
-            })?
+            super::predictor_for(scheduler, kind)?
         }
     };
     Ok((scheduler, predictor))
@@ -372,14 +370,53 @@ fn trace(params: &Params, base_dir: &Path, extra: &[Key]) -> Result<TraceSource,
         ));
     }
     let resample = resample(params)?;
-    let estimates = match params.text("estimates").as_deref() {
+    let estimates = trace_estimates(params)?;
+    let procs = match params.whole("procs")? {
+        Some(p) if p > MAX_PROCS as u64 => {
+            return Err(ParamError::Invalid(format!(
+                "procs = {p}: at most {MAX_PROCS} processors"
+            )));
+        }
+        p => p.map(|p| p as u32),
+    };
+    let machine = machine(params, base_dir, procs)?;
+    let gpu_share = gpu_share(params, machine.as_deref())?;
+    let carbon = carbon(params, base_dir, machine.as_deref())?;
+    // On a machine the reader keeps every job, whatever the trace's MaxProcs: placing them
+    // on the partitions (`Machine::place`) skips those no partition runs, then those wider
+    // than their partition.
+    let procs = procs.or(machine.as_ref().map(|_| MAX_PROCS));
+    Ok(TraceSource {
+        path,
+        options: SwfOptions {
+            procs,
+            selection: Selection {
+                range: jobs,
+                first: params.whole("first")?.map(|n| n as usize),
+            },
+            lenient: params.flag("lenient", false)?,
+            simulation_only: false,
+        },
+        load,
+        load_scale,
+        resample,
+        estimates,
+        machine,
+        gpu_share,
+        carbon,
+    })
+}
+
+/// A trace's estimates: as logged, or Tsafrir's model with its `max_estimate`.
+fn trace_estimates(params: &Params) -> Result<Option<Tsafrir>, ParamError> {
+    match params.text("estimates").as_deref() {
         None | Some("logged") => {
             if params.has("max_estimate") {
                 return Err(ParamError::Invalid(
                     "max_estimate: applies with estimates = \"tsafrir\"".to_string(),
                 ));
             }
-            None
+            Ok(None)
         }
         Some("tsafrir") => {
             let model = Tsafrir {
@@ -390,24 +427,19 @@ fn trace(params: &Params, base_dir: &Path, extra: &[Key]) -> Result<TraceSource,
             model
                 .validate("max_estimate")
                 .map_err(|e| ParamError::Invalid(e.to_string()))?;
-            Some(model)
+            Ok(Some(model))
         }
-        Some(other) => {
-            return Err(ParamError::BadValue {
-                key: "estimates".into(),
-                value: other.into(),
-                expected: "logged or tsafrir".into(),
-            });
-        }
-    };
-    let procs = match params.whole("procs")? {
-        Some(p) if p > MAX_PROCS as u64 => {
-            return Err(ParamError::Invalid(format!(
-                "procs = {p}: at most {MAX_PROCS} processors"
-            )));
-        }
-        p => p.map(|p| p as u32),
-    };
+        Some(other) => Err(ParamError::BadValue {
+            key: "estimates".into(),
+            value: other.into(),
+            expected: "logged or tsafrir".into(),
+        }),
+    }
+}
+
+/// The machine a trace runs on: its file, with the policies that change it (a power cap,
+/// switching idle nodes off); `None` for the trace's own pool of processors.
+fn machine(params: &Params, base_dir: &Path, procs: Option<u32>) -> Result<Option<Arc<Machine>>, ParamError> {
     let machine = match params.text("machine") {
         None => None,
         Some(_) if procs.is_some() => {
@@ -432,12 +464,14 @@ fn trace(params: &Params, base_dir: &Path, extra: &[Key]) -> Result<TraceSource,
                     .into(),
             ));
         }
-        (Some(fraction), Some(m)) => {
-            Some(Arc::new(m.with_power_cap(fraction).map_err(|e| {
-                ParamError::Invalid(format!("power_cap = {fraction}: {e}"))
-            })?))
-        }
+        (Some(fraction), Some(m)) => Some(Arc::new(m.with_power_cap(fraction)?)),
     };
+    switch_off(params, machine)
+}
+
+/// `machine` switching its idle nodes off after `switch_off_after` seconds, keeping
+/// `keep_on` of them on; as it is without the key or with "never".
+fn switch_off(params: &Params, machine: Option<Arc<Machine>>) -> Result<Option<Arc<Machine>>, ParamError> {
     // Switching idle nodes off is a policy too; "never" (nodes stay on, as without the
     // key) lets a sweep's axis hold the machine without it.
     let switch_off_after = match params.get("switch_off_after") {
@@ -491,9 +525,7 @@ fn trace(params: &Params, base_dir: &Path, extra: &[Key]) -> Result<TraceSource,
                     });
                 }
             };
-            Some(Arc::new(m.with_switch_off(after, keep_on).map_err(|e| {
-                ParamError::Invalid(format!("switch_off_after = {after}: {e}"))
-            })?))
+            Some(Arc::new(m.with_switch_off(after, keep_on)?))
         }
     };
     if params.has("keep_on") && switch_off_after.is_none() {
@@ -501,7 +533,12 @@ fn trace(params: &Params, base_dir: &Path, extra: &[Key]) -> Result<TraceSource,
             "keep_on: applies with switch_off_after = SECONDS (a machine file gives its own keep_on)".into(),
         ));
     }
-    let gpu_share = match params.within("gpu_share", &(0.0..=1.0))? {
+    Ok(machine)
+}
+
+/// Sharing a node's GPUs between jobs (`gpu_share`, `cores_per_gpu`), on a machine with GPUs.
+fn gpu_share(params: &Params, machine: Option<&Machine>) -> Result<Option<GpuShare>, ParamError> {
+    let share = match params.within("gpu_share", &(0.0..=1.0))? {
         None if params.has("cores_per_gpu") => {
             return Err(ParamError::Invalid(
                 "cores_per_gpu: applies with gpu_share".into(),
@@ -526,6 +563,16 @@ fn trace(params: &Params, base_dir: &Path, extra: &[Key]) -> Result<TraceSource,
             Some(GpuShare { share, cores_per_gpu })
         }
     };
+    Ok(share)
+}
+
+/// The carbon-intensity series of a run on a machine with a power model, its offset from
+/// the trace's clock, and the holding policy (`carbon_hold`, `carbon_slack`).
+fn carbon(
+    params: &Params,
+    base_dir: &Path,
+    machine: Option<&Machine>,
+) -> Result<Option<Arc<Carbon>>, ParamError> {
     let carbon = match params.text("carbon") {
         None if params.has("carbon_offset") || params.has("carbon_period") => {
             return Err(ParamError::Invalid(
@@ -546,9 +593,7 @@ fn trace(params: &Params, base_dir: &Path, extra: &[Key]) -> Result<TraceSource,
             match params.get("carbon_period") {
                 None => {}
                 Some(Value::Int(p)) => {
-                    series = series
-                        .repeating(*p)
-                        .map_err(|e| ParamError::Invalid(format!("carbon = '{file}': {e}")))?;
+                    series = series.repeating(*p)?;
                 }
                 Some(v) => {
                     return Err(ParamError::BadValue {
@@ -604,29 +649,7 @@ fn trace(params: &Params, base_dir: &Path, extra: &[Key]) -> Result<TraceSource,
         }
     };
     let carbon = carbon.map(|(series, offset)| Arc::new(Carbon { series, offset, hold }));
-    // On a machine the reader keeps every job, whatever the trace's MaxProcs: placing them
-    // on the partitions (`Machine::place`) skips those no partition runs, then those wider
-    // than their partition.
-    let procs = procs.or(machine.as_ref().map(|_| MAX_PROCS));
-    Ok(TraceSource {
-        path,
-        options: SwfOptions {
-            procs,
-            selection: Selection {
-                range: jobs,
-                first: params.whole("first")?.map(|n| n as usize),
-            },
-            lenient: params.flag("lenient", false)?,
-            simulation_only: false,
-        },
-        load,
-        load_scale,
-        resample,
-        estimates,
-        machine,
-        gpu_share,
-        carbon,
-    })
+    Ok(carbon)
 }
 
 impl WorkloadSpec {

@@ -2,6 +2,7 @@
 //! runs with, and the engine monomorphised for each (scheduler, predictor) pair, so the
 //! event loop has no dynamic dispatch.
 
+use crate::params::ParamError;
 use crate::predict::{AnyPredictor, PredictorKind};
 use crate::sched::{AnyScheduler, NodeScheduler, SchedulerKind};
 use crate::sim::{Engine, Outcome, UserEstimates, Window};
@@ -13,17 +14,17 @@ use crate::workload::Jobs;
 pub fn predictor_for(
     scheduler: SchedulerKind,
     asked: PredictorKind,
-) -> Result<Option<PredictorKind>, String> {
+) -> Result<Option<PredictorKind>, ParamError> {
     if scheduler.uses_predictor() {
         Ok(Some(asked))
     } else if asked == PredictorKind::Estimate {
         Ok(None)
     } else {
-        Err(format!(
-            "scheduler {scheduler} does not use runtime predictions ({} do), so predictor {asked} does not apply; \
-             only estimate does",
+        Err(ParamError::Invalid(format!(
+            "predictor = {asked}: scheduler {scheduler} does not use runtime predictions ({} do), so predictor \
+             {asked} does not apply; only estimate does; drop such cells with [[exclude]]",
             SchedulerKind::predicting().join(", ")
-        ))
+        )))
     }
 }
 

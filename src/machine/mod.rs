@@ -24,7 +24,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::Time;
-use crate::error::{Error, Result};
+use crate::error::{Error, FieldError, Result};
+use crate::params::ParamError;
 use crate::workload::{Jobs, MAX_PROCS, Workload};
 
 pub mod gpu_share;
@@ -335,7 +336,9 @@ impl Machine {
         let by_position = raw.partition.iter().all(|p| p.swf.is_none());
         for (i, p) in raw.partition.into_iter().enumerate() {
             let at = format!("partition[{i}]");
-            check_name(&p.name).map_err(|m| err(format!("{at}.name = {:?}: {m}", p.name)))?;
+            if !is_plain_name(&p.name) {
+                return Err(err(format!("{at}.name = {:?}: expected {PLAIN_NAME}", p.name)));
+            }
             if !names.insert(p.name.clone()) {
                 return Err(err(format!("{at}.name = {:?}: given to two partitions", p.name)));
             }
@@ -368,100 +371,12 @@ impl Machine {
                     "{at}: no [[partition.nodes]]; a partition needs nodes"
                 )));
             }
-            let mut groups = Vec::new();
-            for (j, g) in p.nodes.into_iter().enumerate() {
-                let at = format!("{at}.nodes[{j}]");
-                let whole = |key: &str, v: i64, low: i64, high: u32| {
-                    (low..=high as i64)
-                        .contains(&v)
-                        .then_some(v as u32)
-                        .ok_or_else(|| {
-                            err(format!(
-                                "{at}.{key} = {v}: expected a whole number from {low} to {high}"
-                            ))
-                        })
-                };
-                let count = whole("count", g.count, 1, MAX_NODES)?;
-                let cores = whole("cores", g.cores, 1, MAX_CORES_PER_NODE)?;
-                let gpus = whole("gpus", g.gpus, 0, MAX_GPUS_PER_NODE)?;
-                if !(0.0..=MAX_MEMORY_GB).contains(&g.memory_gb) {
-                    return Err(err(format!(
-                        "{at}.memory_gb = {}: expected a number from 0 to {MAX_MEMORY_GB}",
-                        g.memory_gb
-                    )));
-                }
-                let power = match (g.idle_w, g.busy_w) {
-                    (None, None) => None,
-                    (Some(idle_w), Some(busy_w)) => {
-                        if !(0.0..=MAX_NODE_WATTS).contains(&idle_w)
-                            || !(idle_w..=MAX_NODE_WATTS).contains(&busy_w)
-                        {
-                            return Err(err(format!(
-                                "{at}: idle_w = {idle_w}, busy_w = {busy_w}: expected 0 <= idle_w <= busy_w <= \
-                                 {MAX_NODE_WATTS} watts a node"
-                            )));
-                        }
-                        Some(NodePower { idle_w, busy_w })
-                    }
-                    _ => {
-                        return Err(err(format!(
-                            "{at}: idle_w and busy_w go together (a node's watts idle and with every core busy)"
-                        )));
-                    }
-                };
-                let switching = match (g.off_w, g.shutdown_s, g.shutdown_w, g.boot_s, g.boot_w) {
-                    (None, None, None, None, None) => None,
-                    (Some(off_w), Some(shutdown_s), Some(shutdown_w), Some(boot_s), Some(boot_w)) => {
-                        if power.is_none() {
-                            return Err(err(format!(
-                                "{at}: off_w and the switching figures need idle_w and busy_w (the node's watts on)"
-                            )));
-                        }
-                        let watts = |key: &str, w: f64| {
-                            if (0.0..=MAX_NODE_WATTS).contains(&w) {
-                                Ok(w)
-                            } else {
-                                Err(err(format!(
-                                    "{at}.{key} = {w}: expected 0 to {MAX_NODE_WATTS} watts"
-                                )))
-                            }
-                        };
-                        let seconds = |key: &str, t: i64| {
-                            if (0..=MAX_SWITCH_SECONDS).contains(&t) {
-                                Ok(t as Time)
-                            } else {
-                                Err(err(format!(
-                                    "{at}.{key} = {t}: expected whole seconds from 0 to {MAX_SWITCH_SECONDS}"
-                                )))
-                            }
-                        };
-                        Some(NodeSwitching {
-                            off_w: watts("off_w", off_w)?,
-                            shutdown_s: seconds("shutdown_s", shutdown_s)?,
-                            shutdown_w: watts("shutdown_w", shutdown_w)?,
-                            boot_s: seconds("boot_s", boot_s)?,
-                            boot_w: watts("boot_w", boot_w)?,
-                        })
-                    }
-                    _ => {
-                        return Err(err(format!(
-                            "{at}: off_w, shutdown_s, shutdown_w, boot_s and boot_w go together (a node's watts \
-                             off, and the seconds and watts of switching it off and on)"
-                        )));
-                    }
-                };
-                let name = g.name.unwrap_or_else(|| format!("group{j}"));
-                check_name(&name).map_err(|m| err(format!("{at}.name = {name:?}: {m}")))?;
-                groups.push(NodeGroup {
-                    name,
-                    count,
-                    cores,
-                    memory_gb: g.memory_gb,
-                    gpus,
-                    power,
-                    switching,
-                });
-            }
+            let groups = p
+                .nodes
+                .into_iter()
+                .enumerate()
+                .map(|(j, g)| node_group(g, &format!("{at}.nodes[{j}]"), j, &err))
+                .collect::<Result<Vec<_>>>()?;
             let partition = Partition {
                 name: p.name,
                 swf: own,
@@ -472,7 +387,7 @@ impl Machine {
                 switch_off: None,
             };
             if let Some(cap) = p.cap_w {
-                check_cap(&partition, cap).map_err(|m| err(format!("{at}.cap_w = {cap}: {m}")))?;
+                check_cap(&partition, cap).map_err(|e| err(format!("{at}.cap_w = {cap}: {}", e.message)))?;
             }
             let mut partition = partition;
             match (p.switch_off_after, p.keep_on) {
@@ -498,7 +413,7 @@ impl Machine {
                         keep_on: keep_on as u32,
                     });
                     check_switch_off(&partition)
-                        .map_err(|m| err(format!("{at}.switch_off_after = {after}: {m}")))?;
+                        .map_err(|e| err(format!("{at}.switch_off_after = {after}: {}", e.message)))?;
                 }
             }
             partitions.push(partition);
@@ -514,7 +429,7 @@ impl Machine {
                 defaults.join(" and ")
             )));
         }
-        check_power(&partitions).map_err(err)?;
+        check_power(&partitions).map_err(|e| err(e.to_string()))?;
         let machine = Machine { partitions };
         if machine.cores() > MAX_PROCS as u64 {
             return Err(err(format!(
@@ -626,25 +541,129 @@ impl Machine {
     }
 }
 
+/// Node group `j` of a machine file, at `at` (`partition[i].nodes[j]`) in its errors.
+fn node_group(g: RawNodes, at: &str, j: usize, err: &impl Fn(String) -> Error) -> Result<NodeGroup> {
+    let whole = |key: &str, v: i64, low: i64, high: u32| {
+        (low..=high as i64)
+            .contains(&v)
+            .then_some(v as u32)
+            .ok_or_else(|| {
+                err(format!(
+                    "{at}.{key} = {v}: expected a whole number from {low} to {high}"
+                ))
+            })
+    };
+    let count = whole("count", g.count, 1, MAX_NODES)?;
+    let cores = whole("cores", g.cores, 1, MAX_CORES_PER_NODE)?;
+    let gpus = whole("gpus", g.gpus, 0, MAX_GPUS_PER_NODE)?;
+    if !(0.0..=MAX_MEMORY_GB).contains(&g.memory_gb) {
+        return Err(err(format!(
+            "{at}.memory_gb = {}: expected a number from 0 to {MAX_MEMORY_GB}",
+            g.memory_gb
+        )));
+    }
+    let power = match (g.idle_w, g.busy_w) {
+        (None, None) => None,
+        (Some(idle_w), Some(busy_w)) => {
+            if !(0.0..=MAX_NODE_WATTS).contains(&idle_w) || !(idle_w..=MAX_NODE_WATTS).contains(&busy_w) {
+                return Err(err(format!(
+                    "{at}: idle_w = {idle_w}, busy_w = {busy_w}: expected 0 <= idle_w <= busy_w <= \
+                     {MAX_NODE_WATTS} watts a node"
+                )));
+            }
+            Some(NodePower { idle_w, busy_w })
+        }
+        _ => {
+            return Err(err(format!(
+                "{at}: idle_w and busy_w go together (a node's watts idle and with every core busy)"
+            )));
+        }
+    };
+    let switching = node_switching(&g, power.is_some(), at, err)?;
+    let name = g.name.unwrap_or_else(|| format!("group{j}"));
+    if !is_plain_name(&name) {
+        return Err(err(format!("{at}.name = {name:?}: expected {PLAIN_NAME}")));
+    }
+    Ok(NodeGroup {
+        name,
+        count,
+        cores,
+        memory_gb: g.memory_gb,
+        gpus,
+        power,
+        switching,
+    })
+}
+
+/// A node group's switching figures: all five or none, and only with its watts on
+/// (`powered`).
+fn node_switching(
+    g: &RawNodes,
+    powered: bool,
+    at: &str,
+    err: &impl Fn(String) -> Error,
+) -> Result<Option<NodeSwitching>> {
+    match (g.off_w, g.shutdown_s, g.shutdown_w, g.boot_s, g.boot_w) {
+        (None, None, None, None, None) => Ok(None),
+        (Some(off_w), Some(shutdown_s), Some(shutdown_w), Some(boot_s), Some(boot_w)) => {
+            if !powered {
+                return Err(err(format!(
+                    "{at}: off_w and the switching figures need idle_w and busy_w (the node's watts on)"
+                )));
+            }
+            let watts = |key: &str, w: f64| {
+                if (0.0..=MAX_NODE_WATTS).contains(&w) {
+                    Ok(w)
+                } else {
+                    Err(err(format!(
+                        "{at}.{key} = {w}: expected 0 to {MAX_NODE_WATTS} watts"
+                    )))
+                }
+            };
+            let seconds = |key: &str, t: i64| {
+                if (0..=MAX_SWITCH_SECONDS).contains(&t) {
+                    Ok(t as Time)
+                } else {
+                    Err(err(format!(
+                        "{at}.{key} = {t}: expected whole seconds from 0 to {MAX_SWITCH_SECONDS}"
+                    )))
+                }
+            };
+            Ok(Some(NodeSwitching {
+                off_w: watts("off_w", off_w)?,
+                shutdown_s: seconds("shutdown_s", shutdown_s)?,
+                shutdown_w: watts("shutdown_w", shutdown_w)?,
+                boot_s: seconds("boot_s", boot_s)?,
+                boot_w: watts("boot_w", boot_w)?,
+            }))
+        }
+        _ => Err(err(format!(
+            "{at}: off_w, shutdown_s, shutdown_w, boot_s and boot_w go together (a node's watts \
+             off, and the seconds and watts of switching it off and on)"
+        ))),
+    }
+}
+
 /// A partition's power cap: with a power model, on a pool of cores (a partition of nodes
 /// would need the cap inside the node placement, not built yet), and high enough for one
 /// busy core above the idle draw of every node (else no job could ever start).
-fn check_cap(partition: &Partition, cap: f64) -> std::result::Result<(), String> {
+fn check_cap(partition: &Partition, cap: f64) -> std::result::Result<(), FieldError> {
+    let refuse = |message: String| Err(FieldError::new("cap_w", message));
     let most = MAX_NODE_WATTS * MAX_NODES as f64;
     if !(cap > 0.0 && cap <= most) {
-        return Err(format!("expected watts above 0, at most {most}"));
+        return refuse(format!("expected watts above 0, at most {most}"));
     }
     if partition.nodes.iter().any(|g| g.power.is_none()) {
-        return Err("a cap needs the partition's power (idle_w and busy_w on its nodes)".into());
+        return refuse("a cap needs the partition's power (idle_w and busy_w on its nodes)".into());
     }
     if partition.needs_nodes() {
-        return Err(
+        return refuse(
             "a cap on a partition of nodes (memory, GPUs or exclusive) is not built yet; caps apply to pools of cores"
                 .into(),
         );
     }
     if partition.usable_cores() == 0 {
-        return Err("below the partition's idle draw plus one busy core: no job could ever start".into());
+        return refuse("below the partition's idle draw plus one busy core: no job could ever start".into());
     }
     Ok(())
 }
@@ -652,21 +671,22 @@ fn check_cap(partition: &Partition, cap: f64) -> std::result::Result<(), String>
 /// Switching idle nodes off: simulated on a pool of one-core nodes of one group that
 /// describes its switching (nodes of several cores would need node placement, and a cap
 /// the boots' draw, neither built yet).
-fn check_switch_off(partition: &Partition) -> std::result::Result<(), String> {
+fn check_switch_off(partition: &Partition) -> std::result::Result<(), FieldError> {
+    let refuse = |message: String| Err(FieldError::new("switch_off_after", message));
     if partition.cap_w.is_some() {
-        return Err("switching nodes off under a power cap is not built yet".into());
+        return refuse("switching nodes off under a power cap is not built yet".into());
     }
     let [group] = &partition.nodes[..] else {
-        return Err("switching nodes off is built for a partition of one node group".into());
+        return refuse("switching nodes off is built for a partition of one node group".into());
     };
     if group.switching.is_none() {
-        return Err(format!(
+        return refuse(format!(
             "nodes {:?} do not describe their switching (off_w, shutdown_s, shutdown_w, boot_s, boot_w)",
             group.name
         ));
     }
     if group.cores != 1 || partition.needs_nodes() {
-        return Err(format!(
+        return refuse(format!(
             "nodes {:?} have {} cores{}: switching nodes off is built for pools of one-core nodes (a node per \
              processor, as SWF logs count them)",
             group.name,
@@ -684,7 +704,7 @@ fn check_switch_off(partition: &Partition) -> std::result::Result<(), String> {
 /// Power is described for every node group or for none (a run's energy covers the whole
 /// machine), and, as nodes are not told apart within a pool of cores, with the same watts
 /// per core, idle and busy, over a partition's groups.
-fn check_power(partitions: &[Partition]) -> std::result::Result<(), String> {
+fn check_power(partitions: &[Partition]) -> std::result::Result<(), FieldError> {
     let groups = || {
         partitions
             .iter()
@@ -695,10 +715,9 @@ fn check_power(partitions: &[Partition]) -> std::result::Result<(), String> {
         let (p, g) = groups()
             .find(|(_, g)| g.power.is_none())
             .expect("one is not described");
-        return Err(format!(
-            "partition {:?}, nodes {:?}: no idle_w and busy_w, while other node groups have them; \
-             describe every group's power or none",
-            p.name, g.name
+        return Err(FieldError::new(
+            format!("partition {:?}, nodes {:?}", p.name, g.name),
+            "no idle_w and busy_w, while other node groups have them; describe every group's power or none",
         ));
     }
     for p in partitions {
@@ -712,10 +731,10 @@ fn check_power(partitions: &[Partition]) -> std::result::Result<(), String> {
                 (i - i0).abs() > 1e-9 * i0.max(1.0) || (b - b0).abs() > 1e-9 * b0.max(1.0)
             })
         }) {
-            return Err(format!(
-                "partition {:?}, nodes {:?}: watts per core differ from the partition's first group; \
+            return Err(FieldError::new(
+                format!("partition {:?}, nodes {:?}", p.name, g.name),
+                "watts per core differ from the partition's first group; \
                  a partition's groups must draw the same per core, idle and busy, for now",
-                p.name, g.name
             ));
         }
     }
@@ -743,20 +762,23 @@ impl Machine {
     /// several, each keeps the same share of its own peak. Refused on a machine without a
     /// power model, one whose file already sets a cap, and where the cap leaves a partition
     /// no busy core.
-    pub fn with_power_cap(&self, fraction: f64) -> std::result::Result<Machine, String> {
+    pub fn with_power_cap(&self, fraction: f64) -> std::result::Result<Machine, ParamError> {
+        let refuse = |m: String| Err(ParamError::Invalid(format!("power_cap = {fraction}: {m}")));
         if !self.has_power() {
-            return Err("needs a machine that describes its power (idle_w and busy_w on its nodes)".into());
+            return refuse(
+                "needs a machine that describes its power (idle_w and busy_w on its nodes)".into(),
+            );
         }
         let mut capped = self.clone();
         for p in &mut capped.partitions {
             if let Some(cap) = p.cap_w {
-                return Err(format!(
+                return refuse(format!(
                     "partition {} already has cap_w = {cap} in its machine file; give one or the other",
                     p.name
                 ));
             }
             if p.switch_off.is_some() {
-                return Err(format!(
+                return refuse(format!(
                     "partition {} switches idle nodes off: switching nodes off under a power cap is not built yet",
                     p.name
                 ));
@@ -768,7 +790,9 @@ impl Machine {
                 .sum();
             let cap = fraction * peak;
             p.cap_w = Some(cap);
-            check_cap(p, cap).map_err(|m| format!("partition {}: a cap of {cap} W: {m}", p.name))?;
+            if let Err(e) = check_cap(p, cap) {
+                return refuse(format!("partition {}: a cap of {cap} W: {}", p.name, e.message));
+            }
         }
         Ok(capped)
     }
@@ -778,39 +802,42 @@ impl Machine {
     /// `keep_on` keys. Refused for a machine whose file already sets
     /// it (one or the other), and where a partition cannot switch its nodes off
     /// (`check_switch_off`).
-    pub fn with_switch_off(&self, after: Time, keep_on: u32) -> std::result::Result<Machine, String> {
+    pub fn with_switch_off(&self, after: Time, keep_on: u32) -> std::result::Result<Machine, ParamError> {
+        let refuse = |m: String| Err(ParamError::Invalid(format!("switch_off_after = {after}: {m}")));
         if !(1..=MAX_SWITCH_SECONDS).contains(&after) {
-            return Err(format!("expected whole seconds from 1 to {MAX_SWITCH_SECONDS}"));
+            return refuse(format!("expected whole seconds from 1 to {MAX_SWITCH_SECONDS}"));
         }
         let mut switched = self.clone();
         for p in &mut switched.partitions {
             if p.switch_off.is_some() {
-                return Err(format!(
+                return refuse(format!(
                     "partition {} already has switch_off_after in its machine file; give one or the other",
                     p.name
                 ));
             }
             let nodes: u64 = p.nodes.iter().map(|g| g.count as u64).sum();
             if keep_on as u64 > nodes {
-                return Err(format!(
+                return refuse(format!(
                     "keep_on = {keep_on}: partition {} has {nodes} nodes",
                     p.name
                 ));
             }
             p.switch_off = Some(SwitchOff { after, keep_on });
-            check_switch_off(p).map_err(|m| format!("partition {}: {m}", p.name))?;
+            if let Err(e) = check_switch_off(p) {
+                return refuse(format!("partition {}: {}", p.name, e.message));
+            }
         }
         Ok(switched)
     }
 }
 
+/// What a partition's or node group's name may be ([`is_plain_name`]).
+const PLAIN_NAME: &str = "1 to 64 letters, digits, '-', '_' or '.'";
+
 /// A plain name: letters, digits, `-`, `_` and `.`, 1 to 64 of them.
-fn check_name(name: &str) -> std::result::Result<(), &'static str> {
+fn is_plain_name(name: &str) -> bool {
     let plain = |c: char| c.is_ascii_alphanumeric() || "-_.".contains(c);
-    if name.is_empty() || name.len() > 64 || !name.chars().all(plain) {
-        return Err("expected 1 to 64 letters, digits, '-', '_' or '.'");
-    }
-    Ok(())
+    !name.is_empty() && name.len() <= 64 && name.chars().all(plain)
 }
 
 /// How a trace's jobs fall on one partition of a machine.
@@ -1127,11 +1154,13 @@ mod tests {
             machine
                 .with_power_cap(0.5)
                 .unwrap_err()
+                .to_string()
                 .contains("below the partition's idle draw")
         );
         assert!(
             file.with_power_cap(0.9)
                 .unwrap_err()
+                .to_string()
                 .contains("already has cap_w = 1500")
         );
         let unpowered =
@@ -1141,6 +1170,7 @@ mod tests {
             unpowered
                 .with_power_cap(0.9)
                 .unwrap_err()
+                .to_string()
                 .contains("needs a machine that describes its power")
         );
     }

@@ -14,6 +14,7 @@ pub use sim::{
     simulate,
 };
 
+use crate::params::ParamError;
 use std::fmt;
 use std::str::FromStr;
 
@@ -83,17 +84,18 @@ impl fmt::Display for MaxCluster {
 }
 
 impl FromStr for MaxCluster {
-    type Err = String;
+    type Err = ParamError;
 
-    fn from_str(s: &str) -> Result<Self, String> {
+    fn from_str(s: &str) -> Result<Self, ParamError> {
         match s {
             "round" => Ok(MaxCluster::Round),
             "floor" => Ok(MaxCluster::Floor),
             "ceil" => Ok(MaxCluster::Ceil),
-            _ => Err(format!(
-                "max_cluster = {s}: expected one of {}",
-                Self::NAMES.join(", ")
-            )),
+            _ => Err(ParamError::BadValue {
+                key: "max_cluster".into(),
+                value: s.into(),
+                expected: format!("one of {}", Self::NAMES.join(", ")),
+            }),
         }
     }
 }
@@ -154,25 +156,19 @@ impl FromStr for Allocation {
         if !["avg", "opt", "pred", "bias", "heur"].contains(&name) {
             return Err(call.unknown_name(&Self::NAMES));
         }
-        let number = |v: &str| {
-            v.parse::<f64>()
-                .ok()
-                .filter(|x| x.is_finite() && *x >= 0.0)
-                .ok_or_else(|| "a number >= 0".to_string())
-        };
+        const NUMBER: &str = "a number >= 0";
+        let number = |v: &str| v.parse::<f64>().ok().filter(|x| x.is_finite() && *x >= 0.0);
         let mut a = Allocation::AVG;
         if name != "avg" {
             a.lock_in = call.flag("lock_in", false)?;
         }
         if matches!(name, "opt" | "pred" | "bias") {
-            a.risk_aversion = call.take_with("risk", 0.0, number)?;
+            a.risk_aversion = call.take_with("risk", 0.0, NUMBER, number)?;
         }
         let mut method = QueueMethod::Combined;
         if matches!(name, "pred" | "bias") {
-            method = call.take_with("predictor", method, |v| {
-                v.parse()
-                    .map_err(|_| format!("one of {}", QueueMethod::NAMES.join(", ")))
-            })?;
+            let methods = format!("one of {}", QueueMethod::NAMES.join(", "));
+            method = call.take_with("predictor", method, &methods, |v| v.parse().ok())?;
             a.model_lifetimes = call.choice("lifetimes", false, &[("fitted", false), ("model", true)])?;
             a.every_event = call.choice("prompts", false, &[("paper", false), ("events", true)])?;
         }
@@ -182,10 +178,10 @@ impl FromStr for Allocation {
             "pred" => Strategy::Pred { method },
             "bias" => Strategy::Bias { method },
             _ => Strategy::Heur {
-                l_thresh: call.take_with("l_thresh", 0.0, number)?,
-                a_thresh: call.take_with("a_thresh", 1.0, number)?,
-                f: call.take_with("f", 1.0, number)?,
-                k: call.take_with("k", 0.2, number)?,
+                l_thresh: call.take_with("l_thresh", 0.0, NUMBER, number)?,
+                a_thresh: call.take_with("a_thresh", 1.0, NUMBER, number)?,
+                f: call.take_with("f", 1.0, NUMBER, number)?,
+                k: call.take_with("k", 0.2, NUMBER, number)?,
             },
         };
         call.finish(a)

@@ -183,17 +183,28 @@ pub struct JobComparison {
     pub only_b: Vec<u64>,
 }
 
+/// Why two schedules cannot be matched job by job.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Unmatched {
+    #[error("job {job} appears twice in {which}")]
+    Repeated { job: u64, which: &'static str },
+    #[error(
+        "no job number is in both schedules (A has {a} jobs, B {b}): compare schedules of the same workload"
+    )]
+    Disjoint { a: usize, b: usize },
+}
+
 impl JobComparison {
     /// Matches `a` and `b` by job number; a number repeated within one file is an error,
     /// and so are schedules with no job in common, whose means would be of nothing.
-    pub fn of(a: &[JobRow], b: &[JobRow]) -> std::result::Result<Self, String> {
+    pub fn of(a: &[JobRow], b: &[JobRow]) -> std::result::Result<Self, Unmatched> {
         let index = |rows: &[JobRow],
-                     which: &str|
-         -> std::result::Result<std::collections::HashMap<u64, usize>, String> {
+                     which: &'static str|
+         -> std::result::Result<std::collections::HashMap<u64, usize>, Unmatched> {
             let mut m = std::collections::HashMap::with_capacity(rows.len());
             for (i, r) in rows.iter().enumerate() {
                 if m.insert(r.job_id, i).is_some() {
-                    return Err(format!("job {} appears twice in {which}", r.job_id));
+                    return Err(Unmatched::Repeated { job: r.job_id, which });
                 }
             }
             Ok(m)
@@ -204,11 +215,10 @@ impl JobComparison {
             .filter_map(|r| ib.get(&r.job_id).map(|&j| (*r, b[j])))
             .collect::<Vec<Pair>>();
         if pairs.is_empty() {
-            return Err(format!(
-                "no job number is in both schedules (A has {} jobs, B {}): compare schedules of the same workload",
-                a.len(),
-                b.len()
-            ));
+            return Err(Unmatched::Disjoint {
+                a: a.len(),
+                b: b.len(),
+            });
         }
         let only_a = a
             .iter()
@@ -307,10 +317,11 @@ mod tests {
         assert!(
             JobComparison::of(&[row(1, 0, 0), row(1, 0, 0)], &b)
                 .unwrap_err()
+                .to_string()
                 .contains("twice in A")
         );
         for (a, b) in [(&[][..], &[][..]), (&[row(1, 0, 0)][..], &[row(2, 0, 0)][..])] {
-            let err = JobComparison::of(a, b).unwrap_err();
+            let err = JobComparison::of(a, b).unwrap_err().to_string();
             assert!(err.starts_with("no job number is in both schedules"), "{err}");
         }
     }

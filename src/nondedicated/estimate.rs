@@ -30,6 +30,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::call::{Call, CallError};
+use crate::params::ParamError;
 
 use super::cluster::{Node, rate};
 use super::model::{Benchmark, ParallelApp, ParallelJob};
@@ -511,11 +512,11 @@ pub struct Offline<'a> {
 }
 
 impl<'a> Offline<'a> {
-    pub fn new(estimator: Estimator, db: &'a HistDb, jobs: usize) -> Result<Self, String> {
+    pub fn new(estimator: Estimator, db: &'a HistDb, jobs: usize) -> Result<Self, ParamError> {
         if estimator == Estimator::Historical {
-            return Err(
+            return Err(ParamError::Invalid(
                 "the off-line mode needs a simulation kernel (REM-CPU or hybrid), not historical".into(),
-            );
+            ));
         }
         Ok(Offline {
             estimator,

@@ -11,6 +11,7 @@ use super::estimate::{Accuracy, Estimator, HistDb, Offline, Online, TurnaroundPr
 use super::model::{LocalLoad, ParallelJob, ParallelWorkload};
 use super::sim::{ClusterRun, Setup, SimError, simulate, simulate_observed};
 use crate::metrics::registry::{Registry, row};
+use crate::params::ParamError;
 
 /// Everything one run needs besides its seed.
 #[derive(Clone, Debug, PartialEq)]
@@ -143,28 +144,34 @@ impl ClusterExperiment {
     }
 
     /// Checks the parameters, naming the first bad one.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ParamError> {
         let hw = &self.setup.hardware;
         if hw.mpl == 0 {
-            return Err("mpl must be at least 1".into());
+            return Err(ParamError::Invalid("mpl must be at least 1".into()));
         }
         if hw.nodes < 16 {
-            return Err(format!(
+            return Err(ParamError::Invalid(format!(
                 "nodes = {}: the NAS jobs run on up to 16 tasks",
                 hw.nodes
-            ));
+            )));
         }
         if hw.nodes > 65_536 {
-            return Err(format!("nodes = {}: at most 65536 nodes are simulated", hw.nodes));
+            return Err(ParamError::Invalid(format!(
+                "nodes = {}: at most 65536 nodes are simulated",
+                hw.nodes
+            )));
         }
         if !(0.0..=1.0).contains(&self.local_share) {
-            return Err(format!("local_share = {}: must be in [0, 1]", self.local_share));
+            return Err(ParamError::Invalid(format!(
+                "local_share = {}: must be in [0, 1]",
+                self.local_share
+            )));
         }
         if !(self.workload.arrival_scale > 0.0 && self.workload.arrival_scale.is_finite()) {
-            return Err(format!(
+            return Err(ParamError::Invalid(format!(
                 "arrival_scale = {}: must be positive",
                 self.workload.arrival_scale
-            ));
+            )));
         }
         let truth = &self.setup.truth;
         for (name, x) in [
@@ -172,14 +179,19 @@ impl ClusterExperiment {
             ("interference", truth.interference),
         ] {
             if !(0.0..=10.0).contains(&x) {
-                return Err(format!("{name} = {x}: must be in [0, 10]"));
+                return Err(ParamError::Invalid(format!("{name} = {x}: must be in [0, 10]")));
             }
         }
         if !(hw.contract.cpu > 0.0 && hw.contract.cpu.is_finite()) {
-            return Err(format!("contract_cpu = {}: must be positive", hw.contract.cpu));
+            return Err(ParamError::Invalid(format!(
+                "contract_cpu = {}: must be positive",
+                hw.contract.cpu
+            )));
         }
         if self.offline && !matches!(self.estimator, Some(e) if e != Estimator::Historical) {
-            return Err("the off-line mode needs a simulation kernel (REM-CPU) or hybrid".into());
+            return Err(ParamError::Invalid(
+                "the off-line mode needs a simulation kernel (REM-CPU) or hybrid".into(),
+            ));
         }
         Ok(())
     }

@@ -69,11 +69,8 @@ impl FromStr for Policy {
             "aep" => Rule::Aep,
             "sdf" => Rule::Sdf { max: None },
             "sdf-max" => Rule::Sdf {
-                max: Some(call.take_with("max", 0, |v| {
-                    v.parse()
-                        .ok()
-                        .filter(|&m| m >= 1)
-                        .ok_or_else(|| "a whole number >= 1".to_string())
+                max: Some(call.take_with("max", 0, "a whole number >= 1", |v| {
+                    v.parse().ok().filter(|&m| m >= 1)
                 })?),
             },
             _ => return Err(call.unknown_name(&Policy::NAMES)),

@@ -10,6 +10,7 @@ use super::live::{LiveJobs, NONE};
 use super::{PredictorEntry, PredictorKind, Users, gradual_increment, propagate, raise_to_estimate};
 use crate::Time;
 use crate::call::{Call, CallError};
+use crate::params::ParamError;
 use crate::sim::{PredictorView, RuntimePredictor};
 use crate::workload::JobId;
 use crate::workload::Jobs;
@@ -37,10 +38,19 @@ impl Criteria {
     }
 }
 
-impl std::str::FromStr for Criteria {
-    type Err = String;
+/// What `criteria` takes, for its refusals.
+const CRITERIA_SYNTAX: &str = "criteria such as PX|P|*: letters P (processors), E (estimate) and X (executable), or * for any job, \
+     joined by |, no letter twice in one and no criterion twice";
 
-    fn from_str(s: &str) -> Result<Self, String> {
+impl std::str::FromStr for Criteria {
+    type Err = ParamError;
+
+    fn from_str(s: &str) -> Result<Self, ParamError> {
+        let bad = || ParamError::BadValue {
+            key: "criteria".into(),
+            value: s.into(),
+            expected: CRITERIA_SYNTAX.into(),
+        };
         let mut criteria = Criteria {
             masks: [0; 8],
             len: 0,
@@ -49,29 +59,23 @@ impl std::str::FromStr for Criteria {
             let mut mask = 0u8;
             if item != "*" {
                 if item.is_empty() {
-                    return Err(format!(
-                        "criteria '{s}': empty criterion (write * to match any job)"
-                    ));
+                    return Err(bad());
                 }
                 for c in item.chars() {
                     let bit = match c.to_ascii_uppercase() {
                         'P' => P,
                         'E' => E,
                         'X' => X,
-                        _ => {
-                            return Err(format!(
-                                "criteria '{s}': '{c}' is not P (processors), E (estimate), X (executable) or *"
-                            ));
-                        }
+                        _ => return Err(bad()),
                     };
                     if mask & bit != 0 {
-                        return Err(format!("criteria '{s}': '{c}' repeated in '{item}'"));
+                        return Err(bad());
                     }
                     mask |= bit;
                 }
             }
             if criteria.as_slice().contains(&mask) {
-                return Err(format!("criteria '{s}': '{item}' appears twice"));
+                return Err(bad());
             }
             // Eight distinct masks exist, so a list without repeats always fits.
             criteria.masks[criteria.len as usize] = mask;
@@ -176,28 +180,25 @@ impl SbhParams {
             Self::with_estimates()
         };
         let mut p = SbhParams {
-            criteria: call.take_with("criteria", d.criteria, |v| v.parse())?,
+            criteria: call.take_with("criteria", d.criteria, CRITERIA_SYNTAX, |v| v.parse().ok())?,
             search: call.choice("search", d.search, &[("dfs", Search::Dfs), ("bfs", Search::Bfs)])?,
-            depth: call.take_with("depth", d.depth, |v| match v {
-                "unlimited" => Ok(0),
-                _ => v
-                    .parse()
-                    .ok()
-                    .filter(|&d| d >= 1)
-                    .ok_or_else(|| "a whole number >= 1 or unlimited".to_string()),
-            })?,
+            depth: call.take_with(
+                "depth",
+                d.depth,
+                "a whole number >= 1 or unlimited",
+                |v| match v {
+                    "unlimited" => Some(0),
+                    _ => v.parse().ok().filter(|&d| d >= 1),
+                },
+            )?,
             prop: call.flag("prop", d.prop)?,
             think: call.take("think", d.think, "a whole number of seconds >= 0", |&t| t >= 0)?,
             growth: d.growth,
         };
         if no_estimate {
             let unbalanced = call.choice("growth", false, &[("balanced", false), ("unbalanced", true)])?;
-            let cap = call.take_with("cap", None, |v| {
-                v.parse()
-                    .ok()
-                    .filter(|&c| c >= 1)
-                    .map(Some)
-                    .ok_or_else(|| "a whole number of seconds >= 1".to_string())
+            let cap = call.take_with("cap", None, "a whole number of seconds >= 1", |v| {
+                v.parse().ok().filter(|&c| c >= 1).map(Some)
             })?;
             p.growth = Some(match (unbalanced, cap) {
                 (false, cap) => Growth::Balanced {

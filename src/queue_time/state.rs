@@ -17,7 +17,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::{RunningAges, UniformLog};
-use crate::error::{Error, Result};
+use crate::error::{Error, FieldError, Result};
 
 #[derive(Clone, Debug)]
 pub struct MachineState {
@@ -75,41 +75,52 @@ impl MachineState {
             message,
         };
         let json: Value = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
-        let state = MachineState::from_json(&json).map_err(bad)?;
-        state.check().map_err(bad)?;
+        let state = MachineState::from_json(&json).map_err(|e| bad(e.to_string()))?;
+        state.check().map_err(|e| bad(e.to_string()))?;
         Ok(state)
     }
 
     /// The state a JSON object describes (the module's format), each field read in the
     /// user's words: a refusal names the field and what it takes.
-    fn from_json(json: &Value) -> std::result::Result<Self, String> {
-        let object = json
-            .as_object()
-            .ok_or("expected a JSON object: {\"total\": ..., \"free\": ..., ...}")?;
+    fn from_json(json: &Value) -> std::result::Result<Self, FieldError> {
+        let object = json.as_object().ok_or_else(|| {
+            FieldError::new(
+                "the state",
+                "expected a JSON object: {\"total\": ..., \"free\": ..., ...}",
+            )
+        })?;
         only(
             object,
             "",
             &["total", "free", "running", "distribution", "request"],
         )?;
-        let field = |key: &str| object.get(key).ok_or(format!("{key}: missing"));
+        let field = |key: &str| object.get(key).ok_or_else(|| FieldError::new(key, "missing"));
         let running = field("running")?
             .as_array()
-            .ok_or("running: expected a list of {\"age\": seconds, \"size\": processors}")?
+            .ok_or_else(|| {
+                FieldError::new(
+                    "running",
+                    "expected a list of {\"age\": seconds, \"size\": processors}",
+                )
+            })?
             .iter()
             .enumerate()
             .map(|(i, job)| {
                 let at = format!("running[{i}]");
-                let job = job.as_object().ok_or(format!(
-                    "{at}: expected {{\"age\": seconds, \"size\": processors}}"
-                ))?;
+                let job = job.as_object().ok_or_else(|| {
+                    FieldError::new(&at, "expected {\"age\": seconds, \"size\": processors}")
+                })?;
                 only(job, &format!("{at}."), &["age", "size"])?;
-                let get = |k: &str| job.get(k).ok_or(format!("{at}.{k}: missing"));
+                let get = |k: &str| {
+                    job.get(k)
+                        .ok_or_else(|| FieldError::new(format!("{at}.{k}"), "missing"))
+                };
                 Ok(AgedJob {
                     age: number(get("age")?, &format!("{at}.age"))?,
                     size: whole(get("size")?, &format!("{at}.size"))?,
                 })
             })
-            .collect::<std::result::Result<Vec<_>, String>>()?;
+            .collect::<std::result::Result<Vec<_>, FieldError>>()?;
         let distribution = match object.get("distribution") {
             None | Some(Value::Null) => None,
             Some(Value::Object(d)) => {
@@ -122,21 +133,26 @@ impl MachineState {
                 match (get("t_min")?, get("t_max")?, get("beta0")?, get("beta1")?) {
                     (Some(t_min), Some(t_max), None, None) => Some(Distribution::Bounds { t_min, t_max }),
                     (None, None, Some(beta0), Some(beta1)) => Some(Distribution::Betas { beta0, beta1 }),
-                    _ => return Err("distribution: give t_min and t_max, or beta0 and beta1".into()),
+                    _ => {
+                        return Err(FieldError::new(
+                            "distribution",
+                            "give t_min and t_max, or beta0 and beta1",
+                        ));
+                    }
                 }
             }
             Some(other) => {
-                return Err(format!(
-                    "distribution: {other} is not an object with t_min and t_max, or beta0 and beta1"
+                return Err(FieldError::new(
+                    "distribution",
+                    format!("{other} is not an object with t_min and t_max, or beta0 and beta1"),
                 ));
             }
         };
         let request = match field("request")? {
             Value::String(s) if s == "all" => Request::All,
-            v => Request::Size(
-                whole(v, "request")
-                    .map_err(|_| format!("request: {v} is not a processor count or \"all\""))?,
-            ),
+            v => Request::Size(whole(v, "request").map_err(|_| {
+                FieldError::new("request", format!("{v} is not a processor count or \"all\""))
+            })?),
         };
         Ok(MachineState {
             total: whole(field("total")?, "total")?,
@@ -147,60 +163,81 @@ impl MachineState {
         })
     }
 
-    fn check(&self) -> std::result::Result<(), String> {
+    fn check(&self) -> std::result::Result<(), FieldError> {
         // The exact median's dynamic programme is quadratic in the running jobs, and
         // `"request": "all"` asks for a row per size: both bounded so an answer comes soon.
         if self.total > MAX_TOTAL {
-            return Err(format!(
-                "total: {} processors; predictions are offered for machines of up to {MAX_TOTAL}",
-                self.total
+            return Err(FieldError::new(
+                "total",
+                format!(
+                    "{} processors; predictions are offered for machines of up to {MAX_TOTAL}",
+                    self.total
+                ),
             ));
         }
         if self.running.len() > MAX_RUNNING {
-            return Err(format!(
-                "running: {} jobs; predictions are offered for up to {MAX_RUNNING} running jobs",
-                self.running.len()
+            return Err(FieldError::new(
+                "running",
+                format!(
+                    "{} jobs; predictions are offered for up to {MAX_RUNNING} running jobs",
+                    self.running.len()
+                ),
             ));
         }
         let work = self.total as usize * self.running.len();
         if matches!(self.request, Request::All) && work > MAX_ALL_WORK {
-            return Err(format!(
-                "request: \"all\" asks for {} rows over {} running jobs; the product may be at most \
-                 {MAX_ALL_WORK} (a few seconds): ask for one size",
-                self.total,
-                self.running.len()
+            return Err(FieldError::new(
+                "request",
+                format!(
+                    "\"all\" asks for {} rows over {} running jobs; the product may be at most \
+                     {MAX_ALL_WORK} (a few seconds): ask for one size",
+                    self.total,
+                    self.running.len()
+                ),
             ));
         }
         for (i, job) in self.running.iter().enumerate() {
             if !(job.age.is_finite() && job.age >= 0.0) {
-                return Err(format!("running[{i}].age: {} is not a time >= 0", job.age));
+                return Err(FieldError::new(
+                    format!("running[{i}].age"),
+                    format!("{} is not a time >= 0", job.age),
+                ));
             }
             if job.size == 0 {
-                return Err(format!("running[{i}].size: must be at least 1"));
+                return Err(FieldError::new(
+                    format!("running[{i}].size"),
+                    "must be at least 1",
+                ));
             }
         }
         let held: u64 = self.running.iter().map(|j| j.size as u64).sum();
         if self.free as u64 + held > self.total as u64 {
-            return Err(format!(
-                "free ({}) plus the running jobs' sizes ({held}) exceed total ({})",
-                self.free, self.total
+            return Err(FieldError::new(
+                "free",
+                format!(
+                    "{} plus the running jobs' sizes ({held}) exceed total ({})",
+                    self.free, self.total
+                ),
             ));
         }
         if let Request::Size(n) = self.request
             && !(1..=self.total).contains(&n)
         {
-            return Err(format!(
-                "request: {n} is not between 1 and total ({})",
-                self.total
+            return Err(FieldError::new(
+                "request",
+                format!("{n} is not between 1 and total ({})", self.total),
             ));
         }
         match self.distribution {
-            Some(Distribution::Bounds { t_min, t_max }) if !(0.0 < t_min && t_min < t_max) => Err(format!(
-                "distribution: need 0 < t_min < t_max, got {t_min} and {t_max}"
-            )),
-            Some(Distribution::Betas { beta1, .. }) if !(beta1 > 0.0 && beta1.is_finite()) => {
-                Err(format!("distribution.beta1: {beta1} is not positive"))
+            Some(Distribution::Bounds { t_min, t_max }) if !(0.0 < t_min && t_min < t_max) => {
+                Err(FieldError::new(
+                    "distribution",
+                    format!("need 0 < t_min < t_max, got {t_min} and {t_max}"),
+                ))
             }
+            Some(Distribution::Betas { beta1, .. }) if !(beta1 > 0.0 && beta1.is_finite()) => Err(
+                FieldError::new("distribution.beta1", format!("{beta1} is not positive")),
+            ),
             _ => Ok(()),
         }
     }
@@ -266,23 +303,26 @@ pub fn write_prediction_table(out: &mut dyn std::io::Write, rows: &[PredictionRo
 }
 
 /// Refuses a key of `object` outside `keys`, naming it (after `prefix`) and those allowed.
-fn only(object: &Map<String, Value>, prefix: &str, keys: &[&str]) -> std::result::Result<(), String> {
+fn only(object: &Map<String, Value>, prefix: &str, keys: &[&str]) -> std::result::Result<(), FieldError> {
     match object.keys().find(|k| !keys.contains(&k.as_str())) {
-        Some(k) => Err(format!("{prefix}{k}: unknown; allowed: {}", keys.join(", "))),
+        Some(k) => Err(FieldError::new(
+            format!("{prefix}{k}"),
+            format!("unknown; allowed: {}", keys.join(", ")),
+        )),
         None => Ok(()),
     }
 }
 
 /// A whole number from 0 to 2^32 - 1.
-fn whole(v: &Value, key: &str) -> std::result::Result<u32, String> {
+fn whole(v: &Value, key: &str) -> std::result::Result<u32, FieldError> {
     v.as_u64()
         .and_then(|n| u32::try_from(n).ok())
-        .ok_or_else(|| format!("{key}: {v} is not a whole number from 0 to {}", u32::MAX))
+        .ok_or_else(|| FieldError::new(key, format!("{v} is not a whole number from 0 to {}", u32::MAX)))
 }
 
 /// A finite number.
-fn number(v: &Value, key: &str) -> std::result::Result<f64, String> {
+fn number(v: &Value, key: &str) -> std::result::Result<f64, FieldError> {
     v.as_f64()
         .filter(|x| x.is_finite())
-        .ok_or_else(|| format!("{key}: {v} is not a number"))
+        .ok_or_else(|| FieldError::new(key, format!("{v} is not a number")))
 }

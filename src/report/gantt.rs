@@ -19,6 +19,20 @@ use crate::workload::Jobs;
 /// The most jobs one picture draws: beyond, the boxes are too thin to see.
 pub const MAX_JOBS: usize = 20_000;
 
+/// Why a schedule cannot be drawn.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum GanttError {
+    #[error("{jobs} jobs ran in the window, more than the {MAX_JOBS} a picture can show; narrow --window")]
+    TooMany { jobs: usize },
+    #[error("job {job} starts at {at} on {procs} processors, but only {free} are free: not a valid schedule")]
+    Overfull {
+        job: u64,
+        at: Time,
+        procs: usize,
+        free: usize,
+    },
+}
+
 /// One box: a job on processors `first..=last` from `from` to `to`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Box {
@@ -38,15 +52,13 @@ pub fn boxes(
     start: &[Time],
     end: &[Time],
     window: (Time, Time),
-) -> std::result::Result<Vec<Box>, String> {
+) -> std::result::Result<Vec<Box>, GanttError> {
     let unset = crate::sim::state::UNSET;
     let (a, b) = window;
     let shown = |j: usize| start[j] != unset && start[j] < b && (end[j] == unset || end[j] > a);
     let in_window = (0..jobs.len()).filter(|&j| shown(j)).count();
     if in_window > MAX_JOBS {
-        return Err(format!(
-            "{in_window} jobs ran in the window, more than the {MAX_JOBS} a picture can show; narrow --window"
-        ));
+        return Err(GanttError::TooMany { jobs: in_window });
     }
     let named = processors(jobs, procs, start, end, b)?;
     let mut order: Vec<usize> = (0..jobs.len()).filter(|&j| shown(j)).collect();
@@ -83,7 +95,7 @@ pub fn processors(
     start: &[Time],
     end: &[Time],
     until: Time,
-) -> std::result::Result<Vec<Vec<u32>>, String> {
+) -> std::result::Result<Vec<Vec<u32>>, GanttError> {
     let unset = crate::sim::state::UNSET;
     // (time, what, job): at one instant ends (0), then instant jobs (1), then starts (2).
     let mut events: Vec<(Time, u8, usize)> = Vec::new();
@@ -111,11 +123,12 @@ pub fn processors(
         let p = jobs.procs[j] as usize;
         let taken: Vec<u32> = free.iter().take(p).copied().collect();
         if taken.len() < p {
-            return Err(format!(
-                "job {} starts at {t} on {p} processors, but only {} are free: not a valid schedule",
-                jobs.swf_id[j],
-                taken.len()
-            ));
+            return Err(GanttError::Overfull {
+                job: jobs.swf_id[j],
+                at: t,
+                procs: p,
+                free: taken.len(),
+            });
         }
         if what == 2 {
             for q in &taken {
@@ -267,7 +280,9 @@ mod tests {
         let got = boxes(&jobs, 3, &[0, 0, 5], &[5, 10, 15], (0, 20)).unwrap();
         assert_eq!(got[2..], [b(2, 0, 0, 5, 15), b(2, 2, 2, 5, 15)]);
         // An invalid schedule is named, not drawn.
-        let e = boxes(&jobs, 3, &[0, 0, 0], &[5, 10, 15], (0, 20)).unwrap_err();
+        let e = boxes(&jobs, 3, &[0, 0, 0], &[5, 10, 15], (0, 20))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("not a valid schedule"), "{e}");
     }
 }

@@ -134,16 +134,14 @@ pub struct Figure {
 
 /// Writes `figure` to `path` in `format` (atomically).
 pub fn write(path: &Path, figure: &Figure, format: Format) -> Result<()> {
-    let svg = render_svg(figure).map_err(|e| Error::Output {
+    let output = |error| Error::Output {
         path: path.to_path_buf(),
-        error: std::io::Error::other(e),
-    })?;
+        error,
+    };
+    let svg = render_svg(figure).map_err(output)?;
     let bytes = match format {
         Format::Svg => svg.into_bytes(),
-        Format::Png => super::raster::png(&svg).map_err(|e| Error::Output {
-            path: path.to_path_buf(),
-            error: std::io::Error::other(e),
-        })?,
+        Format::Png => super::raster::png(&svg).map_err(output)?,
     };
     write_atomically(path, |w| w.write_all(&bytes))
 }
@@ -164,8 +162,14 @@ fn scaled(v: f64, log: bool) -> Option<f64> {
     }
 }
 
+/// A drawing call's failure (plotters' error, generic over its backend) as an I/O error:
+/// what a figure's writer reports.
+fn drawing(e: impl std::fmt::Display) -> std::io::Error {
+    std::io::Error::other(e.to_string())
+}
+
 /// Renders `figure` as an SVG document.
-pub fn render_svg(figure: &Figure) -> std::result::Result<String, String> {
+pub fn render_svg(figure: &Figure) -> std::io::Result<String> {
     let categorical = figure.categories.is_some();
     let (log_x, log_y) = (figure.log_x && !categorical, figure.log_y);
     let mut left_out = 0usize;
@@ -267,7 +271,7 @@ pub fn render_svg(figure: &Figure) -> std::result::Result<String, String> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        root.fill(&WHITE).map_err(drawing)?;
         let font = ("sans-serif", 14);
         let char_width = 7.5;
         let mut area = root.clone();
@@ -279,7 +283,7 @@ pub fn render_svg(figure: &Figure) -> std::result::Result<String, String> {
                     &("sans-serif", 14).into_font().color(&RGBColor(40, 40, 40)),
                     (12, 2),
                 )
-                .map_err(|e| e.to_string())?;
+                .map_err(drawing)?;
             area = top;
         }
         let legend_area = match legend {
@@ -320,7 +324,7 @@ pub fn render_svg(figure: &Figure) -> std::result::Result<String, String> {
             .x_label_area_size(44)
             .y_label_area_size((longest_y as f64 * char_width) as u32 + 34)
             .build_cartesian_2d(x_range.0..x_range.1, y_range.0..y_range.1)
-            .map_err(|e| e.to_string())?;
+            .map_err(drawing)?;
         // Axes and their titles from plotters; grid lines, ticks and tick labels drawn here at
         // the round values chosen above.
         chart
@@ -332,7 +336,7 @@ pub fn render_svg(figure: &Figure) -> std::result::Result<String, String> {
             .y_desc(figure.y_label.as_str())
             .axis_desc_style(("sans-serif", 15))
             .draw()
-            .map_err(|e| e.to_string())?;
+            .map_err(drawing)?;
         let plot = chart.plotting_area();
         let grid = RGBColor(225, 225, 225);
         let ink = RGBColor(40, 40, 40);
@@ -356,7 +360,7 @@ pub fn render_svg(figure: &Figure) -> std::result::Result<String, String> {
                     (left - 8, y),
                 )
             })
-            .map_err(|e| e.to_string())?;
+            .map_err(drawing)?;
         }
         for (t, label) in x_ticks.iter().zip(&x_labels) {
             let (x, bottom) = plot.map_coordinate(&(*t, y_range.0));
@@ -371,7 +375,7 @@ pub fn render_svg(figure: &Figure) -> std::result::Result<String, String> {
                     (x, bottom + 8),
                 )
             })
-            .map_err(|e| e.to_string())?;
+            .map_err(drawing)?;
         }
 
         let top = y_range.1 - 0.03 * (y_range.1 - y_range.0);
@@ -381,7 +385,7 @@ pub fn render_svg(figure: &Figure) -> std::result::Result<String, String> {
             if !categorical && d.points.len() > 1 {
                 let line: Vec<(i32, i32)> = d.points.iter().map(|p| at(p.0, p.1)).collect();
                 root.draw(&PathElement::new(line, color.stroke_width(2)))
-                    .map_err(|e| e.to_string())?;
+                    .map_err(drawing)?;
             }
             for p in d.points.iter().filter(|p| p.3 > p.2) {
                 let ((x, low), (_, high)) = (at(p.0, p.2), at(p.0, p.3));
@@ -391,7 +395,7 @@ pub fn render_svg(figure: &Figure) -> std::result::Result<String, String> {
                     [(x - 4, high), (x + 4, high)],
                 ] {
                     root.draw(&PathElement::new(segment.to_vec(), color.stroke_width(1)))
-                        .map_err(|e| e.to_string())?;
+                        .map_err(drawing)?;
                 }
             }
             for p in d.points.iter().filter(|_| figure.markers || categorical) {
@@ -412,7 +416,7 @@ pub fn render_svg(figure: &Figure) -> std::result::Result<String, String> {
                     color.stroke_width(1),
                 ))
                 .and_then(|_| root.draw(&PathElement::new(arrow.to_vec(), color.stroke_width(1))))
-                .map_err(|e| e.to_string())?;
+                .map_err(drawing)?;
             }
         }
 
@@ -422,7 +426,7 @@ pub fn render_svg(figure: &Figure) -> std::result::Result<String, String> {
             let mut y = y0 + if legend == Legend::Right { 40 } else { 4 };
             if let Some(t) = &figure.legend_title {
                 root.draw_text(t, &TextStyle::from(heading.clone()), (x0 + 8, y))
-                    .map_err(|e| e.to_string())?;
+                    .map_err(drawing)?;
                 y += 20;
             }
             let entry_width = match legend {
@@ -445,16 +449,16 @@ pub fn render_svg(figure: &Figure) -> std::result::Result<String, String> {
                         vec![(ex, ey + 8), (ex + 24, ey + 8)],
                         color.stroke_width(2),
                     ))
-                    .map_err(|e| e.to_string())?;
+                    .map_err(drawing)?;
                 }
                 if figure.markers || categorical {
                     draw_marker(&root, (ex + 12, ey + 8), marker, color, true)?;
                 }
                 root.draw_text(label, &TextStyle::from(font.into_font()), (ex + 32, ey))
-                    .map_err(|e| e.to_string())?;
+                    .map_err(drawing)?;
             }
         }
-        root.present().map_err(|e| e.to_string())?;
+        root.present().map_err(drawing)?;
     }
     Ok(svg)
 }
@@ -466,7 +470,7 @@ fn draw_marker(
     marker: Marker,
     color: RGBColor,
     filled: bool,
-) -> std::result::Result<(), String> {
+) -> std::io::Result<()> {
     let (x, y) = at;
     let fill = match filled {
         true => color.filled(),
@@ -489,7 +493,7 @@ fn draw_marker(
         }
         Marker::Cross => area.draw(&Cross::new((x, y), r, color.stroke_width(2))),
     };
-    result.map_err(|e| e.to_string())
+    result.map_err(drawing)
 }
 
 /// An axis's extent over `values` (plot coordinates): tight to the data with a 5% margin,

@@ -16,7 +16,7 @@ const SANS_SERIF: [&str; 6] = [
 /// Rasterises `svg` to PNG bytes. Text needs a system font for the SVG's family
 /// (sans-serif: DejaVu Sans, Liberation Sans, ...); without any the error says so rather
 /// than writing a picture without its labels.
-pub fn png(svg: &str) -> Result<Vec<u8>, String> {
+pub fn png(svg: &str) -> std::io::Result<Vec<u8>> {
     let mut options = resvg::usvg::Options::default();
     let fonts = options.fontdb_mut();
     fonts.load_system_fonts();
@@ -32,25 +32,27 @@ pub fn png(svg: &str) -> Result<Vec<u8>, String> {
         .map(|f| f.to_string())
         .or_else(|| families.first().cloned())
     else {
-        return Err(
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
             "PNG needs a system font for its text, and none was found (install e.g. \
-                    fonts-dejavu-core), or write SVG only"
-                .into(),
-        );
+             fonts-dejavu-core), or write SVG only",
+        ));
     };
     fonts.set_sans_serif_family(sans);
-    let tree = resvg::usvg::Tree::from_str(svg, &options).map_err(|e| format!("SVG not rendered: {e}"))?;
-    let size = tree
-        .size()
-        .to_int_size()
-        .scale_by(SCALE)
-        .ok_or("figure too large for PNG")?;
-    let mut pixmap =
-        resvg::tiny_skia::Pixmap::new(size.width(), size.height()).ok_or("figure too large for PNG")?;
+    let tree = resvg::usvg::Tree::from_str(svg, &options)
+        .map_err(|e| std::io::Error::other(format!("SVG not rendered: {e}")))?;
+    let size = tree.size().to_int_size().scale_by(SCALE).ok_or_else(too_large)?;
+    let mut pixmap = resvg::tiny_skia::Pixmap::new(size.width(), size.height()).ok_or_else(too_large)?;
     resvg::render(
         &tree,
         resvg::tiny_skia::Transform::from_scale(SCALE, SCALE),
         &mut pixmap.as_mut(),
     );
-    pixmap.encode_png().map_err(|e| format!("PNG not encoded: {e}"))
+    pixmap
+        .encode_png()
+        .map_err(|e| std::io::Error::other(format!("PNG not encoded: {e}")))
+}
+
+fn too_large() -> std::io::Error {
+    std::io::Error::other("figure too large for PNG")
 }

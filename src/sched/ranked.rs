@@ -20,6 +20,7 @@
 //! The ranking is asked only when a job could start (jobs wait and a processor is free).
 
 use crate::Time;
+use crate::params::ParamError;
 use crate::sim::profile::Profile;
 use crate::sim::{SchedCtx, Scheduler};
 use crate::workload::{JobId, Jobs};
@@ -40,15 +41,17 @@ pub enum Backfill {
 }
 
 impl std::str::FromStr for Backfill {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = ParamError;
+    fn from_str(s: &str) -> Result<Self, ParamError> {
         match s {
             "none" => Ok(Backfill::None),
             "easy" => Ok(Backfill::Easy),
             "conservative" => Ok(Backfill::Conservative),
-            other => Err(format!(
-                "backfill = '{other}': expected easy, conservative or none"
-            )),
+            other => Err(ParamError::BadValue {
+                key: "backfill".into(),
+                value: other.into(),
+                expected: "easy, conservative or none".into(),
+            }),
         }
     }
 }
@@ -286,6 +289,12 @@ mod tests {
     #[test]
     fn modes_parse() {
         assert_eq!("easy".parse::<Backfill>(), Ok(Backfill::Easy));
-        assert!("eas".parse::<Backfill>().unwrap_err().contains("expected easy"));
+        assert!(
+            "eas"
+                .parse::<Backfill>()
+                .unwrap_err()
+                .to_string()
+                .contains("expected easy")
+        );
     }
 }

@@ -204,7 +204,7 @@ pub fn figure(plan: &Plan, p: &PlotSpec, estimates: &[CellEstimates], facet: Opt
             |a| (a.label.to_string(), Some(a.unit)),
         );
     let x_label = axis_label(&p.x);
-    let (y_label, mut title) = match plan.compare.as_ref().filter(|_| p.difference) {
+    let (y_label, title) = match plan.compare.as_ref().filter(|_| p.difference) {
         Some(c) => {
             // The baseline's own series would be a line at 0: leave it out.
             let value = value_label(&c.baseline.to_string());
@@ -228,32 +228,16 @@ pub fn figure(plan: &Plan, p: &PlotSpec, estimates: &[CellEstimates], facet: Opt
     }
     // Times in the unit that reads best for the values drawn, unless the spec names the
     // axis itself (its label then says the unit, seconds).
-    let mut suffix = unit.map_or("", Unit::suffix);
-    if unit == Some(Unit::Seconds) && !p.difference && p.y_label.is_none() {
-        let (name, seconds) = readable_time_unit(&series);
-        suffix = name;
-        for point in series.iter_mut().flat_map(|s| s.points.iter_mut()) {
-            point.mean /= seconds;
-            point.low /= seconds;
-            point.high /= seconds;
-        }
-    }
+    let suffix = match unit {
+        Some(Unit::Seconds) if !p.difference && p.y_label.is_none() => in_readable_time(&mut series),
+        _ => unit.map_or("", Unit::suffix),
+    };
     let y_label = match (y_label.is_empty(), suffix) {
         (false, _) => y_label,
         (true, "") => name.clone(),
         (true, suffix) => format!("{name} ({suffix})"),
     };
-    if let Some((axis, value)) = facet.and_then(|f| f.split_once('=')) {
-        title = format!("{title}, {axis} = {}", value_label(value));
-    }
-    if intervals {
-        title.push_str(&format!(" (mean, {}% CI)", plan.confidence * 100.0));
-    }
-    let title = match &p.title {
-        Some(t) if t.is_empty() => None,
-        Some(t) => Some(t.clone()),
-        None => Some(title),
-    };
+    let title = figure_title(p, title, facet, intervals.then_some(plan.confidence));
     Figure {
         title,
         x_label: p.x_label.clone().unwrap_or(x_label),
@@ -267,6 +251,37 @@ pub fn figure(plan: &Plan, p: &PlotSpec, estimates: &[CellEstimates], facet: Opt
         markers: true,
         series,
     }
+}
+
+/// The figure's title: the spec's (none if empty), else `title` with the facet's axis and
+/// value, and the confidence level where intervals are drawn.
+fn figure_title(
+    p: &PlotSpec,
+    mut title: String,
+    facet: Option<&str>,
+    confidence: Option<f64>,
+) -> Option<String> {
+    if let Some(t) = &p.title {
+        return (!t.is_empty()).then(|| t.clone());
+    }
+    if let Some((axis, value)) = facet.and_then(|f| f.split_once('=')) {
+        title = format!("{title}, {axis} = {}", value_label(value));
+    }
+    if let Some(level) = confidence {
+        title.push_str(&format!(" (mean, {}% CI)", level * 100.0));
+    }
+    Some(title)
+}
+
+/// Rescales seconds in `series` to the time unit that reads best for them, and names it.
+fn in_readable_time(series: &mut [Series]) -> &'static str {
+    let (name, seconds) = readable_time_unit(series);
+    for point in series.iter_mut().flat_map(|s| s.points.iter_mut()) {
+        point.mean /= seconds;
+        point.low /= seconds;
+        point.high /= seconds;
+    }
+    name
 }
 
 /// An axis value as a reader sees it: a trace's file name without folders and `.swf[.gz]`.

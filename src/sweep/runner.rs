@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 
 use super::output;
 use super::progress::Progress;
-use super::rounds::Rounds;
+use super::rounds::{CellState, Rounds};
 use super::runs::{self, HASH_FILE, RUNS_FILE, Results};
 use super::shard::{Shard, shard_cells};
 use super::spec::Plan;
@@ -233,23 +233,13 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
         path: out.clone(),
         error: e,
     })?;
-    let lock = super::lock::FolderLock::take(out, &format!("sweep {}", plan.name))?;
-    let unlocked = (!lock.held()).then(|| {
-        format!(
-            "{}: the file system offers no file locks, so nothing stops a second writer here",
-            out.display()
-        )
-    });
+    let (_lock, unlocked) = lock_folder(out, plan)?;
     let cells = shard_cells(plan, options.shard);
     let cell_refs: Vec<_> = cells.iter().map(|&c| &plan.cells[c]).collect();
     let prepared = PreparedCells::new(plan, &cell_refs)?;
     let (recorded, resumed) = recorded_runs(plan, out, &cells, options.resume, options.force)?;
     let journal = Journal::open(plan, out)?;
-    let (threads, capped) = capped_threads(options.threads.unwrap_or(0));
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| Error::Invalid(format!("cannot start worker threads: {e}")))?;
+    let (pool, capped) = worker_pool(options.threads)?;
     let progress = Progress::new(options.quiet, started, cells.len(), plan.cells.len());
 
     let mut report = SweepReport {
@@ -320,6 +310,7 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
                     report.jobs_simulated += jobs;
                     Some(record)
                 }
+                // A replication the cell no longer needs may fail unseen.
                 Err(e) if rounds.needed(c, rep) => {
                     errors.push(((c, rep), e));
                     None
@@ -343,23 +334,53 @@ pub fn run_sweep(plan: &Plan, options: &RunOptions) -> Result<SweepReport> {
         )));
     }
 
-    let state = &rounds.state;
-    report.tasks_unused = cells
-        .iter()
-        .map(|&c| state[c].recorded.range(state[c].target..).count())
-        .sum();
-    let mut results: Results = vec![Vec::new(); plan.cells.len()];
-    for &c in &cells {
-        results[c] = state[c]
-            .recorded
-            .range(..state[c].target)
-            .map(|(_, r)| r.clone())
-            .collect();
-    }
+    let (results, unused) = kept_results(plan, &cells, &rounds.state);
+    report.tasks_unused = unused;
     drop(journal);
     let writing = Instant::now();
     output::write_outputs(out, plan, &results, &cells)?;
     report.timings.outputs_s = writing.elapsed().as_secs_f64();
     report.elapsed = started.elapsed();
     Ok(report)
+}
+
+/// The results folder locked for this sweep, and a warning where its file system offers no
+/// locks.
+fn lock_folder(out: &Path, plan: &Plan) -> Result<(super::lock::FolderLock, Option<String>)> {
+    let lock = super::lock::FolderLock::take(out, &format!("sweep {}", plan.name))?;
+    let unlocked = (!lock.held()).then(|| {
+        format!(
+            "{}: the file system offers no file locks, so nothing stops a second writer here",
+            out.display()
+        )
+    });
+    Ok((lock, unlocked))
+}
+
+/// The sweep's worker threads (`None`: one per core), and a warning where too many were
+/// asked for ([`capped_threads`]).
+fn worker_pool(threads: Option<usize>) -> Result<(rayon::ThreadPool, Option<String>)> {
+    let (threads, capped) = capped_threads(threads.unwrap_or(0));
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| Error::Invalid(format!("cannot start worker threads: {e}")))?;
+    Ok((pool, capped))
+}
+
+/// Each of `cells`' replications up to its target, in rep order (other cells left empty),
+/// and how many replications were run beyond the targets.
+fn kept_results(plan: &Plan, cells: &[usize], state: &[CellState]) -> (Results, usize) {
+    let mut results: Results = vec![Vec::new(); plan.cells.len()];
+    let mut unused = 0;
+    for &c in cells {
+        let target = state[c].target;
+        results[c] = state[c]
+            .recorded
+            .range(..target)
+            .map(|(_, r)| r.clone())
+            .collect();
+        unused += state[c].recorded.range(target..).count();
+    }
+    (results, unused)
 }

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use super::spec::Plan;
 use super::task::RunRecord;
-use crate::error::{Error, Result};
+use crate::error::{Error, FieldError, Result};
 use crate::seed::fnv1a;
 
 pub const RUNS_FILE: &str = "runs.csv";
@@ -114,7 +114,7 @@ pub fn read_runs(path: &Path, plan: &Plan) -> Result<Vec<RunRecord>> {
         let line = i as u64 + 2;
         let row = row.map_err(|e| bad(line, e.to_string()))?;
         let fields: Vec<&str> = row.iter().collect();
-        let record = parse_row(plan, &by_values, &fields).map_err(|m| bad(line, m))?;
+        let record = parse_row(plan, &by_values, &fields).map_err(|e| bad(line, e.to_string()))?;
         if let Some(earlier) = first_line.insert((record.cell, record.rep), line) {
             return Err(bad(
                 line,
@@ -135,40 +135,54 @@ fn parse_row(
     plan: &Plan,
     by_values: &HashMap<Vec<String>, usize>,
     fields: &[&str],
-) -> std::result::Result<RunRecord, String> {
+) -> std::result::Result<RunRecord, FieldError> {
     let (axes, width) = (plan.axes.len(), runs_header(plan).len());
     if fields.len() != width {
-        return Err(format!("{} fields, expected {width}", fields.len()));
+        return Err(FieldError::new(
+            "the row",
+            format!("{} fields, expected {width}", fields.len()),
+        ));
     }
     let (last, rest) = fields.split_last().expect("a header's worth of fields");
     if *last != check(rest) {
-        return Err(format!(
-            "the row does not match its check ({last}, its fields give {}): edited or corrupt",
-            check(rest)
+        return Err(FieldError::new(
+            "check",
+            format!(
+                "the row does not match its check ({last}, its fields give {}): edited or corrupt",
+                check(rest)
+            ),
         ));
     }
     let values: Vec<String> = fields[..axes].iter().map(|s| s.to_string()).collect();
-    let cell = *by_values
-        .get(&values)
-        .ok_or_else(|| format!("no cell of the spec has the values {values:?}"))?;
-    let whole = |k: usize, what: &str| -> std::result::Result<u64, String> {
+    let cell = *by_values.get(&values).ok_or_else(|| {
+        FieldError::new(
+            "the axes",
+            format!("no cell of the spec has the values {values:?}"),
+        )
+    })?;
+    let whole = |k: usize, what: &str| -> std::result::Result<u64, FieldError> {
         fields[axes + k]
             .parse()
-            .map_err(|_| format!("{what}: '{}' is not a whole number", fields[axes + k]))
+            .map_err(|_| FieldError::new(what, format!("'{}' is not a whole number", fields[axes + k])))
     };
     let saturated = match fields[axes + 2] {
         "true" => true,
         "false" => false,
-        other => return Err(format!("saturated: '{other}' is not true or false")),
+        other => {
+            return Err(FieldError::new(
+                "saturated",
+                format!("'{other}' is not true or false"),
+            ));
+        }
     };
     let metrics = fields[axes + 3..]
         .iter()
         .zip(&plan.metrics)
         .map(|(f, m)| {
             f.parse::<f64>()
-                .map_err(|_| format!("{m}: '{f}' is not a number"))
+                .map_err(|_| FieldError::new(m.as_str(), format!("'{f}' is not a number")))
         })
-        .collect::<std::result::Result<Vec<f64>, String>>()?;
+        .collect::<std::result::Result<Vec<f64>, FieldError>>()?;
     let record = RunRecord {
         cell,
         rep: whole(0, "rep")? as usize,
@@ -178,9 +192,12 @@ fn parse_row(
     };
     let expected = plan.seed_for(&plan.cells[cell], record.rep);
     if record.seed != expected {
-        return Err(format!(
-            "seed {} is not the spec's seed of cell {cell} replication {} ({expected})",
-            record.seed, record.rep
+        return Err(FieldError::new(
+            "seed",
+            format!(
+                "{} is not the spec's seed of cell {cell} replication {} ({expected})",
+                record.seed, record.rep
+            ),
         ));
     }
     Ok(record)

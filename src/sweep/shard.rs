@@ -12,6 +12,7 @@
 //! work so far (ties to the lower index; longest-processing-time first, within 4/3 of the
 //! best split). Shards count from 0, as Slurm's array task ids do.
 
+use crate::params::ParamError;
 use std::collections::BTreeMap;
 use std::str::FromStr;
 
@@ -32,9 +33,13 @@ pub struct Shard {
 }
 
 impl FromStr for Shard {
-    type Err = String;
+    type Err = ParamError;
     fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
-        let bad = || format!("invalid shard '{s}': expected K/N with 0 <= K < N, e.g. 0/4");
+        let bad = || ParamError::BadValue {
+            key: "shard".into(),
+            value: s.into(),
+            expected: "K/N with 0 <= K < N, e.g. 0/4".into(),
+        };
         let (k, n) = s.split_once('/').ok_or_else(bad)?;
         let (index, count): (usize, usize) = (
             k.trim().parse().map_err(|_| bad())?,
@@ -44,13 +49,21 @@ impl FromStr for Shard {
             return Err(bad());
         }
         if count > MAX_SHARDS {
-            return Err(format!("invalid shard '{s}': at most {MAX_SHARDS} shards"));
+            return Err(ParamError::BadValue {
+                key: "shard".into(),
+                value: s.into(),
+                expected: format!("at most {MAX_SHARDS} shards"),
+            });
         }
         if index == count {
-            return Err(format!(
-                "invalid shard '{s}': shards count from 0, so the {count} shards are 0/{count} to {}/{count}",
-                count - 1
-            ));
+            return Err(ParamError::BadValue {
+                key: "shard".into(),
+                value: s.into(),
+                expected: format!(
+                    "a shard counted from 0: the {count} shards are 0/{count} to {}/{count}",
+                    count - 1
+                ),
+            });
         }
         if index > count {
             return Err(bad());
@@ -158,16 +171,19 @@ mod tests {
     #[test]
     fn shards_count_from_zero_and_say_so() {
         assert_eq!("3/4".parse::<Shard>(), Ok(Shard { index: 3, count: 4 }));
-        let four = "4/4".parse::<Shard>().unwrap_err();
+        let four = "4/4".parse::<Shard>().unwrap_err().to_string();
         assert!(
-            four.contains("shards count from 0, so the 4 shards are 0/4 to 3/4"),
+            four.contains("counted from 0: the 4 shards are 0/4 to 3/4"),
             "{four}"
         );
-        let many = "0/100001".parse::<Shard>().unwrap_err();
+        let many = "0/100001".parse::<Shard>().unwrap_err().to_string();
         assert!(many.contains("at most 100000 shards"), "{many}");
         for bad in ["5/4", "0/0", "1", "a/4", "-1/4"] {
             assert!(
-                bad.parse::<Shard>().unwrap_err().contains("expected K/N"),
+                bad.parse::<Shard>()
+                    .unwrap_err()
+                    .to_string()
+                    .contains("expected K/N"),
                 "{bad}"
             );
         }

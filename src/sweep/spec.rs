@@ -70,7 +70,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, FieldError, Result};
 use crate::experiment::{Experiment, Params, Value};
 use crate::metrics::registry::Range;
 use crate::report::plot::{Format, Legend};
@@ -340,6 +340,7 @@ impl Plan {
             path: path.to_path_buf(),
             message,
         };
+        let field = |e: FieldError| err(e.to_string());
         let raw: RawSpec = toml::from_str(text).map_err(|e| {
             // A required top-level key that is absent has no position of its own: the TOML
             // reader points at the whole document (line 1, column 1), which misleads.
@@ -352,22 +353,15 @@ impl Plan {
             }
         })?;
         let name = raw.name.clone().unwrap_or_else(|| default_name.to_string());
-        if name.is_empty()
-            || name.contains(['/', '\\'])
-            || name.starts_with('.')
-            || name.chars().any(char::is_control)
-        {
-            return Err(err(format!(
-                "name = {name:?}: must be a plain folder name (no /, \\, leading dot or control character)"
-            )));
-        }
-        check_metric_list(&raw.metrics).map_err(err)?;
-        let fixed = fixed_params(&raw.run).map_err(err)?;
-        let axes = parse_axes(&raw.axes, &fixed).map_err(err)?;
-        let exclude = parse_rules(&raw.exclude, "exclude", &axes).map_err(err)?;
-        let only = parse_rules(&raw.only, "only", &axes).map_err(err)?;
-        let (replications, confidence) = parse_replications(&raw.replications, &raw.metrics).map_err(err)?;
-        let window = parse_window(raw.measure.as_ref()).map_err(err)?;
+        check_folder_name(&name).map_err(field)?;
+        check_metric_list(&raw.metrics).map_err(field)?;
+        let fixed = fixed_params(&raw.run).map_err(field)?;
+        let axes = parse_axes(&raw.axes, &fixed).map_err(field)?;
+        let exclude = parse_rules(&raw.exclude, "exclude", &axes).map_err(field)?;
+        let only = parse_rules(&raw.only, "only", &axes).map_err(field)?;
+        let (replications, confidence) =
+            parse_replications(&raw.replications, &raw.metrics).map_err(field)?;
+        let window = parse_window(raw.measure.as_ref()).map_err(field)?;
 
         let mut cells = Vec::new();
         for values in grid(&axes, &exclude, &only) {
@@ -398,27 +392,11 @@ impl Plan {
         }
         // After the cells, whose kinds check the metrics' names: a misspelt metric is named
         // as such, not as a plot's metric missing from the list.
-        let plots = check_plots(raw.plot, &raw.metrics, &axes, raw.compare.is_some()).map_err(err)?;
-        let most = match &replications {
-            Replications::Fixed(n) => *n,
-            Replications::Sequential { max, .. } => *max,
-        };
-        if cells.len().saturating_mul(most) > MAX_RUNS {
-            return Err(err(format!(
-                "{} cells x {most} replications = {} runs, above the {MAX_RUNS} a sweep may record; \
-                 lower replications.{}, or split the grid",
-                cells.len(),
-                cells.len() * most,
-                if matches!(replications, Replications::Fixed(_)) {
-                    "count"
-                } else {
-                    "max"
-                }
-            )));
-        }
+        let plots = check_plots(raw.plot, &raw.metrics, &axes, raw.compare.is_some()).map_err(field)?;
+        check_runs(cells.len(), &replications).map_err(field)?;
         let warnings = load_warnings(&cells);
         let compare = match &raw.compare {
-            Some(t) => Some(parse_compare(t, &axes, &cells).map_err(err)?),
+            Some(t) => Some(parse_compare(t, &axes, &cells).map_err(field)?),
             None => None,
         };
         if compare.is_none()
@@ -539,26 +517,66 @@ fn cell_label(axes: &[Axis], values: &[Value]) -> String {
     parts.join(", ")
 }
 
+/// A spec's name, which names its results folder: plain (no /, \\, leading dot or control
+/// character).
+fn check_folder_name(name: &str) -> std::result::Result<(), FieldError> {
+    if name.is_empty()
+        || name.contains(['/', '\\'])
+        || name.starts_with('.')
+        || name.chars().any(char::is_control)
+    {
+        return Err(FieldError::new(
+            format!("name = {name:?}"),
+            "must be a plain folder name (no /, \\, leading dot or control character)",
+        ));
+    }
+    Ok(())
+}
+
+/// `cells` cells under `replications` record at most [`MAX_RUNS`] runs.
+fn check_runs(cells: usize, replications: &Replications) -> std::result::Result<(), FieldError> {
+    let (most, key) = match replications {
+        Replications::Fixed(n) => (*n, "count"),
+        Replications::Sequential { max, .. } => (*max, "max"),
+    };
+    if cells.saturating_mul(most) > MAX_RUNS {
+        return Err(FieldError::new(
+            format!("replications.{key}"),
+            format!(
+                "{cells} cells x {most} replications = {} runs, above the {MAX_RUNS} a sweep may record; \
+                 lower replications.{key}, or split the grid",
+                cells * most
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// At least one metric, none twice (which metrics a run reports is checked per cell).
-fn check_metric_list(metrics: &[String]) -> std::result::Result<(), String> {
+fn check_metric_list(metrics: &[String]) -> std::result::Result<(), FieldError> {
     if metrics.is_empty() {
-        return Err("metrics: list at least one metric".into());
+        return Err(FieldError::new("metrics", "list at least one metric"));
     }
     for (i, m) in metrics.iter().enumerate() {
         if metrics[..i].contains(m) {
-            return Err(format!("metrics: '{m}' listed twice"));
+            return Err(FieldError::new("metrics", format!("'{m}' listed twice")));
         }
     }
     Ok(())
 }
 
 /// The `[run]` table's parameters.
-fn fixed_params(run: &toml::Table) -> std::result::Result<BTreeMap<String, Value>, String> {
+fn fixed_params(run: &toml::Table) -> std::result::Result<BTreeMap<String, Value>, FieldError> {
     run.iter()
         .map(|(key, v)| {
             Value::from_toml(v)
                 .map(|value| (key.clone(), value))
-                .ok_or_else(|| format!("run.{key}: expected a number, string or boolean, got {v}"))
+                .ok_or_else(|| {
+                    FieldError::new(
+                        format!("run.{key}"),
+                        format!("expected a number, string or boolean, got {v}"),
+                    )
+                })
         })
         .collect()
 }
@@ -567,25 +585,34 @@ fn fixed_params(run: &toml::Table) -> std::result::Result<BTreeMap<String, Value
 fn parse_axes(
     table: &toml::Table,
     fixed: &BTreeMap<String, Value>,
-) -> std::result::Result<Vec<Axis>, String> {
+) -> std::result::Result<Vec<Axis>, FieldError> {
     let mut axes = Vec::new();
     for (key, v) in table {
         if fixed.contains_key(key) {
-            return Err(format!("axes.{key}: also set in [run]; set it in one place"));
+            return Err(FieldError::new(
+                format!("axes.{key}"),
+                "also set in [run]; set it in one place",
+            ));
         }
-        let values = axis_values(key, v).map_err(|m| format!("axes.{key}: {m}"))?;
+        let values = axis_values(key, v)?;
         if values.is_empty() {
-            return Err(format!("axes.{key}: no values"));
+            return Err(FieldError::new(format!("axes.{key}"), "no values"));
         }
         if values.len() > MAX_AXIS_VALUES {
-            return Err(format!(
-                "axes.{key}: {} values, above the {MAX_AXIS_VALUES} an axis may have",
-                values.len()
+            return Err(FieldError::new(
+                format!("axes.{key}"),
+                format!(
+                    "{} values, above the {MAX_AXIS_VALUES} an axis may have",
+                    values.len()
+                ),
             ));
         }
         for (i, v) in values.iter().enumerate() {
             if values[..i].iter().any(|w| w.matches(v)) {
-                return Err(format!("axes.{key}: the value {v} is listed twice"));
+                return Err(FieldError::new(
+                    format!("axes.{key}"),
+                    format!("the value {v} is listed twice"),
+                ));
             }
         }
         axes.push(Axis {
@@ -600,17 +627,24 @@ fn parse_axes(
         .try_fold(1usize, |n, &k| n.checked_mul(k).filter(|&n| n <= MAX_GRID));
     if combinations.is_none() {
         let product: f64 = sizes.iter().map(|&k| k as f64).product();
-        return Err(format!(
-            "axes: {} = {product:.3e} combinations, above the {MAX_GRID} a spec may enumerate; \
+        return Err(FieldError::new(
+            "axes",
+            format!(
+                "{} = {product:.3e} combinations, above the {MAX_GRID} a spec may enumerate; \
              narrow an axis, or split the grid into several specs",
-            sizes.iter().map(usize::to_string).collect::<Vec<_>>().join(" x ")
+                sizes.iter().map(usize::to_string).collect::<Vec<_>>().join(" x ")
+            ),
         ));
     }
     Ok(axes)
 }
 
 /// `[[exclude]]` or `[[only]]` rules: each names axes and values on them.
-fn parse_rules(tables: &[toml::Table], kind: &str, axes: &[Axis]) -> std::result::Result<Vec<Rule>, String> {
+fn parse_rules(
+    tables: &[toml::Table],
+    kind: &str,
+    axes: &[Axis],
+) -> std::result::Result<Vec<Rule>, FieldError> {
     let names: Vec<&str> = axes.iter().map(|a| a.name.as_str()).collect();
     let mut rules = Vec::new();
     for (i, t) in tables.iter().enumerate() {
@@ -622,7 +656,7 @@ fn parse_rules(tables: &[toml::Table], kind: &str, axes: &[Axis]) -> std::result
                 } else {
                     names.join(", ")
                 };
-                format!("{kind}[{i}].{k}: not an axis; axes: {known}")
+                FieldError::new(format!("{kind}[{i}].{k}"), format!("not an axis; axes: {known}"))
             })?;
             let values: Vec<Value> = match v {
                 toml::Value::Array(a) => a.iter().filter_map(Value::from_toml).collect(),
@@ -632,8 +666,9 @@ fn parse_rules(tables: &[toml::Table], kind: &str, axes: &[Axis]) -> std::result
                 .iter()
                 .find(|v| !axes[axis].values.iter().any(|a| a.matches(v)))
             {
-                return Err(format!(
-                    "{kind}[{i}].{k} = {v}: not a value of axis {k}, so it matches nothing"
+                return Err(FieldError::new(
+                    format!("{kind}[{i}].{k} = {v}"),
+                    format!("not a value of axis {k}, so it matches nothing"),
                 ));
             }
             rule.push((axis, values));
@@ -645,20 +680,26 @@ fn parse_rules(tables: &[toml::Table], kind: &str, axes: &[Axis]) -> std::result
 
 /// `[compare]`: one `axis = value`; every cell's baseline partner, which must replay the same
 /// workloads (the axis may not shape them, or the differences would not be paired).
-fn parse_compare(t: &toml::Table, axes: &[Axis], cells: &[Cell]) -> std::result::Result<Compare, String> {
+fn parse_compare(t: &toml::Table, axes: &[Axis], cells: &[Cell]) -> std::result::Result<Compare, FieldError> {
     let mut entries = t.iter();
     let (Some((name, value)), None) = (entries.next(), entries.next()) else {
-        return Err(
-            "compare: give exactly one axis and its baseline value, e.g. scheduler = \"easy\"".into(),
-        );
+        return Err(FieldError::new(
+            "compare",
+            "give exactly one axis and its baseline value, e.g. scheduler = \"easy\"",
+        ));
     };
     let axis = axes
         .iter()
         .position(|a| &a.name == name)
-        .ok_or_else(|| format!("compare.{name}: not an axis"))?;
+        .ok_or_else(|| FieldError::new(format!("compare.{name}"), "not an axis"))?;
     let baseline = Value::from_toml(value)
         .filter(|v| axes[axis].values.iter().any(|a| a.matches(v)))
-        .ok_or_else(|| format!("compare.{name} = {value}: not a value of axis {name}"))?;
+        .ok_or_else(|| {
+            FieldError::new(
+                format!("compare.{name} = {value}"),
+                format!("not a value of axis {name}"),
+            )
+        })?;
     let mut partner = vec![None; cells.len()];
     for cell in cells {
         if cell.values[axis].matches(&baseline) {
@@ -674,11 +715,14 @@ fn parse_compare(t: &toml::Table, axes: &[Axis], cells: &[Cell]) -> std::result:
         });
         if let Some(b) = found {
             if b.workload_key != cell.workload_key {
-                return Err(format!(
-                    "compare.{name}: {name} shapes the workload ({} against {}), so replications of the two \
+                return Err(FieldError::new(
+                    format!("compare.{name}"),
+                    format!(
+                        "{name} shapes the workload ({} against {}), so replications of the two \
                      cells are not paired; compare on an axis such as scheduler or predictor",
-                    cell_label(axes, &cell.values),
-                    cell_label(axes, &b.values)
+                        cell_label(axes, &cell.values),
+                        cell_label(axes, &b.values)
+                    ),
                 ));
             }
             partner[cell.index] = Some(b.index);
@@ -695,22 +739,24 @@ fn parse_compare(t: &toml::Table, axes: &[Axis], cells: &[Cell]) -> std::result:
 fn parse_replications(
     r: &RawReplications,
     metrics: &[String],
-) -> std::result::Result<(Replications, f64), String> {
+) -> std::result::Result<(Replications, f64), FieldError> {
     let confidence = r.confidence.unwrap_or(0.95);
     if !(confidence > 0.0 && confidence < 1.0) {
-        return Err(format!(
-            "replications.confidence = {confidence}: must be in (0, 1)"
+        return Err(FieldError::new(
+            format!("replications.confidence = {confidence}"),
+            "must be in (0, 1)",
         ));
     }
     for (key, n) in [("count", r.count), ("max", r.max)] {
         if let Some(n) = n.filter(|&n| n > MAX_REPLICATIONS) {
-            return Err(format!(
-                "replications.{key} = {n}: at most {MAX_REPLICATIONS} replications a cell"
+            return Err(FieldError::new(
+                format!("replications.{key} = {n}"),
+                format!("at most {MAX_REPLICATIONS} replications a cell"),
             ));
         }
     }
     let rule = match (r.count, r.min, r.max) {
-        (Some(0), None, None) => return Err("replications.count = 0: must be at least 1".into()),
+        (Some(0), None, None) => return Err(FieldError::new("replications.count = 0", "must be at least 1")),
         (Some(n), None, None)
             if r.batch.is_none() && r.target.is_none() && r.metric.is_none() && r.on.is_none() =>
         {
@@ -718,31 +764,40 @@ fn parse_replications(
         }
         (None, Some(min), Some(max)) => {
             let batch = r.batch.unwrap_or(1);
-            let target = r.target.ok_or("replications.target: required with min and max")?;
+            let target = r
+                .target
+                .ok_or_else(|| FieldError::new("replications.target", "required with min and max"))?;
             let metric = r
                 .metric
                 .clone()
-                .ok_or("replications.metric: required with min and max")?;
+                .ok_or_else(|| FieldError::new("replications.metric", "required with min and max"))?;
             if min < 2 || max < min || batch == 0 {
-                return Err(format!(
-                    "replications: need 2 <= min <= max and batch >= 1 (min = {min}, max = {max}, batch = {batch})"
+                return Err(FieldError::new(
+                    "replications",
+                    format!(
+                        "need 2 <= min <= max and batch >= 1 (min = {min}, max = {max}, batch = {batch})"
+                    ),
                 ));
             }
             if !(target > 0.0 && target.is_finite()) {
-                return Err(format!("replications.target = {target}: must be positive"));
+                return Err(FieldError::new(
+                    format!("replications.target = {target}"),
+                    "must be positive",
+                ));
             }
             if !metrics.contains(&metric) {
-                return Err(format!(
-                    "replications.metric = '{metric}': must be one of metrics ({})",
-                    metrics.join(", ")
+                return Err(FieldError::new(
+                    format!("replications.metric = '{metric}'"),
+                    format!("must be one of metrics ({})", metrics.join(", ")),
                 ));
             }
             let on = match r.on.as_deref() {
                 None | Some("mean") => StopOn::Mean,
                 Some("difference") => StopOn::Difference,
                 Some(other) => {
-                    return Err(format!(
-                        "replications.on = '{other}': expected mean or difference"
+                    return Err(FieldError::new(
+                        format!("replications.on = '{other}'"),
+                        "expected mean or difference",
                     ));
                 }
             };
@@ -756,19 +811,20 @@ fn parse_replications(
             }
         }
         _ => {
-            return Err(
-                "replications: give either count, or min, max, target and metric (batch, confidence optional)".into(),
-            );
+            return Err(FieldError::new(
+                "replications",
+                "give either count, or min, max, target and metric (batch, confidence optional)",
+            ));
         }
     };
     Ok((rule, confidence))
 }
 
 /// The `[measure]` window, if any.
-fn parse_window(measure: Option<&RawMeasure>) -> std::result::Result<Option<Window>, String> {
+fn parse_window(measure: Option<&RawMeasure>) -> std::result::Result<Option<Window>, FieldError> {
     match measure {
         None => Ok(None),
-        Some(m) if m.window == 0 => Err("measure.window = 0: must be at least 1".into()),
+        Some(m) if m.window == 0 => Err(FieldError::new("measure.window = 0", "must be at least 1")),
         Some(m) => Ok(Some(Window {
             measured: m.warmup..m.warmup + m.window,
             saturation: m.saturation,
@@ -783,21 +839,26 @@ fn check_plots(
     metrics: &[String],
     axes: &[Axis],
     compare: bool,
-) -> std::result::Result<Vec<PlotSpec>, String> {
+) -> std::result::Result<Vec<PlotSpec>, FieldError> {
     let names: Vec<&str> = axes.iter().map(|a| a.name.as_str()).collect();
     let mut checked = Vec::new();
     for (i, p) in plots.into_iter().enumerate() {
         if !metrics.contains(&p.metric) {
-            return Err(format!("plot[{i}].metric = '{}': not in metrics", p.metric));
+            return Err(FieldError::new(
+                format!("plot[{i}].metric = '{}'", p.metric),
+                "not in metrics",
+            ));
         }
         if p.difference && !compare {
-            return Err(format!(
-                "plot[{i}].difference = true: needs a [compare] section naming the baseline"
+            return Err(FieldError::new(
+                format!("plot[{i}].difference = true"),
+                "needs a [compare] section naming the baseline",
             ));
         }
         if p.difference && p.log_y {
-            return Err(format!(
-                "plot[{i}].log_y = true: a difference can be negative; drop log_y"
+            return Err(FieldError::new(
+                format!("plot[{i}].log_y = true"),
+                "a difference can be negative; drop log_y",
             ));
         }
         let named = [
@@ -807,18 +868,18 @@ fn check_plots(
         ];
         for (key, axis) in named.into_iter().filter_map(|(k, a)| Some((k, a?))) {
             if !names.contains(&axis.as_str()) {
-                return Err(format!(
-                    "plot[{i}].{key} = '{axis}': not an axis; axes: {}",
-                    names.join(", ")
+                return Err(FieldError::new(
+                    format!("plot[{i}].{key} = '{axis}'"),
+                    format!("not an axis; axes: {}", names.join(", ")),
                 ));
             }
         }
         if p.log_x {
             let x = axes.iter().find(|a| a.name == p.x).expect("checked above");
             if !x.values.iter().all(|v| v.as_f64().is_some_and(|f| f > 0.0)) {
-                return Err(format!(
-                    "plot[{i}].log_x = true: axis '{}' has values that are not positive numbers",
-                    p.x
+                return Err(FieldError::new(
+                    format!("plot[{i}].log_x = true"),
+                    format!("axis '{}' has values that are not positive numbers", p.x),
                 ));
             }
         }
@@ -828,8 +889,9 @@ fn check_plots(
             Some("bottom") => Legend::Bottom,
             Some("none") => Legend::None,
             Some(other) => {
-                return Err(format!(
-                    "plot[{i}].legend = '{other}': expected right, bottom or none"
+                return Err(FieldError::new(
+                    format!("plot[{i}].legend = '{other}'"),
+                    "expected right, bottom or none",
                 ));
             }
         };
@@ -837,8 +899,9 @@ fn check_plots(
             None => (800, 500),
             Some([w, h]) if (200..=4000).contains(&w) && (150..=4000).contains(&h) => (w, h),
             Some([w, h]) => {
-                return Err(format!(
-                    "plot[{i}].size = [{w}, {h}]: width 200 to 4000 and height 150 to 4000 pixels"
+                return Err(FieldError::new(
+                    format!("plot[{i}].size = [{w}, {h}]"),
+                    "width 200 to 4000 and height 150 to 4000 pixels",
                 ));
             }
         };
@@ -869,10 +932,15 @@ fn series_values(
     values: Option<&[toml::Value]>,
     series: Option<&str>,
     axes: &[Axis],
-) -> std::result::Result<Option<Vec<String>>, String> {
+) -> std::result::Result<Option<Vec<String>>, FieldError> {
     let (values, axis) = match (values, series) {
         (None, _) => return Ok(None),
-        (Some(_), None) => return Err(format!("plot[{i}].series_values: needs a series axis")),
+        (Some(_), None) => {
+            return Err(FieldError::new(
+                format!("plot[{i}].series_values"),
+                "needs a series axis",
+            ));
+        }
         (Some(values), Some(axis)) => (
             values,
             axes.iter().find(|a| a.name == axis).expect("checked before"),
@@ -888,9 +956,9 @@ fn series_values(
         {
             Some(a) => shown.push(a.to_string()),
             None => {
-                return Err(format!(
-                    "plot[{i}].series_values: {v} is not a value of axis '{}'",
-                    axis.name
+                return Err(FieldError::new(
+                    format!("plot[{i}].series_values"),
+                    format!("{v} is not a value of axis '{}'", axis.name),
                 ));
             }
         }
@@ -899,21 +967,32 @@ fn series_values(
 }
 
 /// A plot's `formats`: svg (the default), png or both, each once.
-fn formats(i: usize, listed: Option<Vec<String>>) -> std::result::Result<Vec<Format>, String> {
+fn formats(i: usize, listed: Option<Vec<String>>) -> std::result::Result<Vec<Format>, FieldError> {
     let mut formats = Vec::new();
     for f in listed.unwrap_or_else(|| vec!["svg".into()]) {
         let format = match f.as_str() {
             "svg" => Format::Svg,
             "png" => Format::Png,
-            other => return Err(format!("plot[{i}].formats: '{other}': expected svg or png")),
+            other => {
+                return Err(FieldError::new(
+                    format!("plot[{i}].formats"),
+                    format!("'{other}': expected svg or png"),
+                ));
+            }
         };
         if formats.contains(&format) {
-            return Err(format!("plot[{i}].formats: '{f}' listed twice"));
+            return Err(FieldError::new(
+                format!("plot[{i}].formats"),
+                format!("'{f}' listed twice"),
+            ));
         }
         formats.push(format);
     }
     if formats.is_empty() {
-        return Err(format!("plot[{i}].formats: list svg, png or both"));
+        return Err(FieldError::new(
+            format!("plot[{i}].formats"),
+            "list svg, png or both",
+        ));
     }
     Ok(formats)
 }
@@ -950,37 +1029,41 @@ fn grid(axes: &[Axis], exclude: &[Rule], only: &[Rule]) -> Vec<Vec<Value>> {
     cells
 }
 
-/// Values of one axis: a list, or `{ from, to, step }` (inclusive, floats rounded to 1e-9).
-fn axis_values(key: &str, v: &toml::Value) -> std::result::Result<Vec<Value>, String> {
+/// Values of axis `key`: a list, or `{ from, to, step }` (inclusive, floats rounded to 1e-9).
+fn axis_values(key: &str, v: &toml::Value) -> std::result::Result<Vec<Value>, FieldError> {
+    let bad = |message: String| FieldError::new(format!("axes.{key}"), message);
     match v {
         toml::Value::Array(items) => items
             .iter()
             .map(|item| {
                 Value::from_toml(item)
-                    .ok_or_else(|| format!("value {item} is not a number, string or boolean"))
+                    .ok_or_else(|| bad(format!("value {item} is not a number, string or boolean")))
             })
             .collect(),
         toml::Value::Table(t) => {
-            let get = |k: &str| -> std::result::Result<f64, String> {
+            let get = |k: &str| {
                 t.get(k)
                     .and_then(|x| Value::from_toml(x).and_then(|v| v.as_f64()))
-                    .ok_or_else(|| format!("range needs numeric '{k}' (from, to, step)"))
+                    .ok_or_else(|| bad(format!("range needs numeric '{k}' (from, to, step)")))
             };
             if let Some(extra) = t.keys().find(|k| !["from", "to", "step"].contains(&k.as_str())) {
-                return Err(format!("unknown range key '{extra}'; allowed: from, to, step"));
+                return Err(bad(format!(
+                    "unknown range key '{extra}'; allowed: from, to, step"
+                )));
             }
             let (from, to, step) = (get("from")?, get("to")?, get("step")?);
             if !(from.is_finite() && to.is_finite() && step.is_finite()) || step <= 0.0 || to < from {
-                return Err(format!(
+                return Err(bad(format!(
                     "range from {from} to {to} step {step}: need finite numbers, step > 0 and to >= from"
-                ));
+                )));
             }
             let all_ints = [&t["from"], &t["to"], &t["step"]].iter().all(|x| x.is_integer());
             let count = ((to - from) / step + 1e-9).floor() + 1.0;
             if count > MAX_AXIS_VALUES as f64 {
-                return Err(format!(
-                    "range from {from} to {to} step {step}: {count} values, above the {MAX_AXIS_VALUES} an axis may have"
-                ));
+                return Err(bad(format!(
+                    "range from {from} to {to} step {step}: {count} values, above the {MAX_AXIS_VALUES} an \
+                     axis may have"
+                )));
             }
             let count = count as usize;
             Ok((0..count)
@@ -996,6 +1079,6 @@ fn axis_values(key: &str, v: &toml::Value) -> std::result::Result<Vec<Value>, St
         }
         other => Value::from_toml(other)
             .map(|v| vec![v])
-            .ok_or_else(|| format!("{key}: expected a list of values or {{ from, to, step }}")),
+            .ok_or_else(|| bad("expected a list of values or { from, to, step }".into())),
     }
 }

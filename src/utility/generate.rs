@@ -34,6 +34,7 @@
 //!
 //! A job whose recorded wait is unknown (-1) counts as having waited 0.
 
+use crate::params::ParamError;
 use std::fmt;
 use std::str::FromStr;
 
@@ -100,8 +101,8 @@ impl Default for DecayMix {
 
 /// `mixed` (one third each), `linear`, `exponential`, `step`, or weights `l:e:s`.
 impl FromStr for DecayMix {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = ParamError;
+    fn from_str(s: &str) -> Result<Self, ParamError> {
         let s = s.trim();
         if s == "mixed" {
             return Ok(DecayMix::default());
@@ -111,11 +112,11 @@ impl FromStr for DecayMix {
             w[i] = 1.0;
             return Ok(DecayMix(w));
         }
-        let bad = || {
-            format!(
-                "decay = '{s}': expected mixed, linear, exponential, step, or weights \
-                 linear:exponential:step such as 2:1:1"
-            )
+        let bad = || ParamError::BadValue {
+            key: "decay".into(),
+            value: s.into(),
+            expected: "mixed, linear, exponential, step, or weights linear:exponential:step such as 2:1:1"
+                .into(),
         };
         let w: Vec<f64> = s
             .split(':')
@@ -155,12 +156,16 @@ pub enum DeadlineBasis {
 }
 
 impl FromStr for DeadlineBasis {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = ParamError;
+    fn from_str(s: &str) -> Result<Self, ParamError> {
         match s.trim() {
             "wait" => Ok(DeadlineBasis::Wait),
             "turnaround" => Ok(DeadlineBasis::Turnaround),
-            other => Err(format!("deadline_from = '{other}': expected wait or turnaround")),
+            other => Err(ParamError::BadValue {
+                key: "deadline_from".into(),
+                value: other.into(),
+                expected: "wait or turnaround".into(),
+            }),
         }
     }
 }
@@ -184,12 +189,16 @@ pub enum StartBin {
 }
 
 impl FromStr for StartBin {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = ParamError;
+    fn from_str(s: &str) -> Result<Self, ParamError> {
         match s.trim() {
             "intent" => Ok(StartBin::Intent),
             "literal" => Ok(StartBin::Literal),
-            other => Err(format!("start_bin = '{other}': expected intent or literal")),
+            other => Err(ParamError::BadValue {
+                key: "start_bin".into(),
+                value: other.into(),
+                expected: "intent or literal".into(),
+            }),
         }
     }
 }
@@ -234,21 +243,27 @@ impl Default for UtilityModel {
 
 impl UtilityModel {
     /// Checks the parameters, naming the first bad one.
-    pub fn validate(&self) -> Result<(), String> {
-        let positive = |name: &str, x: f64| {
-            if x.is_finite() && x > 0.0 {
-                Ok(())
-            } else {
-                Err(format!("{name} = {x}: expected a positive number"))
-            }
+    pub fn validate(&self) -> Result<(), ParamError> {
+        let bad = |key: &str, value: String, expected: &str| {
+            Err(ParamError::BadValue {
+                key: key.into(),
+                value,
+                expected: expected.into(),
+            })
         };
-        positive("globmax", self.globmax)?;
-        positive("deadline_factor", self.deadline_factor)?;
+        for (key, x) in [
+            ("globmax", self.globmax),
+            ("deadline_factor", self.deadline_factor),
+        ] {
+            if !(x.is_finite() && x > 0.0) {
+                return bad(key, x.to_string(), "a positive number");
+            }
+        }
         if !(self.sd.is_finite() && self.sd >= 0.0) {
-            return Err(format!("utility_sd = {}: expected a number >= 0", self.sd));
+            return bad("utility_sd", self.sd.to_string(), "a number >= 0");
         }
         if self.points > 1000 {
-            return Err(format!("utility_points = {}: at most 1000", self.points));
+            return bad("utility_points", self.points.to_string(), "at most 1000");
         }
         Ok(())
     }

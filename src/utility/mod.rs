@@ -20,7 +20,7 @@ pub struct Augmentation {
 impl Augmentation {
     /// Sets `jobs.priority` from the map and, unless the trace brought its own functions
     /// (the SWF extension), generates them with `seed`.
-    pub fn apply(&self, jobs: &mut Jobs, seed: u64) -> Result<(), String> {
+    pub fn apply(&self, jobs: &mut Jobs, seed: u64) -> crate::error::Result<()> {
         self.model.validate()?;
         let priority = self.priorities.apply(jobs)?;
         if jobs.utility.is_none() {

@@ -13,6 +13,8 @@
 //! low are charged at falling rates; standby runs on otherwise idle nodes), and counts the
 //! service queues (60 of jobs 5000-10000) as normal.
 
+use crate::error::UnmappedQueue;
+use crate::params::ParamError;
 use std::fmt;
 use std::str::FromStr;
 
@@ -46,17 +48,15 @@ impl PriorityMap {
     }
 
     /// Every job's priority, or an error naming the first job whose queue is not mapped.
-    pub fn apply(&self, jobs: &Jobs) -> Result<Vec<u16>, String> {
+    pub fn apply(&self, jobs: &Jobs) -> Result<Vec<u16>, UnmappedQueue> {
         jobs.queue
             .iter()
             .enumerate()
-            .map(|(j, &q)| {
-                self.get(q).ok_or_else(|| {
-                    format!(
-                        "priority map {self}: job {} is in queue {q}, which the map does not list \
-                         (add '{q}:P' or a default '*:P')",
-                        jobs.swf_id[j]
-                    )
+            .map(|(j, &queue)| {
+                self.get(queue).ok_or_else(|| UnmappedQueue {
+                    map: self.to_string(),
+                    job: jobs.swf_id[j],
+                    queue,
                 })
             })
             .collect()
@@ -64,9 +64,9 @@ impl PriorityMap {
 }
 
 impl FromStr for PriorityMap {
-    type Err = String;
+    type Err = ParamError;
 
-    fn from_str(s: &str) -> Result<Self, String> {
+    fn from_str(s: &str) -> Result<Self, ParamError> {
         if let Some(&(name, text)) = SHIPPED.iter().find(|(n, _)| *n == s.trim()) {
             let mut map: PriorityMap = text.parse()?;
             map.name = Some(name);
@@ -79,24 +79,28 @@ impl FromStr for PriorityMap {
         };
         for (i, item) in s.split(',').map(str::trim).enumerate() {
             let bad = || {
-                format!(
+                ParamError::Invalid(format!(
                     "priority map '{s}', item {} '{item}': expected queue:priority with whole \
                      numbers (or *:priority), or one of: {}",
                     i + 1,
                     SHIPPED.map(|(n, _)| n).join(", ")
-                )
+                ))
             };
             let (queue, priority) = item.split_once(':').ok_or_else(bad)?;
             let priority: u16 = priority.trim().parse().map_err(|_| bad())?;
             if queue.trim() == "*" {
                 if map.default.replace(priority).is_some() {
-                    return Err(format!("priority map '{s}': '*' given twice"));
+                    return Err(ParamError::Invalid(format!(
+                        "priority map '{s}': '*' given twice"
+                    )));
                 }
                 continue;
             }
             let queue: i32 = queue.trim().parse().map_err(|_| bad())?;
             if map.pairs.iter().any(|&(q, _)| q == queue) {
-                return Err(format!("priority map '{s}': queue {queue} given twice"));
+                return Err(ParamError::Invalid(format!(
+                    "priority map '{s}': queue {queue} given twice"
+                )));
             }
             map.pairs.push((queue, priority));
         }
@@ -105,9 +109,9 @@ impl FromStr for PriorityMap {
         let used: std::collections::BTreeSet<u16> =
             map.pairs.iter().map(|&(_, p)| p).chain(map.default).collect();
         if let Some(missing) = (0..levels).find(|p| !used.contains(p)) {
-            return Err(format!(
+            return Err(ParamError::Invalid(format!(
                 "priority map '{s}': priorities must be 0..N-1 with none skipped, but {missing} is unused"
-            ));
+            )));
         }
         Ok(map)
     }
@@ -152,7 +156,7 @@ mod tests {
 
     #[test]
     fn mistakes_are_named() {
-        let e = |s: &str| s.parse::<PriorityMap>().unwrap_err();
+        let e = |s: &str| s.parse::<PriorityMap>().unwrap_err().to_string();
         assert!(e("1:0,2").contains("item 2 '2'"));
         assert!(e("1:0,1:1").contains("queue 1 given twice"));
         assert!(e("1:0,2:2").contains("1 is unused"));
@@ -167,7 +171,7 @@ mod tests {
         r.queue = 9;
         let jobs = Jobs::from_records(&[r]);
         let m: PriorityMap = "1:0".parse().unwrap();
-        let err = m.apply(&jobs).unwrap_err();
+        let err = m.apply(&jobs).unwrap_err().to_string();
         assert!(err.contains("job 42 is in queue 9"), "{err}");
     }
 }

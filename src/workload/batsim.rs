@@ -29,7 +29,7 @@ use serde_json::value::RawValue;
 use super::swf::{SwfHeader, SwfOptions};
 use super::{JobRecord, Jobs, MAX_GPUS, MAX_PROCS, MAX_TIME, SkipCounts, Workload, narrow};
 use crate::Time;
-use crate::error::{Error, Result};
+use crate::error::{Error, FieldError, Result};
 
 /// The largest Batsim file read: 1 GiB of JSON, tens of millions of jobs.
 const MAX_BYTES: u64 = 1 << 30;
@@ -123,6 +123,67 @@ impl<'t> Lines<'t> {
     }
 }
 
+/// The machine's size: `--procs`, else the file's `nb_res`.
+fn machine_size(path: &Path, options: &SwfOptions, nb_res: u64) -> Result<u32> {
+    match options.procs {
+        Some(p) if (1..=MAX_PROCS).contains(&p) => Ok(p),
+        Some(p) => Err(workload_error(
+            path,
+            format!("--procs {p}: must be from 1 to {MAX_PROCS}"),
+        )),
+        None if (1..=MAX_PROCS as u64).contains(&nb_res) => Ok(nb_res as u32),
+        None => Err(workload_error(
+            path,
+            format!("nb_res {nb_res}: must be from 1 to {MAX_PROCS}"),
+        )),
+    }
+}
+
+/// Each profile's delay, or why it has none; a profile is read when a job first names it.
+struct Delays<'f> {
+    profiles: &'f HashMap<String, &'f RawValue>,
+    read: HashMap<&'f str, std::result::Result<f64, FieldError>>,
+}
+
+impl<'f> Delays<'f> {
+    fn new(profiles: &'f HashMap<String, &'f RawValue>) -> Self {
+        Delays {
+            profiles,
+            read: HashMap::new(),
+        }
+    }
+
+    /// The delay of profile `name`; errors name the file and the profile's line.
+    fn of(&mut self, name: &str, path: &Path, lines: &Lines) -> Result<f64> {
+        let Some((key, raw)) = self.profiles.get_key_value(name) else {
+            return Err(workload_error(
+                path,
+                format!("profile '{name}' is not in \"profiles\""),
+            ));
+        };
+        let delay = self.read.entry(key.as_str()).or_insert_with(|| {
+            let field = format!("profile '{key}'");
+            let profile: Profile =
+                serde_json::from_str(raw.get()).map_err(|e| FieldError::new(&field, e.to_string()))?;
+            match (profile.kind.as_str(), profile.delay) {
+                ("delay", Some(d)) => Ok(d),
+                ("delay", None) => Err(FieldError::new(field, "a delay profile without \"delay\"")),
+                (kind, _) => Err(FieldError::new(
+                    field,
+                    format!(
+                        "of type '{kind}': only 'delay' profiles give a runtime without Batsim's platform"
+                    ),
+                )),
+            }
+        });
+        delay.clone().map_err(|e| Error::Swf {
+            path: path.to_path_buf(),
+            line: lines.of_part(raw.get()),
+            message: e.to_string(),
+        })
+    }
+}
+
 fn parse(path: &Path, text: &str, options: &SwfOptions) -> Result<Workload> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let at = |line: usize, message: String| Error::Swf {
@@ -133,46 +194,8 @@ fn parse(path: &Path, text: &str, options: &SwfOptions) -> Result<Workload> {
     let lines = Lines::of(text);
     let file: File =
         serde_json::from_str(text).map_err(|e| at(e.line(), format!("not a Batsim workload: {e}")))?;
-    let procs = match options.procs {
-        Some(p) if (1..=MAX_PROCS).contains(&p) => p,
-        Some(p) => {
-            return Err(workload_error(
-                path,
-                format!("--procs {p}: must be from 1 to {MAX_PROCS}"),
-            ));
-        }
-        None if (1..=MAX_PROCS as u64).contains(&file.nb_res) => file.nb_res as u32,
-        None => {
-            return Err(workload_error(
-                path,
-                format!("nb_res {}: must be from 1 to {MAX_PROCS}", file.nb_res),
-            ));
-        }
-    };
-    // Each profile's delay, or why it has none; a profile is read when a job names it.
-    let mut delays: HashMap<&str, std::result::Result<f64, String>> = HashMap::new();
-    let mut profile_delay = |name: &str| -> std::result::Result<f64, Error> {
-        let raw = file
-            .profiles
-            .get_key_value(name)
-            .ok_or_else(|| format!("profile '{name}' is not in \"profiles\""));
-        let (key, raw) = match raw {
-            Ok(found) => found,
-            Err(message) => return Err(workload_error(path, message)),
-        };
-        let line = lines.of_part(raw.get());
-        let delay = delays.entry(key.as_str()).or_insert_with(|| {
-            let profile: Profile = serde_json::from_str(raw.get()).map_err(|e| format!("profile '{key}': {e}"))?;
-            match (profile.kind.as_str(), profile.delay) {
-                ("delay", Some(d)) => Ok(d),
-                ("delay", None) => Err(format!("profile '{key}': a delay profile without \"delay\"")),
-                (kind, _) => Err(format!(
-                    "profile '{key}' is of type '{kind}': only 'delay' profiles give a runtime without Batsim's platform"
-                )),
-            }
-        });
-        delay.clone().map_err(|message| at(line, message))
-    };
+    let procs = machine_size(path, options, file.nb_res)?;
+    let mut delays = Delays::new(&file.profiles);
     let seconds = |value: f64, field: &str, line: usize, up: bool| -> Result<Time> {
         let rounded = if up { value.ceil() } else { value.round() };
         if rounded.abs() > MAX_TIME as f64 {
@@ -209,7 +232,7 @@ fn parse(path: &Path, text: &str, options: &SwfOptions) -> Result<Workload> {
             not_selected += 1;
             continue;
         }
-        let delay = profile_delay(&job.profile)?;
+        let delay = delays.of(&job.profile, path, &lines)?;
         let submit = seconds(job.subtime, "subtime", line, false)?;
         let runtime = seconds(delay, "delay", line, false)?;
         let walltime = match job.walltime {
@@ -340,10 +363,7 @@ mod tests {
         assert!(m.starts_with("w.json:3: jobs[0]: missing field `res`"), "{m}");
         let parallel = "{\"nb_res\": 4, \"jobs\": [{\"id\": 1, \"subtime\": 0, \"res\": 1, \"profile\": \"p\"}],\n\"profiles\": {\n\"p\": {\"type\": \"parallel\", \"cpu\": [1], \"com\": [0]}}}";
         let m = message(parallel);
-        assert!(
-            m.starts_with("w.json:3: profile 'p' is of type 'parallel'"),
-            "{m}"
-        );
+        assert!(m.starts_with("w.json:3: profile 'p': of type 'parallel'"), "{m}");
         let absent =
             "{\"nb_res\": 4, \"jobs\": [{\"id\": 1, \"subtime\": 0, \"res\": 1, \"profile\": \"q\"}]}";
         assert!(message(absent).contains("profile 'q' is not in \"profiles\""));

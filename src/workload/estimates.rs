@@ -36,6 +36,7 @@ use rand_xoshiro::rand_core::SeedableRng;
 
 use crate::Time;
 use crate::error::{Error, Result};
+use crate::params::ParamError;
 use crate::random::ModelRng;
 use crate::workload::{Jobs, narrow};
 
@@ -56,11 +57,15 @@ pub enum EstimateModel {
 
 impl EstimateModel {
     /// `exact` or `tsafrir`.
-    pub fn parse(name: &str) -> std::result::Result<EstimateModel, String> {
+    pub fn parse(name: &str) -> std::result::Result<EstimateModel, ParamError> {
         match name {
             "exact" => Ok(EstimateModel::Exact),
             "tsafrir" => Ok(EstimateModel::Tsafrir(Tsafrir::default())),
-            _ => Err("expected exact or tsafrir".into()),
+            _ => Err(ParamError::BadValue {
+                key: "estimates".into(),
+                value: name.into(),
+                expected: "exact or tsafrir".into(),
+            }),
         }
     }
 

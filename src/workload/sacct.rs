@@ -28,7 +28,7 @@ use std::path::Path;
 
 use super::swf::{SwfHeader, SwfOptions};
 use super::{JobRecord, Jobs, MAX_GPUS, MAX_PROCS, MAX_TIME, SkipCounts, Workload, narrow};
-use crate::error::{Error, Result};
+use crate::error::{Error, FieldError, Result};
 
 /// Whether `start` (a file's first bytes, inflated) opens sacct's parsable output: a
 /// header line of `|`-separated names that holds `JobID`.
@@ -57,10 +57,10 @@ struct Columns {
 }
 
 impl Columns {
-    fn of(header: &str) -> std::result::Result<Columns, String> {
+    fn of(header: &str) -> std::result::Result<Columns, FieldError> {
         let names: Vec<&str> = header.trim_end().split('|').collect();
         let find = |name: &str| names.iter().position(|n| n.eq_ignore_ascii_case(name));
-        let need = |name: &str| find(name).ok_or_else(|| format!("the header has no {name} field"));
+        let need = |name: &str| find(name).ok_or_else(|| FieldError::new(name, "not in the header"));
         Ok(Columns {
             job_id: need("JobID")?,
             submit: need("Submit")?,
@@ -69,7 +69,7 @@ impl Columns {
             cpus: find("NCPUS")
                 .or_else(|| find("AllocCPUS"))
                 .or_else(|| find("ReqCPUS"))
-                .ok_or("the header has no NCPUS (or AllocCPUS, ReqCPUS) field")?,
+                .ok_or_else(|| FieldError::new("NCPUS (or AllocCPUS, ReqCPUS)", "not in the header"))?,
             nodes: find("NNodes"),
             timelimit: find("Timelimit"),
             user: find("User"),
@@ -160,11 +160,11 @@ fn memory_per_processor(text: &str, cpus: i64, nodes: i64) -> Option<i64> {
 /// GPUs in a TRES list (`cpu=4,mem=8G,node=1,gres/gpu=2`): the untyped `gres/gpu` count,
 /// else the sum of the typed ones (`gres/gpu:v100=2`), else 0; the error says what is
 /// wrong with a count.
-fn tres_gpus(text: &str) -> std::result::Result<u32, String> {
+fn tres_gpus(text: &str) -> std::result::Result<u32, FieldError> {
     let count = |value: &str| {
         value
             .parse::<u64>()
-            .map_err(|_| format!("gres/gpu count '{value}' is not a whole number"))
+            .map_err(|_| FieldError::new("gres/gpu", format!("count '{value}' is not a whole number")))
     };
     let (mut untyped, mut typed) = (None, 0u64);
     for item in text.split(',').filter(|i| !i.is_empty()) {
@@ -181,7 +181,12 @@ fn tres_gpus(text: &str) -> std::result::Result<u32, String> {
     u32::try_from(gpus)
         .ok()
         .filter(|&g| g <= MAX_GPUS)
-        .ok_or_else(|| format!("{gpus} GPUs, more than the {MAX_GPUS} a job may request"))
+        .ok_or_else(|| {
+            FieldError::new(
+                "gres/gpu",
+                format!("{gpus} GPUs, more than the {MAX_GPUS} a job may request"),
+            )
+        })
 }
 
 /// Reads sacct's parsable output (plain or gzip) as a trace; errors name the file, the
@@ -213,9 +218,9 @@ fn parse(path: &Path, reader: impl BufRead, options: &SwfOptions) -> Result<Work
         None => return Err(at(1, "empty: expected sacct's header line".into())),
     };
     let header = header.strip_prefix('\u{feff}').unwrap_or(&header).to_string();
-    let columns = Columns::of(&header).map_err(|m| at(1, m))?;
+    let columns = Columns::of(&header).map_err(|e| at(1, e.to_string()))?;
     let width = header.trim_end().split('|').count();
-    let (mut users, mut partitions): (HashMap<String, i32>, Vec<String>) = (HashMap::new(), Vec::new());
+    let mut names = Names::default();
     let mut rows: Vec<Row> = Vec::new();
     let mut skipped = SkipCounts::default();
     let mut not_selected = 0;
@@ -247,98 +252,11 @@ fn parse(path: &Path, reader: impl BufRead, options: &SwfOptions) -> Result<Work
             not_selected += 1;
             continue;
         }
-        let field = |c: usize, name: &str| -> std::result::Result<&str, Error> {
-            fields
-                .get(c)
-                .copied()
-                .ok_or_else(|| at(line_no, format!("no {name}")))
-        };
-        let time = |c: usize, name: &str| -> std::result::Result<Option<i64>, Error> {
-            let text = field(c, name)?;
-            match (timestamp(text), text) {
-                (Some(t), _) => Ok(Some(t)),
-                (None, "Unknown" | "None" | "") => Ok(None),
-                (None, other) => Err(at(
-                    line_no,
-                    format!("{name} '{other}': expected YYYY-MM-DDTHH:MM:SS"),
-                )),
-            }
-        };
-        let Some(submit) = time(columns.submit, "Submit")? else {
+        let Some(row) = read_row(&at, line_no, &fields, &columns, number, &mut names)? else {
             skipped.submit_negative += 1;
             continue;
         };
-        let (start, end) = (time(columns.start, "Start")?, time(columns.end, "End")?);
-        let cpus_text = field(columns.cpus, "NCPUS")?;
-        let cpus: i64 = cpus_text
-            .parse()
-            .map_err(|_| at(line_no, format!("NCPUS '{cpus_text}': expected a whole number")))?;
-        let nodes = columns
-            .nodes
-            .and_then(|c| fields[c].parse::<i64>().ok())
-            .unwrap_or(1);
-        let limit = columns.timelimit.and_then(|c| duration(fields[c]));
-        let dense = |value: &str, names: &mut Vec<String>| -> i32 {
-            match names.iter().position(|n| n == value) {
-                Some(p) => p as i32 + 1,
-                None => {
-                    names.push(value.to_string());
-                    names.len() as i32
-                }
-            }
-        };
-        let user = columns.user.map_or(-1, |c| {
-            let next = users.len() as i32 + 1;
-            *users.entry(fields[c].to_string()).or_insert(next)
-        });
-        let partition = columns
-            .partition
-            .filter(|&c| !fields[c].is_empty())
-            .map_or(-1, |c| dense(fields[c], &mut partitions));
-        let memory = columns
-            .req_mem
-            .and_then(|c| memory_per_processor(fields[c], cpus, nodes))
-            .map_or(-1, narrow);
-        // What the job held, else (a row that never ran, or sacct's older output) what it
-        // asked for.
-        let tres = [("AllocTRES", columns.alloc_tres), ("ReqTRES", columns.req_tres)]
-            .into_iter()
-            .filter_map(|(name, c)| Some((name, fields[c?])))
-            .find(|(_, text)| !text.is_empty());
-        let gpus = match tres {
-            None => 0,
-            Some((name, text)) => {
-                tres_gpus(text).map_err(|m| at(line_no, format!("{name} '{text}': {m}")))?
-            }
-        };
-        let status = columns.state.map_or(-1, |c| match fields[c] {
-            "COMPLETED" => 1,
-            s if s.starts_with("CANCELLED") => 5,
-            _ => 0,
-        });
-        let record = JobRecord {
-            user,
-            partition,
-            status,
-            requested_procs: narrow(cpus),
-            requested_time: limit.map_or(-1, narrow),
-            requested_memory: memory,
-            ..JobRecord::new(
-                number,
-                0,
-                0,
-                cpus.clamp(0, u32::MAX as i64) as u32,
-                limit.unwrap_or(0),
-            )
-        };
-        rows.push(Row {
-            line: line_no,
-            submit,
-            start,
-            end,
-            gpus,
-            record,
-        });
+        rows.push(row);
     }
     let Some(first) = rows.iter().map(|r| r.submit).min() else {
         return Err(Error::Workload {
@@ -352,6 +270,152 @@ fn parse(path: &Path, reader: impl BufRead, options: &SwfOptions) -> Result<Work
             message: format!("--procs {p}: must be from 1 to {MAX_PROCS}"),
         });
     }
+    let jobs = into_jobs(&at, rows, first, options, &mut skipped)?;
+    let partitions = names.partitions;
+    let mut comments = vec![format!(
+        "Converted from Slurm accounting (sacct) {}",
+        path.display()
+    )];
+    comments.extend(
+        partitions
+            .iter()
+            .enumerate()
+            .map(|(i, name)| format!("Partition: {} {name}", i + 1)),
+    );
+    let largest = jobs.procs.iter().copied().max().unwrap_or(1);
+    Ok(Workload {
+        name: super::trace_name(path),
+        jobs,
+        // The accounting does not say the machine's size: --procs or a machine file does;
+        // without, the widest job's.
+        procs: options.procs.unwrap_or(largest),
+        header: SwfHeader {
+            unix_start_time: Some(first),
+            comments,
+            ..SwfHeader::default()
+        },
+        skipped,
+        not_selected,
+    })
+}
+
+/// Users and partitions by name, numbered from 1 in order of appearance (SWF's fields 12
+/// and 16).
+#[derive(Default)]
+struct Names {
+    users: HashMap<String, i32>,
+    partitions: Vec<String>,
+}
+
+/// Job row `number` on line `line_no`, read from its `fields`; `None` without a submit time.
+fn read_row(
+    at: &impl Fn(usize, String) -> Error,
+    line_no: usize,
+    fields: &[&str],
+    columns: &Columns,
+    number: u64,
+    names: &mut Names,
+) -> Result<Option<Row>> {
+    let field = |c: usize, name: &str| -> std::result::Result<&str, Error> {
+        fields
+            .get(c)
+            .copied()
+            .ok_or_else(|| at(line_no, format!("no {name}")))
+    };
+    let time = |c: usize, name: &str| -> std::result::Result<Option<i64>, Error> {
+        let text = field(c, name)?;
+        match (timestamp(text), text) {
+            (Some(t), _) => Ok(Some(t)),
+            (None, "Unknown" | "None" | "") => Ok(None),
+            (None, other) => Err(at(
+                line_no,
+                format!("{name} '{other}': expected YYYY-MM-DDTHH:MM:SS"),
+            )),
+        }
+    };
+    let Some(submit) = time(columns.submit, "Submit")? else {
+        return Ok(None);
+    };
+    let (start, end) = (time(columns.start, "Start")?, time(columns.end, "End")?);
+    let cpus_text = field(columns.cpus, "NCPUS")?;
+    let cpus: i64 = cpus_text
+        .parse()
+        .map_err(|_| at(line_no, format!("NCPUS '{cpus_text}': expected a whole number")))?;
+    let nodes = columns
+        .nodes
+        .and_then(|c| fields[c].parse::<i64>().ok())
+        .unwrap_or(1);
+    let limit = columns.timelimit.and_then(|c| duration(fields[c]));
+    let dense = |value: &str, names: &mut Vec<String>| -> i32 {
+        match names.iter().position(|n| n == value) {
+            Some(p) => p as i32 + 1,
+            None => {
+                names.push(value.to_string());
+                names.len() as i32
+            }
+        }
+    };
+    let user = columns.user.map_or(-1, |c| {
+        let next = names.users.len() as i32 + 1;
+        *names.users.entry(fields[c].to_string()).or_insert(next)
+    });
+    let partition = columns
+        .partition
+        .filter(|&c| !fields[c].is_empty())
+        .map_or(-1, |c| dense(fields[c], &mut names.partitions));
+    let memory = columns
+        .req_mem
+        .and_then(|c| memory_per_processor(fields[c], cpus, nodes))
+        .map_or(-1, narrow);
+    // What the job held, else (a row that never ran, or sacct's older output) what it
+    // asked for.
+    let tres = [("AllocTRES", columns.alloc_tres), ("ReqTRES", columns.req_tres)]
+        .into_iter()
+        .filter_map(|(name, c)| Some((name, fields[c?])))
+        .find(|(_, text)| !text.is_empty());
+    let gpus = match tres {
+        None => 0,
+        Some((name, text)) => tres_gpus(text).map_err(|e| at(line_no, format!("{name} '{text}': {e}")))?,
+    };
+    let status = columns.state.map_or(-1, |c| match fields[c] {
+        "COMPLETED" => 1,
+        s if s.starts_with("CANCELLED") => 5,
+        _ => 0,
+    });
+    let record = JobRecord {
+        user,
+        partition,
+        status,
+        requested_procs: narrow(cpus),
+        requested_time: limit.map_or(-1, narrow),
+        requested_memory: memory,
+        ..JobRecord::new(
+            number,
+            0,
+            0,
+            cpus.clamp(0, u32::MAX as i64) as u32,
+            limit.unwrap_or(0),
+        )
+    };
+    Ok(Some(Row {
+        line: line_no,
+        submit,
+        start,
+        end,
+        gpus,
+        record,
+    }))
+}
+
+/// The rows as jobs, their times from the `first` submit: rows that never ran, ask for no
+/// processor or for more than the machine are counted in `skipped`.
+fn into_jobs(
+    at: &impl Fn(usize, String) -> Error,
+    rows: Vec<Row>,
+    first: i64,
+    options: &SwfOptions,
+    skipped: &mut SkipCounts,
+) -> Result<Jobs> {
     let procs = options.procs.unwrap_or(MAX_PROCS);
     let mut jobs = Jobs::default();
     let mut gpus = Vec::new();
@@ -392,31 +456,7 @@ fn parse(path: &Path, reader: impl BufRead, options: &SwfOptions) -> Result<Work
     }
     jobs.gpus = super::gpu_column(gpus);
     jobs.sort_by_submit();
-    let mut comments = vec![format!(
-        "Converted from Slurm accounting (sacct) {}",
-        path.display()
-    )];
-    comments.extend(
-        partitions
-            .iter()
-            .enumerate()
-            .map(|(i, name)| format!("Partition: {} {name}", i + 1)),
-    );
-    let largest = jobs.procs.iter().copied().max().unwrap_or(1);
-    Ok(Workload {
-        name: super::trace_name(path),
-        jobs,
-        // The accounting does not say the machine's size: --procs or a machine file does;
-        // without, the widest job's.
-        procs: options.procs.unwrap_or(largest),
-        header: SwfHeader {
-            unix_start_time: Some(first),
-            comments,
-            ..SwfHeader::default()
-        },
-        skipped,
-        not_selected,
-    })
+    Ok(jobs)
 }
 
 #[cfg(test)]
@@ -472,11 +512,13 @@ mod tests {
         assert!(
             tres_gpus("gres/gpu=two")
                 .unwrap_err()
+                .message
                 .contains("'two' is not a whole number")
         );
         assert!(
             tres_gpus("gres/gpu=99999999999")
                 .unwrap_err()
+                .message
                 .contains("more than the 67108864")
         );
         // A row's AllocTRES, else (empty: the job never ran) its ReqTRES.
@@ -490,7 +532,7 @@ mod tests {
         let bad = text.replace("gres/gpu=2", "gres/gpu=x");
         let e = read(&bad, &SwfOptions::default()).unwrap_err().to_string();
         assert!(
-            e.contains("s.txt:2: AllocTRES 'cpu=8,gres/gpu=x,node=1': gres/gpu count 'x'"),
+            e.contains("s.txt:2: AllocTRES 'cpu=8,gres/gpu=x,node=1': gres/gpu: count 'x'"),
             "{e}"
         );
         // Without GPUs anywhere, no GPU column: outputs stay as they were.
@@ -519,7 +561,7 @@ mod tests {
     #[test]
     fn errors_name_the_line_and_the_field() {
         let message = |text: &str| read(text, &SwfOptions::default()).unwrap_err().to_string();
-        assert!(message("JobID|Submit|Start\n").contains("s.txt:1: the header has no End field"));
+        assert!(message("JobID|Submit|Start\n").contains("s.txt:1: End: not in the header"));
         let short = "JobID|Submit|Start|End|NCPUS\n1|2024-01-01T00:00:00|x\n";
         assert!(message(short).contains("s.txt:2: 3 fields where the header names 5"));
         let bad = "JobID|Submit|Start|End|NCPUS\n1|yesterday|Unknown|Unknown|1\n";

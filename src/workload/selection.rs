@@ -1,5 +1,6 @@
 //! Job selection: an SWF job-number range (`5000..=10000`) and a first-N limit.
 
+use crate::params::ParamError;
 use std::ops::RangeInclusive;
 use std::str::FromStr;
 
@@ -34,10 +35,14 @@ impl std::fmt::Display for JobRange {
 }
 
 impl FromStr for JobRange {
-    type Err = String;
+    type Err = ParamError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let bad = || format!("invalid job range '{s}': expected A..=B, A..B, A.. or ..=B");
+        let bad = || ParamError::BadValue {
+            key: "jobs".into(),
+            value: s.into(),
+            expected: "a job range A..=B, A..B, A.. or ..=B".into(),
+        };
         let (lo, hi, inclusive) = if let Some((a, b)) = s.split_once("..=") {
             (a, b, true)
         } else if let Some((a, b)) = s.split_once("..") {
@@ -61,7 +66,11 @@ impl FromStr for JobRange {
                 .ok_or_else(bad)?,
         };
         if lo > hi {
-            return Err(format!("empty job range '{s}'"));
+            return Err(ParamError::BadValue {
+                key: "jobs".into(),
+                value: s.into(),
+                expected: "a range that holds a job (A <= B)".into(),
+            });
         }
         Ok(JobRange(lo..=hi))
     }

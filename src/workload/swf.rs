@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 
 use super::{JobRecord, Jobs, MAX_GPUS, MAX_PROCS, MAX_TIME, Selection, SkipCounts, Workload, narrow};
 use crate::Time;
-use crate::error::{Error, Result};
+use crate::error::{Error, FieldError, Result};
 
 /// Names of the 18 SWF fields, for error messages.
 pub const FIELD_NAMES: [&str; 18] = [
@@ -129,11 +129,14 @@ impl SwfHeader {
 
     /// The machine size: `procs` if given, else MaxProcs, else MaxNodes; the error says
     /// what the header holds.
-    fn machine(&self, procs: Option<u32>) -> std::result::Result<u32, String> {
+    fn machine(&self, procs: Option<u32>) -> std::result::Result<u32, FieldError> {
         if let Some(p) = procs {
             return match p {
                 1..=MAX_PROCS => Ok(p),
-                _ => Err(format!("--procs {p}: must be from 1 to {MAX_PROCS}")),
+                _ => Err(FieldError::new(
+                    format!("--procs {p}"),
+                    format!("must be from 1 to {MAX_PROCS}"),
+                )),
             };
         }
         if let Some(p) = self.max_procs.or(self.max_nodes) {
@@ -147,14 +150,15 @@ impl SwfHeader {
         .into_iter()
         .flatten()
         .collect();
-        Err(if found.is_empty() {
-            "machine size unknown: the header has no MaxProcs or MaxNodes; pass --procs".into()
+        let message = if found.is_empty() {
+            "the header has no MaxProcs or MaxNodes; pass --procs".into()
         } else {
             format!(
-                "machine size unknown: the header says {}, not a number of processors from 1 to {MAX_PROCS}; pass --procs",
+                "the header says {}, not a number of processors from 1 to {MAX_PROCS}; pass --procs",
                 found.join(" and ")
             )
-        })
+        };
+        Err(FieldError::new("machine size unknown", message))
     }
 }
 
@@ -558,12 +562,15 @@ impl<'a> Reading<'a> {
                 self.skipped.malformed += 1;
                 return Ok(true);
             }
-            Err(message) => return Err(self.error(message)),
+            Err(e) => return Err(self.error(e.to_string())),
         };
         let procs_limit = match self.machine {
             Some(m) => m,
             None => {
-                let m = self.header.machine(options.procs).map_err(|m| self.error(m))?;
+                let m = self
+                    .header
+                    .machine(options.procs)
+                    .map_err(|e| self.error(e.to_string()))?;
                 self.machine = Some(m);
                 self.sizing.first(&mut self.jobs, self.header.max_records);
                 m
@@ -618,9 +625,9 @@ impl<'a> Reading<'a> {
         } = self;
         let procs = match machine {
             Some(m) => m,
-            None => header.machine(options.procs).map_err(|message| Error::Workload {
+            None => header.machine(options.procs).map_err(|e| Error::Workload {
                 path: path.to_path_buf(),
-                message,
+                message: e.to_string(),
             })?,
         };
         if augmented == Some(true) {
@@ -693,15 +700,14 @@ const ID_FIELDS: [usize; 8] = [8, 12, 13, 14, 15, 16, 17, 18];
 /// text after field 18 (empty for a plain SWF line). Every value must be within the
 /// documented bounds. (The fields are written in place: moving them costs a copy of 144
 /// bytes per line, measurable in a whole run.)
-fn job_line<'l>(line: &'l [u8], fields: &mut Fields) -> std::result::Result<(f64, &'l str), String> {
+fn job_line<'l>(line: &'l [u8], fields: &mut Fields) -> std::result::Result<(f64, &'l str), FieldError> {
     // Checked only when the line does not parse (a non-ASCII byte cannot make a field), so
     // that such a line is named by its first foreign byte, as before any field.
     let not_ascii = |line: &[u8]| {
         line.iter().position(|b| !b.is_ascii()).map(|at| {
-            format!(
-                "byte 0x{:02X} at column {}: job lines must be ASCII (comments may hold any text)",
-                line[at],
-                at + 1
+            FieldError::new(
+                format!("byte 0x{:02X} at column {}", line[at], at + 1),
+                "job lines must be ASCII (comments may hold any text)",
             )
         })
     };
@@ -717,28 +723,31 @@ fn job_line<'l>(line: &'l [u8], fields: &mut Fields) -> std::result::Result<(f64
     let name = |field: usize| FIELD_NAMES[field - 1];
     for field in TIME_FIELDS {
         if fields[field - 1].unsigned_abs() > MAX_TIME as u64 {
-            return Err(format!(
-                "field {field} ({}): {} s is beyond the longest time schedlab accepts, 2^40 s ({MAX_TIME})",
-                name(field),
-                fields[field - 1]
+            return Err(FieldError::new(
+                format!("field {field} ({})", name(field)),
+                format!(
+                    "{} s is beyond the longest time schedlab accepts, 2^40 s ({MAX_TIME})",
+                    fields[field - 1]
+                ),
             ));
         }
     }
     for field in PROCS_FIELDS {
         if fields[field - 1] > MAX_PROCS as i64 {
-            return Err(format!(
-                "field {field} ({}): {} exceeds the largest machine schedlab simulates, {MAX_PROCS} processors",
-                name(field),
-                fields[field - 1]
+            return Err(FieldError::new(
+                format!("field {field} ({})", name(field)),
+                format!(
+                    "{} exceeds the largest machine schedlab simulates, {MAX_PROCS} processors",
+                    fields[field - 1]
+                ),
             ));
         }
     }
     for field in ID_FIELDS {
         if i32::try_from(fields[field - 1]).is_err() {
-            return Err(format!(
-                "field {field} ({}): {} is outside the 32-bit range of identifiers",
-                name(field),
-                fields[field - 1]
+            return Err(FieldError::new(
+                format!("field {field} ({})", name(field)),
+                format!("{} is outside the 32-bit range of identifiers", fields[field - 1]),
             ));
         }
     }
@@ -817,7 +826,7 @@ fn whole_number_fields(line: &[u8], fields: &mut Fields) -> Option<f64> {
 
 /// The 18 fields into `fields`, and the exact average CPU time and the text after field 18
 /// (empty for a plain SWF line), from a line: one pass over its bytes.
-fn parse_fields<'l>(line: &'l [u8], fields: &mut Fields) -> std::result::Result<(f64, &'l str), String> {
+fn parse_fields<'l>(line: &'l [u8], fields: &mut Fields) -> std::result::Result<(f64, &'l str), FieldError> {
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
     let mut fractional = 0f64;
     let (mut i, n) = (0usize, line.len());
@@ -826,7 +835,10 @@ fn parse_fields<'l>(line: &'l [u8], fields: &mut Fields) -> std::result::Result<
             i += 1;
         }
         if i == n {
-            return Err(format!("expected 18 fields, found {}", field - 1));
+            return Err(FieldError::new(
+                "the line",
+                format!("expected 18 fields, found {}", field - 1),
+            ));
         }
         let start = i;
         while i < n && !line[i].is_ascii_whitespace() {
@@ -842,10 +854,9 @@ fn parse_fields<'l>(line: &'l [u8], fields: &mut Fields) -> std::result::Result<
                     .and_then(|t| t.parse().ok())
                     .filter(|v: &f64| v.is_finite())
                     .ok_or_else(|| {
-                        format!(
-                            "field {field} ({}): expected a number, got '{}'",
-                            FIELD_NAMES[field - 1],
-                            text(token)
+                        FieldError::new(
+                            format!("field {field} ({})", FIELD_NAMES[field - 1]),
+                            format!("expected a number, got '{}'", text(token)),
                         )
                     })?,
             };
@@ -853,10 +864,9 @@ fn parse_fields<'l>(line: &'l [u8], fields: &mut Fields) -> std::result::Result<
             fields[field - 1] = v as i64;
         } else {
             fields[field - 1] = integer(token).ok_or_else(|| {
-                format!(
-                    "field {field} ({}): expected an integer, got '{}'",
-                    FIELD_NAMES[field - 1],
-                    text(token)
+                FieldError::new(
+                    format!("field {field} ({})", FIELD_NAMES[field - 1]),
+                    format!("expected an integer, got '{}'", text(token)),
                 )
             })?;
         }
@@ -865,21 +875,29 @@ fn parse_fields<'l>(line: &'l [u8], fields: &mut Fields) -> std::result::Result<
     let tail = if tail.is_empty() {
         ""
     } else {
-        std::str::from_utf8(tail).map_err(|e| e.to_string())?
+        std::str::from_utf8(tail).map_err(|e| FieldError::new("after field 18", e.to_string()))?
     };
     Ok((fractional, tail))
 }
 
 /// Field 19 of the GPU extension, the GPUs a job requests (`-1`: none), and the text after
 /// it.
-fn parse_gpus(tail: &str) -> Result<(u32, &str), String> {
+fn parse_gpus(tail: &str) -> Result<(u32, &str), FieldError> {
+    const FIELD: &str = "field 19 (GPUs)";
     let (token, rest) = tail
         .split_once(|c: char| c.is_ascii_whitespace())
         .unwrap_or((tail, ""));
-    let expected =
-        || format!("field 19 (GPUs): expected a whole number from -1 to {MAX_PROCS}, got '{token}'");
+    let expected = || {
+        FieldError::new(
+            FIELD,
+            format!("expected a whole number from -1 to {MAX_PROCS}, got '{token}'"),
+        )
+    };
     if token.is_empty() {
-        return Err("field 19 (GPUs): missing, but the header declares 'Extension: GPUs'".into());
+        return Err(FieldError::new(
+            FIELD,
+            "missing, but the header declares 'Extension: GPUs'",
+        ));
     }
     match token.parse::<i64>() {
         Ok(-1) => Ok((0, rest.trim_start())),
@@ -892,21 +910,22 @@ fn parse_gpus(tail: &str) -> Result<(u32, &str), String> {
 fn parse_utility(
     tail: &str,
     augmented: &mut Option<bool>,
-) -> Result<Option<crate::workload::UtilityFunction>, String> {
+) -> Result<Option<crate::workload::UtilityFunction>, FieldError> {
+    const FIELD: &str = "after field 18";
     let has = !tail.is_empty();
     match *augmented.get_or_insert(has) {
-        true if !has => Err(
-            "no utility tuples after field 18, but the first job line has them \
-             (an augmented trace gives every job its function)"
-                .into(),
-        ),
-        false if has => Err("fields after field 18, but the first job line has none \
-             (expected 18 fields, or utility tuples on every job line)"
-            .into()),
+        true if !has => Err(FieldError::new(
+            "no utility tuples after field 18",
+            "the first job line has them (an augmented trace gives every job its function)",
+        )),
+        false if has => Err(FieldError::new(
+            "fields after field 18",
+            "the first job line has none (expected 18 fields, or utility tuples on every job line)",
+        )),
         false => Ok(None),
         true => crate::workload::UtilityFunction::parse_tokens(tail.split_ascii_whitespace())
             .map(Some)
-            .map_err(|e| format!("utility tuples after field 18: {e}")),
+            .map_err(|e| FieldError::new(FIELD, format!("utility tuples: {e}"))),
     }
 }
 

@@ -438,11 +438,7 @@ impl LublinParams {
             "job_types" => self.job_types = parse_param(key, value)?,
             "estimates" => {
                 let max = self.estimates.max_estimate();
-                self.estimates = EstimateModel::parse(value).map_err(|message| Error::Param {
-                    key: key.into(),
-                    value: value.into(),
-                    message,
-                })?;
+                self.estimates = EstimateModel::parse(value)?;
                 self.estimates.set_max_estimate(max);
             }
             "max_estimate" => {
