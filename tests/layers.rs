@@ -1,7 +1,8 @@
 //! The library's modules depend on each other without cycles (docs/architecture.md), at the
 //! top level and within every folder: every module a file of the library names
 //! (`crate::a::b`, `super::c`) is an arrow from its own module, and no arrow may lead back
-//! to where it started. And one meaning per noun: no two public types share a name.
+//! to where it started. And one meaning per noun: no two public types share a name; errors
+//! are typed, never bare strings; no function is over 120 lines but the figure renderer.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -279,4 +280,110 @@ fn no_two_public_types_share_a_name() {
         "public types named twice:\n{}",
         twice.join("\n")
     );
+}
+
+/// Every `.rs` file of the library and of the Python package, with its text.
+fn sources() -> Vec<(PathBuf, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    rust_files(&root.join("python/src"), &mut files);
+    files.sort();
+    files
+        .into_iter()
+        .map(|f| {
+            let text = std::fs::read_to_string(&f).unwrap();
+            (f, text)
+        })
+        .collect()
+}
+
+/// The type arguments of each `Result<...>` in `text` (nested brackets kept whole).
+fn result_arguments(text: &str) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    for (i, _) in text.match_indices("Result<") {
+        let (mut depth, mut args, mut current) = (1, Vec::new(), String::new());
+        for c in text[i + 7..].chars() {
+            match c {
+                '<' | '(' => depth += 1,
+                '>' | ')' => depth -= 1,
+                ',' if depth == 1 => {
+                    args.push(std::mem::take(&mut current).trim().to_string());
+                    continue;
+                }
+                _ => {}
+            }
+            if depth == 0 {
+                break;
+            }
+            current.push(c);
+        }
+        args.push(current.trim().to_string());
+        out.push(args);
+    }
+    out
+}
+
+/// Errors are typed (`crate::error`, `ParamError`, ...): no function answers a bare
+/// message, which callers could only print or match as text.
+#[test]
+fn no_error_is_a_bare_string() {
+    assert_eq!(
+        result_arguments("fn f() -> Result<Vec<(u8, u8)>, String> { x }"),
+        [["Vec<(u8, u8)>", "String"]]
+    );
+    let mut found = Vec::new();
+    for (file, text) in sources() {
+        let bare = result_arguments(&text)
+            .iter()
+            .any(|args| args.len() == 2 && ["String", "&str", "&'static str"].contains(&args[1].as_str()));
+        if bare || text.contains("type Err = String") {
+            found.push(file.display().to_string());
+        }
+    }
+    assert!(found.is_empty(), "errors as bare strings in: {found:?}");
+}
+
+/// Functions stay short enough to read at once: none over 120 lines, but the figure
+/// renderer, which draws one element after another. A function ends at the first line
+/// that closes it at its own indentation (rustfmt's layout).
+#[test]
+fn no_function_is_longer_than_120_lines() {
+    let mut long = Vec::new();
+    for (file, text) in sources() {
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let code = line.trim_start();
+            let indent = line.len() - code.len();
+            let words: Vec<&str> = code.split_whitespace().collect();
+            let Some(at) = words.iter().position(|w| *w == "fn") else {
+                continue;
+            };
+            let qualifiers = ["pub", "pub(crate)", "pub(super)", "const", "unsafe", "async"];
+            if !words[..at].iter().all(|w| qualifiers.contains(w)) || code.ends_with(';') {
+                continue;
+            }
+            let name: String = words[at + 1]
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            // A function on one line closes where it opens.
+            if code.contains('{') && code.matches('{').count() <= code.matches('}').count() {
+                continue;
+            }
+            let end = lines[i + 1..]
+                .iter()
+                .position(|l| l.len() - l.trim_start().len() == indent && l.trim_start().starts_with('}'))
+                .map_or(lines.len(), |n| i + 1 + n);
+            if end - i + 1 > 120 && name != "render_svg" {
+                long.push(format!(
+                    "{}:{} {name}: {} lines",
+                    file.display(),
+                    i + 1,
+                    end - i + 1
+                ));
+            }
+        }
+    }
+    assert!(long.is_empty(), "functions over 120 lines:\n{}", long.join("\n"));
 }
