@@ -21,7 +21,7 @@ Imported by the scripts/*_tables.py scripts; uses only the standard library.
 
 With `--claims-csv` among its arguments, a ledger script prints its ledger as CSV instead
 of its README block: results/<paper>/claims.csv (scripts/refresh_ledgers.py writes it,
-tests/ledgers.rs checks it), one row per claim:
+tests/it/ledgers.rs checks it), one row per claim:
 
   id, claim, where (in the paper), paper (its figure), schedlab (ours, as in the README),
   interval (the intervals written in ours, empty where it has none), verdict, evidence

@@ -3,7 +3,7 @@
 ARGS -->` ... `<!-- end generated -->` with what that command prints now, and the folder's
 claims.csv with what it prints given `--claims-csv` (for the scripts that keep a claims
 ledger; scripts/ledger.py). Run from the repository root after regenerating results;
-tests/ledgers.rs checks they agree.
+tests/it/ledgers.rs checks they agree.
 
     python3 scripts/refresh_ledgers.py
 

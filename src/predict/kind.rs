@@ -44,7 +44,7 @@ macro_rules! predictors {
 
         /// The predictor of a run, chosen once by [`PredictorKind`], with the state it
         /// keeps; buffers are reused between runs. Every hook of [`RuntimePredictor`] is
-        /// forwarded (`tests/predictors.rs` runs each through it and directly).
+        /// forwarded (`tests/it/predictors.rs` runs each through it and directly).
         // Made once per run and moved once: boxing the larger would buy nothing.
         #[allow(clippy::large_enum_variant)]
         #[derive(Clone, Debug)]

@@ -11,7 +11,7 @@
 //!    zero-estimate job could not start. Otherwise every job would find the same place, so
 //!    the pass re-fits only the zero-estimate jobs (which hold nothing, so any reservation
 //!    may cover their instant); the result is the same as re-fitting every job at every pass
-//!    (checked against a naive implementation in `tests/reference.rs`);
+//!    (checked against a naive implementation in `tests/it/reference.rs`);
 //! 2. jobs that arrived at this instant get reservations, in trace order;
 //! 3. every job whose reservation is now starts. Zero-estimate jobs (runtime 0, since the
 //!    runtime never exceeds the estimate) reserve nothing and only need their processors free

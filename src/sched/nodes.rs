@@ -29,7 +29,7 @@
 //! O(waiting x reservations^2 x (reservations + nodes))): the one-pool schedulers in `easy.rs`, `fcfs.rs`
 //! and `conservative.rs` stay the fast path for processors alone; FCFS and EASY are checked
 //! against them where the two must agree (one-core nodes without memory), and all against
-//! a plain reference in `tests/machine.rs`.
+//! a plain reference in `tests/it/machine.rs`.
 
 use crate::Time;
 use crate::machine::pool::{NodePool, NodeRequest, Placement};

@@ -6,7 +6,7 @@
 //! are skewed to the right, and there the Student-t interval both undercovers and reaches
 //! below zero. The modified Cox interval for the mean of a log-normal sample (Armstrong
 //! 1992; Zhou & Gao 1997) keeps its level on such samples and is never negative; on samples
-//! with little spread it comes close to the Student-t interval. `tests/intervals.rs` measures its
+//! with little spread it comes close to the Student-t interval. `tests/it/intervals.rs` measures its
 //! coverage, and docs/sweeps.md states the method.
 
 use serde::Serialize;

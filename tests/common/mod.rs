@@ -10,6 +10,16 @@ use schedlab::sim::Engine;
 use schedlab::workload::{JobRecord, Jobs, Workload};
 
 /// `../shared/traces/NAME` if the folder is present; otherwise prints why the test is skipped.
+/// A fresh folder for one test's files, `schedlab-TAG-PID` in the system's temporary
+/// folder (emptied first): each test names its own tag, so tests running at once in
+/// this process never share one.
+pub fn scratch(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("schedlab-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 pub fn trace(name: &str) -> Option<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/traces");
     let path = dir.join(name);

@@ -25,7 +25,7 @@
 //!   machine sizes, so an interactive job is at most 45 processors of 128, 90 of 256;
 //!   `uhi` stays within `[0, log2(procs)]`. `sizes = "log2"` is the rule of the generator's
 //!   comments for every class (`uhi = log2(procs)`, `umed = uhi - 2.5`), with which the
-//!   generator wrote `../shared/traces/lublin_256_new2` (tests/lublin_model.rs). On
+//!   generator wrote `../shared/traces/lublin_256_new2` (tests/it/lublin_model.rs). On
 //!   machines so small that `umed` falls below `ulow`, `umed = ulow`, and `ulow` is at
 //!   most `uhi`.
 //! - `load`, when given, is the offered load `E[size * runtime] / (procs * E[gap])` summed

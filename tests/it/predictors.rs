@@ -1,7 +1,7 @@
 //! Runtime predictors inside backfilling: deadline misses, gradual increments, accuracy
 //! metrics (Talby et al., equations 1 and 2), and invariants on random workloads.
 
-mod common;
+use crate::common;
 
 use proptest::prelude::*;
 

@@ -3,7 +3,7 @@
 //! log's marginals (sizes, runtimes, estimate accuracy, jobs per user, daily cycle), as
 //! Kolmogorov-Smirnov distances; seeds differ and a seed repeats.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 

@@ -1,6 +1,6 @@
 //! Property tests of the scheduling invariants on random small workloads.
 
-mod common;
+use crate::common;
 
 use proptest::prelude::*;
 

@@ -2,7 +2,7 @@
 //! reference semantics (docs/semantics.md), written with none of the engine's shortcuts
 //! (no incremental backfill scan, no skipped re-fits, no availability profile).
 
-mod common;
+use crate::common;
 
 use proptest::prelude::*;
 
@@ -95,7 +95,7 @@ fn naive(jobs: &Jobs, procs: u32, kind: SchedulerKind, constant: Option<Time>) -
             queue.sort_by_key(|&j| (priority[j], j));
         }
         match kind {
-            SchedulerKind::Ga(_) => unreachable!("the GA is checked against EASY in tests/lee_snavely.rs"),
+            SchedulerKind::Ga(_) => unreachable!("the GA is checked against EASY in tests/it/lee_snavely.rs"),
             SchedulerKind::Fcfs
             | SchedulerKind::Easy
             | SchedulerKind::EasyPred

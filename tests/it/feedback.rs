@@ -6,7 +6,7 @@
 // Struct-of-arrays checks walk several columns with one index.
 #![allow(clippy::needless_range_loop)]
 
-mod common;
+use crate::common;
 
 use proptest::prelude::*;
 
@@ -97,8 +97,7 @@ proptest! {
 /// logged), and the summary's waits measured from the arrivals.
 #[test]
 fn a_trace_run_with_feedback_reads_sessions_and_measures_from_arrivals() {
-    let dir = std::env::temp_dir().join(format!("schedlab-feedback-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("feedback");
     let path = dir.join("sessions.swf");
     // id submit wait runtime procs cpu mem req_procs req_time req_mem status user ...
     std::fs::write(

@@ -2,7 +2,7 @@
 //! parse counts equal the archive's job counts, skips are reported, every scheduler runs to
 //! completion with the validator on.
 
-mod common;
+use crate::common;
 
 use schedlab::metrics::Summary;
 use schedlab::sched::SchedulerKind;
@@ -158,8 +158,7 @@ fn a_run_reading_only_the_simulated_columns_reports_the_same() {
     assert!(lean.jobs.queue.is_empty() && lean.jobs.think_time.is_empty());
     assert!(!full.jobs.queue.is_empty());
 
-    let dir = std::env::temp_dir().join(format!("schedlab-lean-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("lean");
     let trace = path.to_str().unwrap();
     for run in [
         vec!["--scheduler", "easy"],
@@ -211,11 +210,10 @@ fn a_run_reading_only_the_simulated_columns_reports_the_same() {
 }
 
 /// Every trace written as a Batsim workload (`trace convert --out FILE.json`) reads back
-/// job for job with the same simulated columns (tests/cli.rs runs one both ways).
+/// job for job with the same simulated columns (tests/it/cli.rs runs one both ways).
 #[test]
 fn batsim_workloads_read_back_as_their_swf_traces() {
-    let dir = std::env::temp_dir().join(format!("schedlab-batsim-traces-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("batsim-traces");
     for (name, _, _) in TRACES {
         let Some(swf) = load(name) else { continue };
         let path = dir.join(format!("{name}.json"));

@@ -1,5 +1,6 @@
 //! The `schedlab` binary as a user runs it: outputs, exit codes, broken pipes.
 
+use crate::common;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
@@ -24,12 +25,6 @@ fn assert_refused(args: &[&str], expected: &str) {
 
 fn golden(name: &str) -> String {
     format!("{}/tests/golden/{name}", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn temp_dir(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("schedlab-cli-{tag}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 #[test]
@@ -97,7 +92,7 @@ fn model_runs_are_reproducible_and_seeded() {
 
 #[test]
 fn jobs_csv_and_swf_outputs_round_trip() {
-    let dir = temp_dir("outputs");
+    let dir = common::scratch("cli-outputs");
     let csv = dir.join("jobs.csv");
     let swf = dir.join("schedule.swf");
     let out = schedlab(&[
@@ -144,7 +139,7 @@ fn jobs_csv_and_swf_outputs_round_trip() {
 /// schedule, job for job), and converts back to SWF; a Batsim error names the line.
 #[test]
 fn a_batsim_workload_converts_and_runs_as_its_swf_trace() {
-    let dir = temp_dir("batsim");
+    let dir = common::scratch("cli-batsim");
     let (json, back) = (dir.join("w.json"), dir.join("back.swf"));
     let trace = golden("easy_extra.swf");
     let convert = |from: &str, to: &PathBuf| {
@@ -193,7 +188,7 @@ fn a_batsim_workload_converts_and_runs_as_its_swf_trace() {
 /// partitions numbered (and said), and a bad row is refused with its line.
 #[test]
 fn slurm_accounting_runs_and_converts() {
-    let dir = temp_dir("sacct");
+    let dir = common::scratch("cli-sacct");
     let sacct = dir.join("jobs.txt");
     std::fs::write(
         &sacct,
@@ -259,7 +254,7 @@ fn slurm_accounting_runs_and_converts() {
 /// draws it with the cap beside the other figures.
 #[test]
 fn the_timeline_carries_the_power_under_its_cap() {
-    let dir = temp_dir("power-timeline");
+    let dir = common::scratch("cli-power-timeline");
     let machine = dir.join("m.toml");
     // 10 one-core nodes, 10 W idle and 110 W busy; a cap of 600 W holds 5 busy cores.
     std::fs::write(
@@ -316,7 +311,7 @@ fn the_timeline_carries_the_power_under_its_cap() {
 
 #[test]
 fn bad_input_exits_2_with_file_and_line() {
-    let dir = temp_dir("bad");
+    let dir = common::scratch("cli-bad");
     let bad = dir.join("bad.swf");
     std::fs::write(&bad, "; MaxProcs: 4\n1 0 -1 10 2\n").unwrap();
     let out = schedlab(&["run", "--trace", bad.to_str().unwrap(), "--scheduler", "fcfs"]);
@@ -343,7 +338,7 @@ fn bad_input_exits_2_with_file_and_line() {
 fn a_trace_that_leaves_nothing_to_simulate_is_refused() {
     // A summary of no jobs would report means and percentiles of nothing, and a load target
     // on a trace that offers none would collapse every arrival to one instant.
-    let dir = temp_dir("nothing");
+    let dir = common::scratch("cli-nothing");
     let write = |name: &str, body: &str| {
         let path = dir.join(name);
         std::fs::write(&path, body).unwrap();
@@ -503,7 +498,7 @@ count = 24
 
 #[test]
 fn sweep_list_dry_run_and_size_gate() {
-    let dir = temp_dir("sweep-list");
+    let dir = common::scratch("cli-sweep-list");
     let spec = dir.join("s.toml");
     std::fs::write(&spec, SWEEP).unwrap();
     let out = schedlab(&["sweep", spec.to_str().unwrap(), "--list"]);
@@ -540,7 +535,7 @@ fn sweep_list_dry_run_and_size_gate() {
 
 #[test]
 fn a_killed_sweep_resumes_to_the_uninterrupted_bytes() {
-    let dir = temp_dir("sweep-kill");
+    let dir = common::scratch("cli-sweep-kill");
     let spec = dir.join("s.toml");
     std::fs::write(&spec, SWEEP).unwrap();
     let spec_arg = spec.to_str().unwrap().to_string();
@@ -658,10 +653,10 @@ fn predictor_flag_reports_accuracy_and_is_refused_where_unused() {
 
 #[test]
 fn predict_prints_every_predictor_and_names_bad_fields() {
-    let dir = temp_dir("predict");
+    let dir = common::scratch("cli-predict");
     let state = dir.join("state.json");
     // One job of 64 processors aged e^4 s under Downey's lifetimes; 32 asked, none free:
-    // every predictor waits e^8 - e^4 s (tests/queue_time.rs works it out). 100 never fits.
+    // every predictor waits e^8 - e^4 s (tests/it/queue_time.rs works it out). 100 never fits.
     std::fs::write(
         &state,
         format!(
@@ -704,7 +699,7 @@ fn predict_prints_every_predictor_and_names_bad_fields() {
 fn predict_refuses_in_the_users_words_and_names_the_field() {
     // Unknown keys are refused everywhere, the distribution's too, and no refusal speaks of
     // the parser's types ("untagged enum", "u32") (issue 40).
-    let dir = temp_dir("predict-words");
+    let dir = common::scratch("cli-predict-words");
     let state = dir.join("state.json");
     let cases = [
         (
@@ -750,7 +745,7 @@ fn predict_refuses_in_the_users_words_and_names_the_field() {
 
 #[test]
 fn malleable_reports_both_evaluations_and_exports_prediction_pairs() {
-    let dir = temp_dir("malleable");
+    let dir = common::scratch("cli-malleable");
     let (csv, svg) = (dir.join("pairs.csv"), dir.join("fig5.svg"));
     let out = schedlab(&[
         "malleable",
@@ -804,7 +799,7 @@ fn malleable_reports_both_evaluations_and_exports_prediction_pairs() {
 /// says what to change, or capped with a warning; nothing panics.
 #[test]
 fn hostile_inputs_are_refused_with_exit_2() {
-    let dir = temp_dir("hostile");
+    let dir = common::scratch("cli-hostile");
     let spec = |name: &str, text: &str| {
         let path = dir.join(name);
         std::fs::write(&path, text).unwrap();
@@ -966,7 +961,7 @@ fn hostile_inputs_are_refused_with_exit_2() {
 #[cfg(unix)]
 #[test]
 fn an_interrupted_sweep_says_how_to_resume() {
-    let dir = temp_dir("interrupt");
+    let dir = common::scratch("cli-interrupt");
     let spec = dir.join("slow.toml");
     std::fs::write(
         &spec,
@@ -1014,7 +1009,7 @@ fn an_interrupted_sweep_says_how_to_resume() {
 /// replay as recorded does not.
 #[test]
 fn shaken_trace_replays_follow_the_seed() {
-    let dir = temp_dir("shake");
+    let dir = common::scratch("cli-shake");
     let trace = dir.join("busy.swf");
     let mut text = String::from("; MaxProcs: 16\n");
     for i in 0..400u64 {
@@ -1129,7 +1124,7 @@ fn conflicting_flags_exit_2_with_the_reason() {
 /// naming how it was drawn; the same seed gives the same file.
 #[test]
 fn trace_resample_writes_a_reproducible_swf() {
-    let dir = temp_dir("resample");
+    let dir = common::scratch("cli-resample");
     let trace = golden("sjbf_order.swf");
     let write = |seed: &str, name: &str| {
         let path = dir.join(name);
@@ -1165,7 +1160,7 @@ fn trace_resample_writes_a_reproducible_swf() {
 /// two figures beside it; `--gantt-out` draws the jobs of its window and refuses a bad one.
 #[test]
 fn timeline_and_gantt_agree_with_the_jobs() {
-    let dir = temp_dir("timeline");
+    let dir = common::scratch("cli-timeline");
     let (jobs, timeline, gantt) = (dir.join("jobs.csv"), dir.join("tl.csv"), dir.join("g.svg"));
     let out = schedlab(&[
         "run",
@@ -1259,7 +1254,7 @@ fn timeline_and_gantt_agree_with_the_jobs() {
 /// summaries metric by metric; mixed kinds and a bad row exit 2 naming the file and line.
 #[test]
 fn compare_two_runs() {
-    let dir = temp_dir("compare");
+    let dir = common::scratch("cli-compare");
     let path = |n: &str| dir.join(n).to_str().unwrap().to_string();
     for (scheduler, tag) in [("fcfs", "a"), ("easy", "b")] {
         let out = schedlab(&[
@@ -1407,7 +1402,7 @@ fn scaling_knobs_are_bounded_before_any_work() {
     // Loads from 0.001 to 10, and load scales that imply such a load and keep every submit
     // within 2^40 s: past them a run panicked, reported negative waits, or ran for minutes
     // (issue 40).
-    let dir = temp_dir("scaling-knobs");
+    let dir = common::scratch("cli-scaling-knobs");
     let write = |name: &str, body: &str| {
         let path = dir.join(name);
         std::fs::write(&path, body).unwrap();
@@ -1510,7 +1505,7 @@ fn scaling_knobs_are_bounded_before_any_work() {
 fn outputs_never_overwrite_inputs_or_each_other() {
     // The same file under another name (a symbolic or a hard link, a path through `.`), or
     // one path given to two outputs: refused before anything runs, the input intact.
-    let dir = temp_dir("clobber");
+    let dir = common::scratch("cli-clobber");
     let trace = dir.join("f.swf");
     let body = "; MaxProcs: 8\n1 0 -1 10 4 -1 -1 4 10 -1 1 1 1 1 1 -1 -1 -1\n2 50 -1 10 4 -1 -1 4 10 -1 1 1 1 1 1 -1 -1 -1\n";
     std::fs::write(&trace, body).unwrap();
@@ -1603,7 +1598,7 @@ fn two_sweeps_on_one_folder_never_both_write() {
     // refused (by the folder's lock while the first runs, by the spec hash after), and the
     // folder holds the winner's results whole. Before the lock both exited 0 in 8 of 10
     // trials and one result set was lost (issue 40).
-    let dir = temp_dir("two-writers");
+    let dir = common::scratch("cli-two-writers");
     let spec = |seed: u32| {
         let path = dir.join(format!("s{seed}.toml"));
         std::fs::write(
@@ -1657,7 +1652,7 @@ fn two_sweeps_on_one_folder_never_both_write() {
 
 #[test]
 fn trace_info_shows_how_the_jobs_fall_on_a_machines_partitions() {
-    let dir = temp_dir("machine-fit");
+    let dir = common::scratch("cli-machine-fit");
     // Partition (field 16) 1: two jobs of 4 and 16 processors; 2: one of 2; 3: one of 1.
     let trace = dir.join("parts.swf");
     std::fs::write(

@@ -1,7 +1,7 @@
 //! Golden scenarios: tiny SWF files in `tests/golden/` written by hand, each with the expected
 //! start of every job for each scheduler in `; expect SCHEDULER: JOB@START ...` comments.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::Path;

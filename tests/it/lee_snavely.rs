@@ -1,7 +1,7 @@
 //! Priority-FIFO and the GA scheduler (Lee & Snavely): hand-checked scenarios, invariants
 //! on random workloads, the GA reducing to EASY, and its determinism for any thread count.
 
-mod common;
+use crate::common;
 
 use proptest::prelude::*;
 

@@ -1,6 +1,7 @@
 //! Sweeps: determinism across threads and shards, resume, merge refusals, spec validation,
 //! sequential stopping against a metric of known variance, saturation.
 
+use crate::common;
 use schedlab::experiment::Experiment;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -41,13 +42,6 @@ metric = "mean_wait"
 x = "load"
 series = "scheduler"
 "#;
-
-fn temp(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("schedlab-sweep-{tag}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 fn plan_from(text: &str, dir: &Path) -> Plan {
     let path = dir.join("spec.toml");
@@ -100,7 +94,7 @@ fn assert_same_outputs(a: &Path, b: &Path) {
 
 #[test]
 fn outputs_are_byte_identical_for_any_thread_count() {
-    let dir = temp("threads");
+    let dir = common::scratch("sweep-threads");
     let plan = plan_from(SMALL, &dir);
     assert_eq!(plan.cells.len(), 7);
     for threads in [1, 2, 4, 16] {
@@ -129,7 +123,7 @@ fn outputs_are_byte_identical_for_any_thread_count() {
 
 #[test]
 fn shards_merge_into_the_single_process_result() {
-    let dir = temp("shards");
+    let dir = common::scratch("sweep-shards");
     let plan = plan_from(SMALL, &dir);
     run_sweep(&plan, &options(&dir.join("single"), 2)).unwrap();
     for split in [2usize, 3, 7] {
@@ -151,7 +145,7 @@ fn shards_merge_into_the_single_process_result() {
 
 #[test]
 fn merge_refuses_mismatched_duplicate_and_missing_shards() {
-    let dir = temp("refuse");
+    let dir = common::scratch("sweep-refuse");
     let plan = plan_from(SMALL, &dir);
     let shards: Vec<PathBuf> = (0..2).map(|k| dir.join(format!("s{k}"))).collect();
     for (k, out) in shards.iter().enumerate() {
@@ -223,7 +217,7 @@ impl TapMkdir for PathBuf {
 
 #[test]
 fn an_interrupted_sweep_resumes_to_the_same_bytes() {
-    let dir = temp("resume");
+    let dir = common::scratch("sweep-resume");
     let plan = plan_from(SMALL, &dir);
     let full = dir.join("full");
     run_sweep(&plan, &options(&full, 2)).unwrap();
@@ -254,7 +248,7 @@ fn an_interrupted_sweep_resumes_to_the_same_bytes() {
 /// seed or a row recorded twice is refused by `--resume` and by `merge`, naming the line.
 #[test]
 fn tampered_journals_are_refused_naming_the_line() {
-    let dir = temp("tamper");
+    let dir = common::scratch("sweep-tamper");
     let plan = plan_from(SMALL, &dir);
     let full = dir.join("full");
     run_sweep(&plan, &options(&full, 2)).unwrap();
@@ -364,7 +358,7 @@ metric = "jobs"
 
 #[test]
 fn sequential_stopping_reaches_the_target_on_a_poisson_count() {
-    let dir = temp("stopping");
+    let dir = common::scratch("sweep-stopping");
     let plan = plan_from(POISSON_CELL, &dir);
     run_sweep(&plan, &options(&dir.join("out"), 2)).unwrap();
     let runs = read_runs(&dir.join("out/runs.csv"), &plan).unwrap();
@@ -398,7 +392,7 @@ fn running_ahead_changes_no_result() {
     // the runner starts batches past the current one, up to the count the interval
     // projects. Whatever it runs ahead, the outputs are those of one thread, which never
     // runs ahead, and what it ran but did not need is counted, not written.
-    let dir = temp("ahead");
+    let dir = common::scratch("sweep-ahead");
     let plan = plan_from(POISSON_CELL, &dir);
     let one = run_sweep(&plan, &options(&dir.join("t1"), 1)).unwrap();
     assert_eq!(one.tasks_unused, 0);
@@ -416,7 +410,7 @@ fn running_ahead_changes_no_result() {
 
 #[test]
 fn a_deterministic_cell_stops_at_min() {
-    let dir = temp("deterministic");
+    let dir = common::scratch("sweep-deterministic");
     let trace = format!("{}/tests/golden/easy_extra.swf", env!("CARGO_MANIFEST_DIR"));
     let spec = format!(
         r#"
@@ -440,7 +434,7 @@ metric = "mean_wait"
 
 #[test]
 fn an_overloaded_system_is_recorded_as_saturated() {
-    let dir = temp("saturation");
+    let dir = common::scratch("sweep-saturation");
     let spec = r#"
 metrics = ["mean_response", "jobs", "utilization"]
 [run]
@@ -471,7 +465,7 @@ count = 2
 
 #[test]
 fn a_measure_window_counts_only_its_jobs() {
-    let dir = temp("window");
+    let dir = common::scratch("sweep-window");
     let spec = r#"
 metrics = ["jobs", "mean_wait"]
 [run]
@@ -499,7 +493,7 @@ count = 3
 /// Each kind of mistake gets a message naming the key, the value and what is allowed.
 #[test]
 fn spec_mistakes_are_named() {
-    let dir = temp("validation");
+    let dir = common::scratch("sweep-validation");
     let cases: &[(&str, &str, &[&str])] = &[
         (
             "\"fcfs\", \"easy\",",
@@ -587,7 +581,7 @@ fn spec_mistakes_are_named() {
 /// before any cell is built: a 10^20-combination grid in milliseconds, not by aborting.
 #[test]
 fn sizes_past_their_bounds_are_refused_before_anything_is_built() {
-    let dir = temp("bounds");
+    let dir = common::scratch("sweep-bounds");
     let huge_axes = (0..10)
         .map(|i| format!("x{i} = {{ from = 1, to = 100, step = 1 }}"))
         .collect::<Vec<_>>()
@@ -665,7 +659,7 @@ fn a_trace_sweep_scales_the_load_and_selects_jobs() {
         eprintln!("SKIPPED: ../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz is absent");
         return;
     };
-    let dir = temp("trace");
+    let dir = common::scratch("sweep-trace");
     let trace = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz"
@@ -708,7 +702,7 @@ count = 2
 
 #[test]
 fn predictor_is_an_axis_and_shares_workloads() {
-    let dir = temp("predictor");
+    let dir = common::scratch("sweep-predictor");
     let spec = r#"
 metrics = ["mean_wait", "absolute_inaccuracy", "relative_accuracy", "deadline_misses"]
 [run]
@@ -764,7 +758,7 @@ count = 2
 
 #[test]
 fn strategy_is_an_axis_with_its_own_metrics_and_rules() {
-    let dir = temp("strategy");
+    let dir = common::scratch("sweep-strategy");
     let spec = r#"
 metrics = ["mean_response", "rebel_fraction", "prediction_correlation"]
 [run]
@@ -813,7 +807,7 @@ count = 2
 
 #[test]
 fn partitioning_policies_are_an_axis_normalised_by_dyn_equi() {
-    let dir = temp("partition");
+    let dir = common::scratch("sweep-partition");
     let spec = r#"
 metrics = ["normalized_response", "mean_partition", "mean_wait"]
 [run]
@@ -910,7 +904,7 @@ fn utility_trace(dir: &Path) -> PathBuf {
 
 #[test]
 fn utility_sweeps_share_functions_within_a_replication_and_any_thread_count() {
-    let dir = temp("utility");
+    let dir = common::scratch("sweep-utility");
     utility_trace(&dir);
     let spec = r#"
 metrics = ["aggregate_utility", "earned_p50", "mean_wait"]
@@ -944,7 +938,7 @@ count = 2
 
 #[test]
 fn utility_spec_mistakes_are_named() {
-    let dir = temp("utility-validation");
+    let dir = common::scratch("sweep-utility-validation");
     utility_trace(&dir);
     let base = "metrics = [\"mean_wait\"]\n[run]\ntrace = \"valued.swf\"\n[replications]\ncount = 1\n";
     let cases: &[(&str, &[&str])] = &[
@@ -995,7 +989,7 @@ fn utility_spec_mistakes_are_named() {
 
 #[test]
 fn cluster_sweeps_score_estimators_and_are_thread_independent() {
-    let dir = temp("cisne");
+    let dir = common::scratch("sweep-cisne");
     let spec = r#"
 metrics = ["dv_response", "mean_wait", "mean_queue", "jobs"]
 [run]
@@ -1042,7 +1036,7 @@ count = 2
 /// when read, the load target in the plan, `summary.md` and `--dry-run`.
 #[test]
 fn traces_without_estimates_and_loads_past_one_are_warned_about() {
-    let dir = temp("warnings");
+    let dir = common::scratch("sweep-warnings");
     let mut text = String::from("; MaxProcs: 4\n");
     for j in 0..40 {
         text.push_str(&format!(
@@ -1120,7 +1114,7 @@ difference = true
 /// shapes the workload is refused.
 #[test]
 fn paired_differences_match_a_recomputation_from_runs_csv() {
-    let dir = temp("compare");
+    let dir = common::scratch("sweep-compare");
     let plan = plan_from(COMPARE, &dir);
     let (one, two) = (dir.join("one"), dir.join("two"));
     run_sweep(&plan, &options(&one, 1)).unwrap();
@@ -1236,7 +1230,7 @@ fn paired_differences_match_a_recomputation_from_runs_csv() {
 /// named when they make no sense.
 #[test]
 fn plot_keys_set_title_labels_legend_size_and_formats() {
-    let dir = temp("plot-keys");
+    let dir = common::scratch("sweep-plot-keys");
     let plot = SMALL.replace(
         "[[plot]]\nmetric = \"mean_wait\"\nx = \"load\"\nseries = \"scheduler\"\n",
         r#"[[plot]]
@@ -1336,7 +1330,7 @@ log_x = true
 fn projected_replications_follow_the_sample_size_rule() {
     use schedlab::sweep::stopping::projected_replications;
     use schedlab::sweep::task::RunRecord;
-    let dir = temp("projection");
+    let dir = common::scratch("sweep-projection");
     let plan = plan_from(SMALL, &dir);
     let runs = |values: &[f64]| -> Vec<RunRecord> {
         values
@@ -1378,7 +1372,7 @@ fn projected_replications_follow_the_sample_size_rule() {
 /// `--dry-run` and `summary.md`), once per load; loads below 1 are not.
 #[test]
 fn overloaded_model_cells_are_warned_about() {
-    let dir = temp("overload");
+    let dir = common::scratch("sweep-overload");
     let plan = plan_from(
         &SMALL.replace("load = [0.5, 0.9]", "load = [0.5, 0.9, 1.2, 3.0]"),
         &dir,
@@ -1426,7 +1420,7 @@ on = "difference"
 /// or shards, whose cells are whole groups.
 #[test]
 fn stopping_on_differences_decides_per_group() {
-    let dir = temp("difference-stopping");
+    let dir = common::scratch("sweep-difference-stopping");
     let plan = plan_from(DIFFERENCE_STOPPING, &dir);
     let one = dir.join("one");
     run_sweep(&plan, &options(&one, 1)).unwrap();
@@ -1523,7 +1517,7 @@ fn the_demo_is_unsaturated_for_backfilling_at_loads_0_6_and_0_7() {
         assert!(text.contains(from), "sweeps/quick.toml no longer has `{from}`");
         text.replace(from, to)
     });
-    let dir = temp("demo-unsaturated");
+    let dir = common::scratch("sweep-demo-unsaturated");
     let plan = plan_from(&narrowed, &dir);
     run_sweep(&plan, &options(&dir.join("out"), 2)).unwrap();
     let runs = read_runs(&dir.join("out/runs.csv"), &plan).unwrap();
@@ -1541,7 +1535,7 @@ fn the_demo_is_unsaturated_for_backfilling_at_loads_0_6_and_0_7() {
 #[test]
 fn scaling_is_predicted_from_a_runs_task_costs() {
     use schedlab::sweep::scaling::{Timings, predict};
-    let dir = temp("scaling");
+    let dir = common::scratch("sweep-scaling");
     for (spec, fixed) in [
         (
             SMALL.replace(

@@ -8,7 +8,7 @@ use proptest::prelude::*;
 
 use schedlab::sweep::Plan;
 
-const QUICK: &str = include_str!("../sweeps/quick.toml");
+const QUICK: &str = include_str!("../../sweeps/quick.toml");
 
 /// Tokens a careless edit may leave where a value was.
 fn token() -> impl Strategy<Value = String> {

@@ -4,7 +4,7 @@
 //! (checked against each partition's jobs replayed on their own, on random cases and real
 //! logs); and a hand-made scenario of two partitions that do not interfere.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -16,12 +16,6 @@ use schedlab::experiment::{Params, Shared, Value, Worker};
 use schedlab::sched::SchedulerKind;
 use schedlab::sim::Engine;
 use schedlab::workload::SkipCounts;
-
-fn folder(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("schedlab-machine-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 /// The rigid experiment replaying `trace` under `scheduler` with `extra` parameters, or
 /// why it is refused.
@@ -95,7 +89,7 @@ fn single(dir: &Path, procs: u32) -> PathBuf {
 /// 3,000 jobs of each.
 #[test]
 fn todays_machine_described_as_one_partition_changes_nothing() {
-    let dir = folder("single");
+    let dir = common::scratch("machine-single");
     let names = [
         "CTC-SP2-1996-3.1-cln.swf.gz",
         "KTH-SP2-1996-2.1-cln.swf.gz",
@@ -282,7 +276,7 @@ proptest! {
             })
             .collect();
         let scheduler = ["fcfs", "easy", "sjbf", "conservative", "easy-pred"][which];
-        let dir = folder(&format!("prop-{which}"));
+        let dir = common::scratch(&format!("machine-prop-{which}"));
         check_independent_pools(&dir, &jobs, &cores, scheduler, 8);
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -315,7 +309,7 @@ fn the_paragons_partitions_are_pools_of_their_own() {
         .prepare(&mut Shared::new([&all.workload], true), None)
         .unwrap();
     let w = &prepared.workload.trace().unwrap().workload;
-    let dir = folder("paragon");
+    let dir = common::scratch("machine-paragon");
     let mut expected = HashMap::new();
     for (number, cores) in [(1, 48u32), (2, 352)] {
         let rows: Vec<u32> = (0..w.jobs.len() as u32)
@@ -349,7 +343,7 @@ fn the_paragons_partitions_are_pools_of_their_own() {
 /// machine lacks and a job wider than its partition (not than the machine) are skipped.
 #[test]
 fn two_partitions_do_not_interfere() {
-    let dir = folder("golden");
+    let dir = common::scratch("machine-golden");
     let jobs: [Job; 5] = [
         (0, 100, 4, 100, 1, 1), // fills partition 1 until 100
         (1, 10, 2, 10, 1, 1),   // waits for it, though partition 2 is idle
@@ -398,7 +392,7 @@ fn two_partitions_do_not_interfere() {
 /// A machine is refused with `procs`, with a model, and with sessions across partitions.
 #[test]
 fn a_machine_is_refused_where_it_cannot_hold() {
-    let dir = folder("refused");
+    let dir = common::scratch("machine-refused");
     let trace = dir.join("t.swf");
     std::fs::write(
         &trace,
@@ -477,7 +471,7 @@ fn nodes_machine(dir: &Path, name: &str, count: u32, cores: u32, memory_gb: f64,
 /// nothing. Debug builds replay the first 2,000 jobs of each log.
 #[test]
 fn nodes_whose_memory_never_binds_schedule_as_one_pool() {
-    let dir = folder("unbound");
+    let dir = common::scratch("machine-unbound");
     let first: Vec<(&str, Value)> = if cfg!(debug_assertions) {
         vec![("first", Value::Int(2000))]
     } else {
@@ -572,7 +566,7 @@ fn gpu_trace(dir: &Path, jobs: &[MemoryJob], gpus: &[u32]) -> PathBuf {
 /// its shadow time, and a job asking more memory per processor than a node has is skipped.
 #[test]
 fn memory_binds_where_cores_do_not() {
-    let dir = folder("memory");
+    let dir = common::scratch("machine-memory");
     let gb = 1_048_576;
     let jobs: [MemoryJob; 5] = [
         (0, 100, 4, 100, 3 * gb), // 12 GB over two nodes (2 tasks each): 2 GB left on each
@@ -622,7 +616,7 @@ fn memory_binds_where_cores_do_not() {
 /// the GPU job at once.
 #[test]
 fn gpus_bind_where_cores_do_not() {
-    let dir = folder("gpus");
+    let dir = common::scratch("machine-gpus");
     let jobs: [MemoryJob; 6] = [
         (0, 100, 2, 100, -1), // 2 GPUs: two chunks of (1 core, 1 GPU), on the GPU node
         (1, 50, 1, 50, -1),   // 1 GPU: none free until 100, though 6 cores are
@@ -1043,7 +1037,7 @@ proptest! {
             })
             .collect();
         let gpus: Vec<u32> = specs.iter().map(|s| gpu_counts[s.5]).collect();
-        let dir = folder(&format!("reference-{which}"));
+        let dir = common::scratch(&format!("machine-reference-{which}"));
         let trace = gpu_trace(&dir, &jobs, &gpus);
         let mut machine = format!("[[partition]]\nname = \"all\"\ndefault = true\nexclusive = {exclusive}\n");
         let mut nodes = RefNodes {
@@ -1096,7 +1090,7 @@ proptest! {
         // Without memory, GPUs or whole nodes a partition is a pool of its cores, scheduled
         // by the one-pool schedulers: FCFS and EASY agree with the node reference there, but
         // the one-pool conservative treats processors as interchangeable over time, which a
-        // reservation on named nodes does not (tests/reference.rs checks it).
+        // reservation on named nodes does not (tests/it/reference.rs checks it).
         let pool = !exclusive && groups.iter().all(|&(_, _, m, g)| memory_gb[m] == 0.0 && g == 0);
         prop_assume!(!(pool && policy == "conservative"));
         let rigid = experiment(&trace, policy, &[("machine", Value::Str(path.display().to_string()))]);
@@ -1143,7 +1137,7 @@ proptest! {
                 (t, runtime, procs, estimate, user, partition)
             })
             .collect();
-        let dir = folder(&format!("energy-{which}"));
+        let dir = common::scratch(&format!("machine-energy-{which}"));
         let mut text = String::from("; MaxProcs: 8\n");
         for (i, &job) in jobs.iter().enumerate() {
             swf_line(&mut text, i + 1, job);
@@ -1212,7 +1206,7 @@ proptest! {
 /// Energy metrics need a machine with a power model, and power goes with every group.
 #[test]
 fn energy_needs_a_power_model() {
-    let dir = folder("no-power");
+    let dir = common::scratch("machine-no-power");
     let trace = dir.join("t.swf");
     std::fs::write(
         &trace,
@@ -1247,7 +1241,7 @@ fn carbon_follows_the_intensity_series() {
     let Some(trace) = common::trace("SDSC-Par-1996-3.1-cln.swf.gz") else {
         return;
     };
-    let dir = folder("carbon");
+    let dir = common::scratch("machine-carbon");
     let machine = dir.join("power.toml");
     std::fs::write(
         &machine,
@@ -1322,7 +1316,7 @@ fn a_power_cap_is_a_bound_on_busy_cores() {
     let Some(trace) = common::trace("KTH-SP2-1996-2.1-cln.swf.gz") else {
         return;
     };
-    let dir = folder("cap");
+    let dir = common::scratch("machine-cap");
     let nodes = |count: u32, cap: &str| {
         format!(
             "[[partition]]\nname = \"all\"\ndefault = true\n{cap}[[partition.nodes]]\ncount = {count}\ncores = 1\n\
@@ -1432,7 +1426,7 @@ fn a_share_of_gpu_jobs_is_drawn_per_replication() {
     let Some(trace) = common::trace("KTH-SP2-1996-2.1-cln.swf.gz") else {
         return;
     };
-    let dir = folder("gpu-share");
+    let dir = common::scratch("machine-gpu-share");
     let machine = dir.join("gpu.toml");
     std::fs::write(
         &machine,
@@ -1548,7 +1542,7 @@ fn run_with_power(trace: &Path, machine: &Path, scheduler: &str, extra: &[(&str,
 /// end (135) and the job starts at 155.
 #[test]
 fn one_node_switched_off_and_booted_by_hand() {
-    let dir = folder("switch-by-hand");
+    let dir = common::scratch("machine-switch-by-hand");
     let machine = switching_machine(&dir, 1, "switch_off_after = 30\n");
     for (second, expected_start, joules) in [(200, 220, 52_650.0), (132, 155, 0.0)] {
         let mut text = String::from("; MaxProcs: 1\n");
@@ -1640,7 +1634,7 @@ proptest! {
                 (t, runtime, procs, runtime, user, 1)
             })
             .collect();
-        let dir = folder(&format!("switching-{which}-{after}"));
+        let dir = common::scratch(&format!("machine-switching-{which}-{after}"));
         let mut text = String::from("; MaxProcs: 4\n");
         for (i, &job) in jobs.iter().enumerate() {
             swf_line(&mut text, i + 1, job);
@@ -1706,7 +1700,7 @@ proptest! {
 /// Switching nodes off is refused where it is not built, naming the file and the key.
 #[test]
 fn switching_off_is_refused_where_not_built() {
-    let dir = folder("switch-refused");
+    let dir = common::scratch("machine-switch-refused");
     let refused = |text: &str| {
         let path = dir.join("m.toml");
         std::fs::write(&path, text).unwrap();
@@ -1770,7 +1764,7 @@ fn switching_off_is_refused_where_not_built() {
 /// energy included) as the same machine without them, under FCFS and EASY.
 #[test]
 fn power_states_unused_change_nothing() {
-    let dir = folder("states-unused");
+    let dir = common::scratch("machine-states-unused");
     let first = if cfg!(debug_assertions) { 3_000 } else { 30_000 };
     let mut compared = 0;
     for (name, nodes) in [
@@ -1826,7 +1820,7 @@ fn power_states_unused_change_nothing() {
 /// none, at once, as without holding.
 #[test]
 fn jobs_are_held_for_a_clean_grid_by_hand() {
-    let dir = folder("hold-by-hand");
+    let dir = common::scratch("machine-hold-by-hand");
     let machine = dir.join("one.toml");
     std::fs::write(
         &machine,
@@ -1890,7 +1884,7 @@ proptest! {
                 (t, runtime, procs, runtime, user, 1)
             })
             .collect();
-        let dir = folder(&format!("held-{which}-{slack}"));
+        let dir = common::scratch(&format!("machine-held-{which}-{slack}"));
         let mut text = String::from("; MaxProcs: 4\n");
         for (i, &job) in jobs.iter().enumerate() {
             swf_line(&mut text, i + 1, job);
@@ -1938,7 +1932,7 @@ proptest! {
 /// Holding is refused without a series, without a slack, and with feedback.
 #[test]
 fn holding_is_refused_where_not_built() {
-    let dir = folder("hold-refused");
+    let dir = common::scratch("machine-hold-refused");
     let trace = dir.join("t.swf");
     std::fs::write(
         &trace,

@@ -2,7 +2,7 @@
 //! never a retired name, accessors give what the outcome holds, and a saturated run's
 //! values follow each row's rule.
 
-mod common;
+use crate::common;
 
 use proptest::prelude::*;
 

@@ -4,7 +4,7 @@
 //! backfilling run measures. The logs live in `../shared/traces` (skipped, with a message,
 //! when absent).
 
-mod common;
+use crate::common;
 
 use common::ks;
 

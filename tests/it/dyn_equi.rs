@@ -194,7 +194,7 @@ fn the_comparison_tells_a_different_rule_apart() {
 
 /// The experiment behind results/anastasiadis-sevcik's paragraph on DYN-EQUI at 90%: its
 /// mean response under each reading (the share functions above), on the paper's 20,000-job runs, 10 seeds per
-/// workload. `cargo test --release --test dyn_equi -- --ignored --nocapture`.
+/// workload. `cargo test --release --test it dyn_equi:: -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn readings_of_dyn_equi_at_90_percent() {

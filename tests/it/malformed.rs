@@ -1,6 +1,8 @@
 //! Malformed SWF input gives a clear error naming the file, line and field, never a panic;
 //! `--lenient` skips such lines and counts them.
 
+use crate::common;
+
 use std::io::Write;
 
 use proptest::prelude::*;
@@ -103,8 +105,7 @@ fn missing_file_names_the_path() {
 
 #[test]
 fn truncated_and_corrupt_gzip_are_errors() {
-    let dir = std::env::temp_dir().join(format!("schedlab-malformed-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("malformed");
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     for _ in 0..2000 {
         gz.write_all(GOOD.as_bytes()).unwrap();

@@ -1,6 +1,6 @@
 //! Every `schedlab` example in README.md runs as written from the repository root and
 //! exits 0 (release builds, with `../shared/traces` present; otherwise SKIPPED). Optional
-//! `[...]` parts are dropped; `merge` (it needs all four shards, which `tests/sweep.rs`
+//! `[...]` parts are dropped; `merge` (it needs all four shards, which `tests/it/sweep.rs`
 //! covers) is the one example not run. The files the examples write are removed, and the
 //! committed `results/quick/` must come out byte for byte as it was.
 

@@ -7,7 +7,7 @@
 //! the file and, for a job line, the line; a panic fails the test. A sample also goes
 //! through the binary, which must exit 0 or 2.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
@@ -281,8 +281,7 @@ fn mutated_traces_give_plausible_figures_or_located_errors() {
 
 /// The binary on a sample of the cases: `trace info` and `run` exit 0 or 2, never 101.
 fn through_the_binary(samples: &[Vec<u8>]) {
-    let dir = std::env::temp_dir().join(format!("schedlab-mutation-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("mutation");
     let file = dir.join("case.swf");
     let mut exits: BTreeMap<i32, usize> = BTreeMap::new();
     for (i, text) in samples.iter().enumerate() {
@@ -322,8 +321,7 @@ fn through_the_binary(samples: &[Vec<u8>]) {
 /// the key), within a minute, never a panic (101) or an abort (134) (issue 40).
 #[test]
 fn numeric_knobs_are_accepted_or_refused_never_a_crash() {
-    let dir = std::env::temp_dir().join(format!("schedlab-knobs-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::scratch("knobs");
     // Offered load 4 x 500 x 4 / (8 x 3000) = 1/3.
     let trace = dir.join("small.swf");
     let jobs: String = (0..6)
