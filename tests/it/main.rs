@@ -2,10 +2,10 @@
 //! subject. `tests/alloc.rs` stays apart: it counts allocations with its own global
 //! allocator, which would count every other test's too.
 
+mod cli;
+mod cli_text;
 #[path = "../common/mod.rs"]
 mod common;
-
-mod cli;
 mod dyn_equi;
 mod feedback;
 mod golden;
