@@ -12,7 +12,7 @@ use schedlab::sim::{Engine, SwitchOffPolicy};
 use schedlab::utility::{Augmentation, UtilityModel};
 use schedlab::workload::Workload;
 use schedlab::workload::swf::{SwfOptions, read_swf};
-use schedlab::workload::synth::DowneyParams;
+use schedlab::workload::synth::{DowneyParams, ModelEntry};
 
 struct Counting;
 

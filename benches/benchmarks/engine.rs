@@ -11,6 +11,7 @@ use schedlab::sim::Engine;
 use schedlab::workload::Workload;
 use schedlab::workload::swf::{SwfOptions, read_swf};
 use schedlab::workload::synth::DowneyParams;
+use schedlab::workload::synth::ModelEntry;
 
 fn workloads() -> Vec<(String, Workload)> {
     let mut out = vec![(

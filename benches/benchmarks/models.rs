@@ -8,6 +8,7 @@ use criterion::{Criterion, Throughput, criterion_group};
 
 use schedlab::workload::estimates::EstimateModel;
 use schedlab::workload::resample::UserResampling;
+use schedlab::workload::synth::ModelEntry;
 use schedlab::workload::synth::{DowneyParams, LublinParams};
 use schedlab::workload::{JobRecord, Jobs};
 

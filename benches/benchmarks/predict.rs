@@ -14,6 +14,7 @@ use schedlab::sim::{Engine, PredictorView, RuntimePredictor};
 use schedlab::workload::JobId;
 use schedlab::workload::swf::{SwfOptions, read_swf};
 use schedlab::workload::synth::DowneyParams;
+use schedlab::workload::synth::ModelEntry;
 
 fn predict(c: &mut Criterion) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz");

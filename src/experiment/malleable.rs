@@ -9,7 +9,7 @@ use crate::sim::Window;
 use crate::workload::synth::Model;
 
 /// The strategy and the evaluation leave the workload alone; `model` and the Downey
-/// model's keys ([`super::rigid::DOWNEY_MODEL_KEYS`]) shape it.
+/// model's keys (`DowneyParams::KEYS`) shape it.
 pub const KEYS: [Key; 3] = [policy("strategy"), policy("evaluation"), policy("max_cluster")];
 
 /// A malleable experiment.

@@ -31,12 +31,13 @@ use crate::metrics::{
 use crate::nondedicated::{CLUSTER_METRICS, Report};
 use crate::partition::{PARTITION_METRICS, PartitionOutcome};
 use crate::sim::Window;
+use crate::workload::synth::{DowneyParams, ModelEntry};
 
 /// One run's experiment, of any kind.
 #[derive(Clone, Debug)]
 pub enum Experiment {
     /// Rigid jobs under a scheduler: a trace or the Downey model.
-    Rigid(rigid::Rigid),
+    Rigid(Box<rigid::Rigid>),
     /// Malleable jobs of the Downey model choosing their cluster size (Downey 1997).
     Malleable(malleable::Malleable),
     /// Moldable jobs under a partitioning policy (Anastasiadis & Sevcik).
@@ -77,17 +78,22 @@ impl Experiment {
         if params.has("strategy") || params.has("evaluation") {
             return Ok(Experiment::Malleable(malleable::from_params(params, window)?));
         }
-        Ok(Experiment::Rigid(rigid::from_params(params, base_dir, window)?))
+        Ok(Experiment::Rigid(Box::new(rigid::from_params(
+            params, base_dir, window,
+        )?)))
     }
 
     /// The keys this experiment takes.
     pub fn keys(&self) -> Vec<Key> {
         let (own, workload): (&[Key], Vec<Key>) = match self {
             Experiment::Rigid(r) => match &r.workload.source {
-                rigid::Source::Model(m) => (&rigid::POLICY_KEYS, rigid::model_keys(m.name())),
+                rigid::Source::Model(m) => (&rigid::POLICY_KEYS, rigid::model_keys(m.keys())),
                 rigid::Source::Trace(_) => (&rigid::POLICY_KEYS, rigid::TRACE_KEYS.to_vec()),
             },
-            Experiment::Malleable(_) => (&malleable::KEYS, rigid::DOWNEY_MODEL_KEYS.to_vec()),
+            Experiment::Malleable(_) => (
+                &malleable::KEYS,
+                rigid::model_keys(<DowneyParams as ModelEntry>::KEYS),
+            ),
             Experiment::Moldable(_) => (&moldable::KEYS, Vec::new()),
             Experiment::Cluster(_) => (&cluster::KEYS, Vec::new()),
         };

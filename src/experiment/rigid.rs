@@ -19,29 +19,11 @@ use crate::workload::estimates::Tsafrir;
 use crate::workload::resample::{Resample, UserResampling};
 use crate::workload::selection::JobRange;
 use crate::workload::swf::SwfOptions;
-use crate::workload::synth::lublin::LUBLIN_KEYS;
 use crate::workload::synth::{MODEL_NAMES, Model};
 use crate::workload::{MAX_PROCS, Selection};
 
 /// The scheduler and predictor leave the workload alone.
 pub const POLICY_KEYS: [Key; 2] = [policy("scheduler"), policy("predictor")];
-
-/// `model` and the Downey model's parameters (docs/semantics.md).
-pub const DOWNEY_MODEL_KEYS: [Key; 13] = [
-    workload("model"),
-    workload("procs"),
-    workload("rho"),
-    workload("load"),
-    workload("days"),
-    workload("jobs"),
-    workload("day_hours"),
-    workload("lifetime_min"),
-    workload("lifetime_max"),
-    workload("parallelism_min"),
-    workload("parallelism_max"),
-    workload("sigma_min"),
-    workload("sigma_max"),
-];
 
 /// A trace and how to read, scale and augment it; all shape the workload but `feedback`,
 /// which changes when jobs arrive, not which jobs are drawn; `power_cap` and
@@ -157,27 +139,24 @@ pub struct Rigid {
     pub predictor: Option<PredictorKind>,
 }
 
-/// `model` and the keys of the model named `name` (docs/semantics.md).
-pub fn model_keys(name: &str) -> Vec<Key> {
-    match name {
-        "lublin" => std::iter::once(workload("model"))
-            .chain(LUBLIN_KEYS.iter().map(|&k| workload(k)))
-            .collect(),
-        _ => DOWNEY_MODEL_KEYS.to_vec(),
-    }
+/// `model` and a model's own `keys`, each shaping the workload (docs/semantics.md).
+pub fn model_keys(keys: &[&'static str]) -> Vec<Key> {
+    std::iter::once(workload("model"))
+        .chain(keys.iter().map(|&k| workload(k)))
+        .collect()
 }
 
 /// The model `model` names, from its keys; any other key but `extra` is refused. With a
 /// measurement window, enough jobs for it are generated unless `jobs` says otherwise.
 pub(crate) fn model(params: &Params, extra: &[Key], window: Option<&Window>) -> Result<Model, ParamError> {
     let name = params.text("model").unwrap_or_default();
-    if !MODEL_NAMES.contains(&name.as_str()) {
+    let Some(own) = Model::keys_of(&name) else {
         return Err(ParamError::Invalid(format!(
             "model = '{name}': unknown; allowed: {}",
             MODEL_NAMES.join(", ")
         )));
-    }
-    let keys = model_keys(&name);
+    };
+    let keys = model_keys(own);
     let allowed: Vec<Key> = extra.iter().chain(&keys).copied().collect();
     params.only(&allowed, &format!("model {name}"))?;
     // The model's own keys, in its order (lublin's max_estimate after estimates).
@@ -783,13 +762,21 @@ pub fn from_params(params: &Params, base_dir: &Path, window: Option<&Window>) ->
 mod tests {
     use super::*;
 
-    /// The Downey model's keys here are the ones its parameters take, in the same order.
+    /// A model's keys are `model` and the ones its parameters take, in the same order,
+    /// all shaping the workload; a name no model is registered under has none.
     #[test]
     fn model_keys_are_the_models_keys() {
-        let names: Vec<&str> = DOWNEY_MODEL_KEYS[1..].iter().map(|k| k.name).collect();
-        assert_eq!(names, crate::workload::synth::downey::DOWNEY_KEYS);
-        assert!(DOWNEY_MODEL_KEYS.iter().all(|k| k.shapes_workload));
-        let names: Vec<&str> = model_keys("lublin")[1..].iter().map(|k| k.name).collect();
-        assert_eq!(names, LUBLIN_KEYS);
+        for name in MODEL_NAMES {
+            let own = Model::keys_of(name).unwrap();
+            let keys = model_keys(own);
+            let names: Vec<&str> = keys[1..].iter().map(|k| k.name).collect();
+            assert_eq!(names, own, "{name}");
+            assert!(keys[0].name == "model" && keys.iter().all(|k| k.shapes_workload));
+        }
+        assert_eq!(
+            Model::keys_of("lublin"),
+            Some(&crate::workload::synth::lublin::LUBLIN_KEYS[..])
+        );
+        assert_eq!(Model::keys_of("nope"), None);
     }
 }

@@ -11,6 +11,7 @@ use schedlab::sched::{Ga, GaParams, PriorityFifo, SchedulerKind};
 use schedlab::sim::{Engine, Scheduler};
 use schedlab::utility::{PriorityMap, UtilityModel};
 use schedlab::workload::synth::DowneyParams;
+use schedlab::workload::synth::ModelEntry;
 use schedlab::workload::{JobRecord, Jobs, Workload};
 
 /// Jobs (id, submit, procs, runtime = estimate, priority).

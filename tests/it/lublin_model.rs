@@ -16,6 +16,7 @@ use schedlab::workload::Workload;
 use schedlab::workload::estimates::Tsafrir;
 use schedlab::workload::swf::{SwfOptions, read_swf};
 use schedlab::workload::synth::LublinParams;
+use schedlab::workload::synth::ModelEntry;
 use schedlab::workload::synth::lublin::SizeRule;
 
 /// Samples of the model pooled for a comparison, each as long as a reference log.

@@ -1214,7 +1214,7 @@ fn energy_needs_a_power_model() {
     )
     .unwrap();
     let rigid = experiment(&trace, "fcfs", &[]);
-    let e = schedlab::experiment::Experiment::Rigid(rigid)
+    let e = schedlab::experiment::Experiment::Rigid(Box::new(rigid))
         .check_metric("energy_kwh")
         .unwrap_err();
     assert!(

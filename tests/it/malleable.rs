@@ -11,6 +11,7 @@ use schedlab::sched::SchedulerKind;
 use schedlab::sim::Engine;
 use schedlab::speedup::downey_speedup;
 use schedlab::workload::synth::DowneyParams;
+use schedlab::workload::synth::ModelEntry;
 use schedlab::workload::{JobRecord, Jobs, MalleableColumns};
 
 /// Jobs (submit, L, A, sigma); the rigid columns say n = round(A), runtime L / S(n).

@@ -15,7 +15,7 @@
 //!   (at least 1) with runtime `L / S(n)` rounded to the nearest second, at least 1 s; the
 //!   estimate equals the runtime. `L`, `A` and `sigma` are kept in the job table.
 
-use super::{check_load, check_procs, parse_param, unknown_key};
+use super::{ModelEntry, check_load, check_procs, parse_param, unknown_key};
 use crate::error::{Error, Result};
 use crate::random::{ModelRng, unit};
 use crate::speedup::downey_speedup;
@@ -83,7 +83,40 @@ pub const DOWNEY_KEYS: [&str; 12] = [
 ];
 
 impl DowneyParams {
-    pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
+    /// E\[L\] of the uniform-log lifetime distribution: (max - min) / ln(max / min).
+    pub fn mean_lifetime(&self) -> f64 {
+        (self.lifetime_max - self.lifetime_min) / (self.lifetime_max / self.lifetime_min).ln()
+    }
+
+    /// The paper's rho: given, from the offered load, or 0.75.
+    pub fn rho(&self) -> f64 {
+        match (self.rho, self.load) {
+            (Some(rho), _) => rho,
+            (None, Some(load)) => load * 24.0 / self.day_hours,
+            (None, None) => 0.75,
+        }
+    }
+
+    /// Day-time arrival rate in jobs per second.
+    pub fn arrival_rate(&self) -> f64 {
+        self.rho() * self.procs as f64 / self.mean_lifetime()
+    }
+
+    pub fn describe(&self) -> String {
+        format!(
+            "downey(procs={}, rho={}, days={})",
+            self.procs,
+            self.rho(),
+            self.days
+        )
+    }
+}
+
+impl ModelEntry for DowneyParams {
+    const NAME: &'static str = "downey";
+    const KEYS: &'static [&'static str] = &DOWNEY_KEYS;
+
+    fn set(&mut self, key: &str, value: &str) -> Result<()> {
         match key {
             "procs" => self.procs = parse_param(key, value)?,
             "rho" => self.rho = Some(parse_param(key, value)?),
@@ -102,7 +135,7 @@ impl DowneyParams {
         Ok(())
     }
 
-    pub fn validate(&self) -> Result<()> {
+    fn validate(&self) -> Result<()> {
         let bad = |key: &str, value: String, message: &str| {
             Err(Error::Param {
                 key: key.into(),
@@ -163,27 +196,8 @@ impl DowneyParams {
         Ok(())
     }
 
-    /// E\[L\] of the uniform-log lifetime distribution: (max - min) / ln(max / min).
-    pub fn mean_lifetime(&self) -> f64 {
-        (self.lifetime_max - self.lifetime_min) / (self.lifetime_max / self.lifetime_min).ln()
-    }
-
-    /// The paper's rho: given, from the offered load, or 0.75.
-    pub fn rho(&self) -> f64 {
-        match (self.rho, self.load) {
-            (Some(rho), _) => rho,
-            (None, Some(load)) => load * 24.0 / self.day_hours,
-            (None, None) => 0.75,
-        }
-    }
-
-    /// Day-time arrival rate in jobs per second.
-    pub fn arrival_rate(&self) -> f64 {
-        self.rho() * self.procs as f64 / self.mean_lifetime()
-    }
-
     /// Jobs a replication generates: `jobs`, or the expected arrivals over `days`.
-    pub fn expected_jobs(&self) -> u64 {
+    fn expected_jobs(&self) -> u64 {
         match self.jobs {
             Some(n) => n as u64,
             None => {
@@ -192,18 +206,9 @@ impl DowneyParams {
         }
     }
 
-    pub fn describe(&self) -> String {
-        format!(
-            "downey(procs={}, rho={}, days={})",
-            self.procs,
-            self.rho(),
-            self.days
-        )
-    }
-
     /// Generates the workload. The draws for each job come in a fixed order (gap, L, A,
     /// sigma), so a seed always gives the same jobs.
-    pub fn generate(&self, seed: u64) -> Workload {
+    fn generate(&self, seed: u64) -> Workload {
         let mut rng = ModelRng::seed_from_u64(seed);
         let rate = self.arrival_rate();
         let gap = Exp::new(rate).expect("a positive, finite rate");
@@ -255,6 +260,10 @@ impl DowneyParams {
             self.describe()
         )];
         Workload::synthetic(self.describe(), jobs, self.procs, comments)
+    }
+
+    fn load_target(&self) -> Option<f64> {
+        self.load
     }
 }
 

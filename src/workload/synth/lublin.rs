@@ -36,7 +36,7 @@
 use rand_distr::{Distribution, Gamma};
 use rand_xoshiro::rand_core::SeedableRng;
 
-use super::{check_load, check_procs, parse_param, unknown_key};
+use super::{ModelEntry, check_load, check_procs, parse_param, unknown_key};
 use crate::error::{Error, Result};
 use crate::random::{ModelRng, unit};
 use crate::seed::mix64;
@@ -417,81 +417,6 @@ pub const LUBLIN_KEYS: [&str; 58] = [
 ];
 
 impl LublinParams {
-    pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
-        match key {
-            "procs" => self.procs = parse_param(key, value)?,
-            "sizes" => {
-                self.sizes = match value {
-                    "original" => SizeRule::Original,
-                    "log2" => SizeRule::Log2,
-                    _ => {
-                        return Err(Error::Param {
-                            key: key.into(),
-                            value: value.into(),
-                            message: format!("allowed: {}", SizeRule::NAMES.join(", ")),
-                        });
-                    }
-                }
-            }
-            "load" => self.load = Some(parse_param(key, value)?),
-            "jobs" => self.jobs = parse_param(key, value)?,
-            "job_types" => self.job_types = parse_param(key, value)?,
-            "estimates" => {
-                let max = self.estimates.max_estimate();
-                self.estimates = EstimateModel::parse(value)?;
-                self.estimates.set_max_estimate(max);
-            }
-            "max_estimate" => {
-                let max: i64 = parse_param(key, value)?;
-                if !self.estimates.set_max_estimate(Some(max)) {
-                    return Err(Error::Param {
-                        key: key.into(),
-                        value: value.into(),
-                        message: "applies with estimates = tsafrir".into(),
-                    });
-                }
-            }
-            _ => {
-                let class = key.split_once('_').and_then(|(prefix, field)| {
-                    let class = match prefix {
-                        "batch" => &mut self.batch,
-                        "interactive" => &mut self.interactive,
-                        "all" => &mut self.all,
-                        _ => return None,
-                    };
-                    Some((class, field))
-                });
-                let known = match class {
-                    Some((class, field)) => class.set(field, key, value)?,
-                    None => false,
-                };
-                if !known {
-                    return Err(unknown_key("lublin", key, value, &LUBLIN_KEYS));
-                }
-            }
-        }
-        Ok(())
-    }
-
-    pub fn validate(&self) -> Result<()> {
-        check_procs(self.procs)?;
-        if self.jobs == 0 {
-            return Err(Error::Param {
-                key: "jobs".into(),
-                value: "0".into(),
-                message: "must be at least 1".into(),
-            });
-        }
-        if let Some(load) = self.load {
-            check_load("load", load)?;
-        }
-        self.estimates.validate("max_estimate")?;
-        for (name, class) in self.classes() {
-            class.validate(name, self.procs)?;
-        }
-        Ok(())
-    }
-
     /// The classes in use, with their key prefixes, their sizes as `sizes` gives them.
     fn classes(&self) -> Vec<(&'static str, ClassParams)> {
         let classes = if self.job_types {
@@ -524,57 +449,6 @@ impl LublinParams {
             self.job_types,
             self.estimates
         )
-    }
-
-    /// Generates the workload. Each class draws from its own stream (arrivals, then size
-    /// and runtime of the job that arrived), so a seed always gives the same jobs; the
-    /// estimates draw from a third, so they never change the jobs.
-    pub fn generate(&self, seed: u64) -> Workload {
-        let models: Vec<ClassModel> = self
-            .classes()
-            .iter()
-            .map(|(_, c)| ClassModel::prepared(c, self.procs))
-            .collect();
-        // One factor on every gap reaches the target load; queue numbers are the
-        // generator's type field (0 interactive, 1 batch; 0 for one class).
-        let natural: f64 = models.iter().map(|m| m.natural_load).sum();
-        let stretch = self.load.map_or(1.0, |l| natural / l);
-        let mut classes: Vec<ClassState> = models
-            .into_iter()
-            .enumerate()
-            .map(|(i, m)| ClassState::new(m, mix64(seed ^ (i as u64 + 1))))
-            .collect();
-        let queue_of = |class: usize| if self.job_types && class == 0 { 1 } else { 0 };
-        for c in &mut classes {
-            c.advance(stretch);
-        }
-        let mut jobs = Jobs::with_capacity(self.jobs);
-        for id in 1..=self.jobs as u64 {
-            // Ties go to the interactive class, as in the generator.
-            let class = if classes.len() == 2 && classes[0].time < classes[1].time {
-                0
-            } else {
-                classes.len() - 1
-            };
-            let c = &mut classes[class];
-            let submit = c.time.floor() as i64;
-            c.advance(stretch);
-            let size = c.size();
-            let runtime = c.runtime(size);
-            let mut record = JobRecord::new(id, submit, runtime, size, runtime);
-            record.requested_procs = size as i32;
-            record.status = 1;
-            record.queue = queue_of(class);
-            jobs.push(&record);
-        }
-        let mut comments = vec![format!(
-            "Note: synthetic workload {} seed {seed}",
-            self.describe()
-        )];
-        if let EstimateModel::Tsafrir(model) = &self.estimates {
-            model.apply(&mut jobs, &mut comments, seed);
-        }
-        Workload::synthetic(self.describe(), jobs, self.procs, comments)
     }
 }
 
@@ -818,6 +692,145 @@ impl ClassState {
                 return (h.exp().floor() as i64).max(1);
             }
         }
+    }
+}
+
+impl ModelEntry for LublinParams {
+    const NAME: &'static str = "lublin";
+    const KEYS: &'static [&'static str] = &LUBLIN_KEYS;
+
+    fn set(&mut self, key: &str, value: &str) -> Result<()> {
+        match key {
+            "procs" => self.procs = parse_param(key, value)?,
+            "sizes" => {
+                self.sizes = match value {
+                    "original" => SizeRule::Original,
+                    "log2" => SizeRule::Log2,
+                    _ => {
+                        return Err(Error::Param {
+                            key: key.into(),
+                            value: value.into(),
+                            message: format!("allowed: {}", SizeRule::NAMES.join(", ")),
+                        });
+                    }
+                }
+            }
+            "load" => self.load = Some(parse_param(key, value)?),
+            "jobs" => self.jobs = parse_param(key, value)?,
+            "job_types" => self.job_types = parse_param(key, value)?,
+            "estimates" => {
+                let max = self.estimates.max_estimate();
+                self.estimates = EstimateModel::parse(value)?;
+                self.estimates.set_max_estimate(max);
+            }
+            "max_estimate" => {
+                let max: i64 = parse_param(key, value)?;
+                if !self.estimates.set_max_estimate(Some(max)) {
+                    return Err(Error::Param {
+                        key: key.into(),
+                        value: value.into(),
+                        message: "applies with estimates = tsafrir".into(),
+                    });
+                }
+            }
+            _ => {
+                let class = key.split_once('_').and_then(|(prefix, field)| {
+                    let class = match prefix {
+                        "batch" => &mut self.batch,
+                        "interactive" => &mut self.interactive,
+                        "all" => &mut self.all,
+                        _ => return None,
+                    };
+                    Some((class, field))
+                });
+                let known = match class {
+                    Some((class, field)) => class.set(field, key, value)?,
+                    None => false,
+                };
+                if !known {
+                    return Err(unknown_key("lublin", key, value, &LUBLIN_KEYS));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn validate(&self) -> Result<()> {
+        check_procs(self.procs)?;
+        if self.jobs == 0 {
+            return Err(Error::Param {
+                key: "jobs".into(),
+                value: "0".into(),
+                message: "must be at least 1".into(),
+            });
+        }
+        if let Some(load) = self.load {
+            check_load("load", load)?;
+        }
+        self.estimates.validate("max_estimate")?;
+        for (name, class) in self.classes() {
+            class.validate(name, self.procs)?;
+        }
+        Ok(())
+    }
+
+    /// Generates the workload. Each class draws from its own stream (arrivals, then size
+    /// and runtime of the job that arrived), so a seed always gives the same jobs; the
+    /// estimates draw from a third, so they never change the jobs.
+    fn generate(&self, seed: u64) -> Workload {
+        let models: Vec<ClassModel> = self
+            .classes()
+            .iter()
+            .map(|(_, c)| ClassModel::prepared(c, self.procs))
+            .collect();
+        // One factor on every gap reaches the target load; queue numbers are the
+        // generator's type field (0 interactive, 1 batch; 0 for one class).
+        let natural: f64 = models.iter().map(|m| m.natural_load).sum();
+        let stretch = self.load.map_or(1.0, |l| natural / l);
+        let mut classes: Vec<ClassState> = models
+            .into_iter()
+            .enumerate()
+            .map(|(i, m)| ClassState::new(m, mix64(seed ^ (i as u64 + 1))))
+            .collect();
+        let queue_of = |class: usize| if self.job_types && class == 0 { 1 } else { 0 };
+        for c in &mut classes {
+            c.advance(stretch);
+        }
+        let mut jobs = Jobs::with_capacity(self.jobs);
+        for id in 1..=self.jobs as u64 {
+            // Ties go to the interactive class, as in the generator.
+            let class = if classes.len() == 2 && classes[0].time < classes[1].time {
+                0
+            } else {
+                classes.len() - 1
+            };
+            let c = &mut classes[class];
+            let submit = c.time.floor() as i64;
+            c.advance(stretch);
+            let size = c.size();
+            let runtime = c.runtime(size);
+            let mut record = JobRecord::new(id, submit, runtime, size, runtime);
+            record.requested_procs = size as i32;
+            record.status = 1;
+            record.queue = queue_of(class);
+            jobs.push(&record);
+        }
+        let mut comments = vec![format!(
+            "Note: synthetic workload {} seed {seed}",
+            self.describe()
+        )];
+        if let EstimateModel::Tsafrir(model) = &self.estimates {
+            model.apply(&mut jobs, &mut comments, seed);
+        }
+        Workload::synthetic(self.describe(), jobs, self.procs, comments)
+    }
+
+    fn load_target(&self) -> Option<f64> {
+        self.load
+    }
+
+    fn expected_jobs(&self) -> u64 {
+        self.jobs as u64
     }
 }
 

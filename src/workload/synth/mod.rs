@@ -9,74 +9,106 @@ use crate::workload::Workload;
 pub use downey::DowneyParams;
 pub use lublin::LublinParams;
 
-/// A synthetic workload model with its parameters.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Model {
-    Downey(DowneyParams),
-    Lublin(Box<LublinParams>),
+/// What a model's file registers (`models!` below): its name, its keys, how its
+/// parameters are set and checked, and how it draws a workload. The type that implements
+/// it is the model's parameters.
+pub trait ModelEntry: Default {
+    /// The name `model =` (and `--model`) takes.
+    const NAME: &'static str;
+    /// The keys [`ModelEntry::set`] takes, in the order they are applied.
+    const KEYS: &'static [&'static str];
+    /// Sets `key` from its text, naming the key and what it takes if the text is wrong.
+    fn set(&mut self, key: &str, value: &str) -> Result<()>;
+    /// Checks the parameters together, naming the first bad one.
+    fn validate(&self) -> Result<()>;
+    /// The offered load the model is asked for (`load`), if any.
+    fn load_target(&self) -> Option<f64>;
+    /// Jobs a replication generates (expected, for a model that draws arrivals).
+    fn expected_jobs(&self) -> u64;
+    /// The workload of `seed`.
+    fn generate(&self, seed: u64) -> Workload;
 }
 
-/// Names accepted by `--model`.
-pub const MODEL_NAMES: [&str; 2] = ["downey", "lublin"];
-
-impl Model {
-    /// The offered load the model is asked for (`load`), if any.
-    pub fn load_target(&self) -> Option<f64> {
-        match self {
-            Model::Downey(p) => p.load,
-            Model::Lublin(p) => p.load,
+/// The registry: one line per model, `Variant => Parameters`, from which [`Model`], its
+/// names, keys and dispatch are generated. Adding a model: a file with its parameters and
+/// [`ModelEntry`], its `mod` line, and a line here.
+macro_rules! models {
+    ($($variant:ident => $params:ty,)*) => {
+        /// A synthetic workload model with its parameters.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum Model {
+            $($variant(Box<$params>),)*
         }
-    }
 
-    /// Builds a model from its name and `key=value` parameters, validating each.
-    pub fn from_name(name: &str, params: &[(String, String)]) -> Result<Self> {
-        match name {
-            "downey" => {
-                let mut p = DowneyParams::default();
-                for (k, v) in params {
-                    p.set(k, v)?;
+        /// Names accepted by `--model`, in registry order.
+        pub const MODEL_NAMES: &[&str] = &[$(<$params as ModelEntry>::NAME,)*];
+
+        impl Model {
+            /// The keys of the model named `name`, if one is registered under it.
+            pub fn keys_of(name: &str) -> Option<&'static [&'static str]> {
+                match name {
+                    $(<$params as ModelEntry>::NAME => Some(<$params as ModelEntry>::KEYS),)*
+                    _ => None,
                 }
-                p.validate()?;
-                Ok(Model::Downey(p))
             }
-            "lublin" => {
-                let mut p = LublinParams::default();
-                for (k, v) in params {
-                    p.set(k, v)?;
+
+            /// Builds a model from its name and `key=value` parameters, validating each.
+            pub fn from_name(name: &str, params: &[(String, String)]) -> Result<Self> {
+                $(if name == <$params as ModelEntry>::NAME {
+                    let mut p = <$params>::default();
+                    for (k, v) in params {
+                        p.set(k, v)?;
+                    }
+                    p.validate()?;
+                    return Ok(Model::$variant(Box::new(p)));
+                })*
+                Err(Error::Invalid(format!(
+                    "unknown model '{name}'; known models: {}",
+                    MODEL_NAMES.join(", ")
+                )))
+            }
+
+            /// Its own keys ([`ModelEntry::KEYS`]).
+            pub fn keys(&self) -> &'static [&'static str] {
+                match self {
+                    $(Model::$variant(_) => <$params as ModelEntry>::KEYS,)*
                 }
-                p.validate()?;
-                Ok(Model::Lublin(Box::new(p)))
             }
-            _ => Err(Error::Invalid(format!(
-                "unknown model '{name}'; known models: {}",
-                MODEL_NAMES.join(", ")
-            ))),
-        }
-    }
 
-    /// The name `model =` gives.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Model::Downey(_) => "downey",
-            Model::Lublin(_) => "lublin",
-        }
-    }
+            /// The name `model =` gives.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $(Model::$variant(_) => <$params as ModelEntry>::NAME,)*
+                }
+            }
 
-    /// Jobs a replication generates (expected, for a model that draws arrivals).
-    pub fn expected_jobs(&self) -> u64 {
-        match self {
-            Model::Downey(p) => p.expected_jobs(),
-            Model::Lublin(p) => p.jobs as u64,
-        }
-    }
+            /// The offered load the model is asked for (`load`), if any.
+            pub fn load_target(&self) -> Option<f64> {
+                match self {
+                    $(Model::$variant(p) => p.load_target(),)*
+                }
+            }
 
-    /// Generates the workload for `seed`.
-    pub fn generate(&self, seed: u64) -> Workload {
-        match self {
-            Model::Downey(p) => p.generate(seed),
-            Model::Lublin(p) => p.generate(seed),
+            /// Jobs a replication generates (expected, for a model that draws arrivals).
+            pub fn expected_jobs(&self) -> u64 {
+                match self {
+                    $(Model::$variant(p) => p.expected_jobs(),)*
+                }
+            }
+
+            /// Generates the workload for `seed`.
+            pub fn generate(&self, seed: u64) -> Workload {
+                match self {
+                    $(Model::$variant(p) => p.generate(seed),)*
+                }
+            }
         }
-    }
+    };
+}
+
+models! {
+    Downey => DowneyParams,
+    Lublin => LublinParams,
 }
 
 /// The error for a key model `model` does not take.
