@@ -20,6 +20,7 @@ pub mod machine;
 pub mod malleable;
 pub mod metrics;
 pub mod nondedicated;
+pub mod occupancy;
 pub mod params;
 pub mod partition;
 pub mod predict;

@@ -755,6 +755,9 @@ pub fn simulate(jobs: &Jobs, procs: u32, allocation: &Allocation) -> Result<Mall
         rebels,
         pairs,
     };
+    if cfg!(debug_assertions) {
+        validate(jobs, model, procs, &max_size, &decided);
+    }
     Ok(outcome(
         jobs,
         model,
@@ -773,6 +776,48 @@ struct Decided {
     size: Vec<u32>,
     rebels: u64,
     pairs: Vec<(f64, f64)>,
+}
+
+/// The schedule's invariants, checked in debug builds and tests: jobs start in arrival
+/// order (the head decides first), none before it arrives; each on 1 to its largest
+/// cluster, for L / S(n) seconds; and the processors held never exceed the machine's.
+fn validate(jobs: &Jobs, model: &MalleableColumns, procs: u32, max_size: &[u32], d: &Decided) {
+    for j in 0..jobs.len() {
+        let submit = jobs.submit[j] as f64;
+        assert!(
+            d.start[j] >= submit,
+            "job {j} starts at {} before it arrives at {submit}",
+            d.start[j]
+        );
+        assert!(
+            j == 0 || d.start[j] >= d.start[j - 1],
+            "job {j} starts at {} before job {} ahead of it ({})",
+            d.start[j],
+            j - 1,
+            d.start[j - 1]
+        );
+        assert!(
+            (1..=max_size[j]).contains(&d.size[j]),
+            "job {j} runs on {} processors, outside 1 to its largest cluster {}",
+            d.size[j],
+            max_size[j]
+        );
+        let runtime = run_time(model, j, d.size[j]);
+        assert!(
+            // end = start + runtime, rounded at the magnitude of the clock.
+            ((d.end[j] - d.start[j]) - runtime).abs() <= 1e-9 * d.end[j].abs().max(1.0),
+            "job {j} runs {} s on {} processors, not its L / S(n) = {runtime} s",
+            d.end[j] - d.start[j],
+            d.size[j]
+        );
+    }
+    let intervals = (0..jobs.len()).map(|j| (d.start[j], d.end[j], d.size[j]));
+    if let Err(o) = crate::occupancy::check(intervals, procs) {
+        panic!(
+            "t={}: the running jobs hold {} of {} processors",
+            o.at, o.held, o.procs
+        );
+    }
 }
 
 /// A finished run's metrics: `waiting` is the integral of the running jobs' speedup over
@@ -816,5 +861,68 @@ fn outcome(
         quality,
         pairs,
         vs_avg: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::synth::{DowneyParams, ModelEntry};
+
+    /// The validator passes a simulated schedule and names each fault planted in it: a
+    /// start before the arrival, a cluster beyond the largest, a run time that is not
+    /// L / S(n), processors held beyond the machine.
+    #[test]
+    fn the_validator_passes_a_run_and_catches_each_fault() {
+        let params = DowneyParams {
+            procs: 32,
+            jobs: Some(200),
+            ..DowneyParams::default()
+        };
+        let w = params.generate(1);
+        let allocation = Allocation::AVG;
+        let o = simulate(&w.jobs, w.procs, &allocation).unwrap();
+        let model = w.jobs.malleable.as_ref().unwrap();
+        let max: Vec<u32> = (0..w.jobs.len())
+            .map(|j| max_size(model, j, w.procs, &allocation))
+            .collect();
+        let decided = || Decided {
+            start: o.start.clone(),
+            end: o.end.clone(),
+            size: o.size.clone(),
+            rebels: 0,
+            pairs: Vec::new(),
+        };
+        validate(&w.jobs, model, w.procs, &max, &decided());
+        let j = (1..w.jobs.len())
+            .find(|&j| o.start[j] > w.jobs.submit[j] as f64 + 1.0)
+            .expect("a job that waited");
+        let early = w.jobs.submit[j] as f64 - 1.0;
+        let last = o.start[w.jobs.len() - 1];
+        let faults: [(&str, Box<dyn Fn(&mut Decided)>); 4] = [
+            ("before it arrives", Box::new(move |d| d.start[j] = early)),
+            ("outside 1 to its largest", Box::new(|d| d.size[0] = 0)),
+            ("not its L / S(n)", Box::new(|d| d.end[0] += 1.0)),
+            // Every job at the last one's start, for its own run time: all at once.
+            (
+                "hold",
+                Box::new(move |d| {
+                    for k in 0..d.start.len() {
+                        d.end[k] += last - d.start[k];
+                        d.start[k] = last;
+                    }
+                }),
+            ),
+        ];
+        for (said, plant) in faults {
+            let mut d = decided();
+            plant(&mut d);
+            let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                validate(&w.jobs, model, w.procs, &max, &d)
+            }));
+            let message = run.expect_err(said);
+            let text = message.downcast_ref::<String>().cloned().unwrap_or_default();
+            assert!(text.contains(said), "{said}: {text}");
+        }
     }
 }
