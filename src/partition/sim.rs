@@ -110,28 +110,10 @@ pub fn simulate(jobs: &[MoldableJob], procs: u32, policy: Policy, measure: &Meas
     let n = jobs.len();
     let measured = measure.warmup.min(n)..(measure.warmup + measure.window).min(n);
     let saturation_at = measure.saturation.map(|s| measured.end + s);
-    let mut record = Record {
-        start: vec![f64::NAN; n],
-        end: vec![f64::NAN; n],
-        area: vec![0.0; n],
-        busy: vec![0.0; n],
-    };
-    let (saturated, drift) = match policy {
-        Policy::DynEqui => dyn_equi(jobs, procs, &measured, saturation_at, &mut record),
-        Policy::Adaptive { rule, knowledge, .. } => (
-            adaptive(
-                jobs,
-                procs,
-                policy,
-                rule,
-                knowledge,
-                &measured,
-                saturation_at,
-                &mut record,
-            ),
-            0.0,
-        ),
-    };
+    let (record, saturated, drift) = schedule(jobs, procs, policy, &measured, saturation_at);
+    if cfg!(debug_assertions) {
+        validate(jobs, procs, matches!(policy, Policy::DynEqui), &record);
+    }
     let count = measured.len().max(1) as f64;
     let mean = |f: &dyn Fn(usize) -> f64| measured.clone().map(f).sum::<f64>() / count;
     if saturated {
@@ -153,6 +135,94 @@ pub fn simulate(jobs: &[MoldableJob], procs: u32, policy: Policy, measure: &Meas
         saturated,
         drift,
         measured: measured.len(),
+    }
+}
+
+/// The run's schedule, whether it saturated, and (processor sharing) the work's drift.
+fn schedule(
+    jobs: &[MoldableJob],
+    procs: u32,
+    policy: Policy,
+    measured: &std::ops::Range<usize>,
+    saturation_at: Option<usize>,
+) -> (Record, bool, f64) {
+    let n = jobs.len();
+    let mut record = Record {
+        start: vec![f64::NAN; n],
+        end: vec![f64::NAN; n],
+        area: vec![0.0; n],
+        busy: vec![0.0; n],
+    };
+    let (saturated, drift) = match policy {
+        Policy::DynEqui => dyn_equi(jobs, procs, measured, saturation_at, &mut record),
+        Policy::Adaptive { rule, knowledge, .. } => (
+            adaptive(
+                jobs,
+                procs,
+                policy,
+                rule,
+                knowledge,
+                measured,
+                saturation_at,
+                &mut record,
+            ),
+            0.0,
+        ),
+    };
+    (record, saturated, drift)
+}
+
+/// The schedule's invariants, checked in debug builds and tests, for every job that
+/// started: not before it arrived, on 1 to `min(p_max, procs)` processors on average.
+/// A non-preemptive job holds its partition (`area`) for T(partition) seconds, and the
+/// partitions held never exceed the machine. Under processor sharing (`shared`) the shares
+/// change at every event, so the check is on the whole: the processor-time handed out
+/// is at most the machine's over the span.
+fn validate(jobs: &[MoldableJob], procs: u32, shared: bool, record: &Record) {
+    let started = || (0..jobs.len()).filter(|&j| !record.start[j].is_nan());
+    for j in started() {
+        let (start, end) = (record.start[j], record.end[j]);
+        assert!(
+            start >= jobs[j].arrival,
+            "job {j} starts at {start} before it arrives at {}",
+            jobs[j].arrival
+        );
+        let partition = record.area[j] / record.busy[j];
+        let most = jobs[j].p_max.min(procs) as f64;
+        assert!(
+            (1.0 - 1e-9..=most + 1e-9).contains(&partition) || end.is_nan(),
+            "job {j} ran on {partition} processors on average, outside 1 to {most}"
+        );
+        if !shared && !end.is_nan() {
+            let t = jobs[j].time(record.area[j] as u32);
+            assert!(
+                ((end - start) - t).abs() <= 1e-9 * end.abs().max(1.0),
+                "job {j} runs {} s on {} processors, not its T(p) = {t} s",
+                end - start,
+                record.area[j]
+            );
+        }
+    }
+    if shared {
+        let finished = || started().filter(|&j| !record.end[j].is_nan());
+        let area: f64 = finished().map(|j| record.area[j]).sum();
+        let first = finished().map(|j| jobs[j].arrival).fold(f64::INFINITY, f64::min);
+        let last = finished()
+            .map(|j| record.end[j])
+            .fold(f64::NEG_INFINITY, f64::max);
+        assert!(
+            area <= procs as f64 * (last - first).max(0.0) * (1.0 + 1e-9) + 1e-9,
+            "{area} processor-seconds handed out in {} s on {procs} processors",
+            last - first
+        );
+    } else {
+        let intervals = started().map(|j| (record.start[j], record.end[j], record.area[j] as u32));
+        if let Err(o) = crate::occupancy::check(intervals, procs) {
+            panic!(
+                "t={}: the running jobs hold {} of {} processors",
+                o.at, o.held, o.procs
+            );
+        }
     }
 }
 
@@ -375,6 +445,64 @@ mod tests {
 
     fn job(arrival: f64, work: f64, p_max: u32) -> MoldableJob {
         MoldableJob::new(arrival, work, p_max, Shape::Good)
+    }
+
+    /// The validator passes every policy's schedule of a generated workload, and names
+    /// each fault planted in a non-preemptive one: a start before the arrival, a run time
+    /// that is not T(p), partitions held beyond the machine.
+    #[test]
+    fn the_validator_passes_each_policy_and_catches_each_fault() {
+        let jobs = crate::partition::generate(crate::partition::MoldableWorkload::Wk4, 32, 0.7, 400, 5);
+        let measured = 0..jobs.len();
+        for name in [
+            "dyn-equi",
+            "asp",
+            "ap1",
+            "aep",
+            "sdf",
+            "aep(2)",
+            "asp(2,dif=free)",
+        ] {
+            let policy: Policy = name.parse().unwrap();
+            let (record, saturated, _) = schedule(&jobs, 32, policy, &measured, None);
+            assert!(!saturated, "{name}");
+            validate(&jobs, 32, matches!(policy, Policy::DynEqui), &record);
+        }
+        let (record, _, _) = schedule(&jobs, 32, "aep".parse().unwrap(), &measured, None);
+        let j = (1..jobs.len())
+            .find(|&j| record.start[j] > jobs[j].arrival + 1.0)
+            .expect("a job that waited");
+        let last = record.start[jobs.len() - 1];
+        let faults: [(&str, Box<dyn Fn(&mut Record)>); 3] = [
+            (
+                "before it arrives",
+                Box::new(|r| r.start[j] = jobs[j].arrival - 1.0),
+            ),
+            ("not its T(p)", Box::new(|r| r.end[0] += 1.0)),
+            (
+                "hold",
+                Box::new(move |r| {
+                    for k in 0..r.start.len() {
+                        r.end[k] += last - r.start[k];
+                        r.start[k] = last;
+                    }
+                }),
+            ),
+        ];
+        for (said, plant) in faults {
+            let mut r = Record {
+                start: record.start.clone(),
+                end: record.end.clone(),
+                area: record.area.clone(),
+                busy: record.busy.clone(),
+            };
+            plant(&mut r);
+            let run =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| validate(&jobs, 32, false, &r)));
+            let message = run.expect_err(said);
+            let text = message.downcast_ref::<String>().cloned().unwrap_or_default();
+            assert!(text.contains(said), "{said}: {text}");
+        }
     }
 
     #[test]
