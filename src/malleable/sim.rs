@@ -867,6 +867,9 @@ fn outcome(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A fault planted in a schedule.
+    type Plant<'a> = Box<dyn Fn(&mut Decided) + 'a>;
     use crate::workload::synth::{DowneyParams, ModelEntry};
 
     /// The validator passes a simulated schedule and names each fault planted in it: a
@@ -899,7 +902,7 @@ mod tests {
             .expect("a job that waited");
         let early = w.jobs.submit[j] as f64 - 1.0;
         let last = o.start[w.jobs.len() - 1];
-        let faults: [(&str, Box<dyn Fn(&mut Decided)>); 4] = [
+        let faults: [(&str, Plant<'_>); 4] = [
             ("before it arrives", Box::new(move |d| d.start[j] = early)),
             ("outside 1 to its largest", Box::new(|d| d.size[0] = 0)),
             ("not its L / S(n)", Box::new(|d| d.end[0] += 1.0)),

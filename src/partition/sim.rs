@@ -433,6 +433,9 @@ fn dyn_equi(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A fault planted in a schedule.
+    type Plant<'a> = Box<dyn Fn(&mut Record) + 'a>;
     use crate::partition::workload::Shape;
 
     fn all(n: usize) -> Measure {
@@ -473,7 +476,7 @@ mod tests {
             .find(|&j| record.start[j] > jobs[j].arrival + 1.0)
             .expect("a job that waited");
         let last = record.start[jobs.len() - 1];
-        let faults: [(&str, Box<dyn Fn(&mut Record)>); 3] = [
+        let faults: [(&str, Plant<'_>); 3] = [
             (
                 "before it arrives",
                 Box::new(|r| r.start[j] = jobs[j].arrival - 1.0),
