@@ -650,16 +650,19 @@ pub fn simulate(jobs: &Jobs, procs: u32, allocation: &Allocation) -> Result<Mall
     })?;
     let n = jobs.len();
     let max_size: Vec<u32> = (0..n).map(|j| max_size(model, j, procs, allocation)).collect();
-    let mut start = vec![f64::NAN; n];
-    let mut end = vec![f64::NAN; n];
-    let mut size = vec![0u32; n];
+    let mut d = Decided {
+        start: vec![f64::NAN; n],
+        end: vec![f64::NAN; n],
+        size: vec![0u32; n],
+        rebels: 0,
+        pairs: Vec::new(),
+    };
     let mut running: Vec<Running> = Vec::with_capacity(procs as usize);
     let mut completions: BinaryHeap<Reverse<(u64, u32)>> = BinaryHeap::with_capacity(procs as usize);
     let mut queue: VecDeque<u32> = VecDeque::new();
     let mut free = procs;
     let mut cursor = 0;
     let mut head = Head::default();
-    let mut rebels = 0u64;
     let mut fit = LifetimeFit::new(UniformLog::downey_model());
     let (mut correction, mut quality) = (BiasFit::default(), BiasFit::default());
     let mut pending: Vec<Pending> = Vec::new();
@@ -678,17 +681,15 @@ pub fn simulate(jobs: &Jobs, procs: u32, allocation: &Allocation) -> Result<Mall
             waiting_time += now - last;
         }
         last = now;
-        while let Some(&Reverse((t, job))) = completions.peek() {
-            if t != key(now) {
-                break;
-            }
-            completions.pop();
-            let at = running.iter().position(|r| r.job == job).expect("running");
-            let r = running.swap_remove(at);
-            free += r.size;
-            speedup_sum -= model.lifetime[r.job as usize] / (r.end - r.start);
-            fit.observe(r.end - r.start);
-        }
+        end_jobs(
+            now,
+            &mut completions,
+            &mut running,
+            model,
+            &mut fit,
+            &mut free,
+            &mut speedup_sum,
+        );
         resolve_pending(&mut pending, free, now, &mut correction, &mut quality, &mut pairs);
         let mut arrived = false;
         while cursor < n && jobs.submit[cursor] as f64 == now {
@@ -730,9 +731,9 @@ pub fn simulate(jobs: &Jobs, procs: u32, allocation: &Allocation) -> Result<Mall
             debug_assert!(n_j >= 1 && n_j <= free && n_j <= max_size[j]);
             queue.pop_front();
             let runtime = run_time(model, j, n_j);
-            start[j] = now;
-            end[j] = now + runtime;
-            size[j] = n_j;
+            d.start[j] = now;
+            d.end[j] = now + runtime;
+            d.size[j] = n_j;
             free -= n_j;
             speedup_sum += model.lifetime[j] / runtime;
             running.push(Running {
@@ -742,30 +743,48 @@ pub fn simulate(jobs: &Jobs, procs: u32, allocation: &Allocation) -> Result<Mall
                 size: n_j,
             });
             completions.push(Reverse((key(now + runtime), j as u32)));
-            rebels += u64::from(head.rebelled);
+            d.rebels += u64::from(head.rebelled);
             head = Head::default();
             pending.clear();
         }
     }
     assert!(queue.is_empty() && running.is_empty(), "every job ran");
-    let decided = Decided {
-        start,
-        end,
-        size,
-        rebels,
-        pairs,
-    };
+    d.pairs = pairs;
     if cfg!(debug_assertions) {
-        validate(jobs, model, procs, &max_size, &decided);
+        validate(jobs, model, procs, &max_size, &d);
     }
     Ok(outcome(
         jobs,
         model,
         procs,
-        decided,
+        d,
         (waiting_work, waiting_time),
         &quality,
     ))
+}
+
+/// Ends the running jobs due at `now`: their processors back to `free`, their speedups off
+/// `speedup_sum` (one at a time, as the sum was built), their lifetimes fed to `fit`.
+fn end_jobs(
+    now: f64,
+    completions: &mut BinaryHeap<Reverse<(u64, u32)>>,
+    running: &mut Vec<Running>,
+    model: &MalleableColumns,
+    fit: &mut LifetimeFit,
+    free: &mut u32,
+    speedup_sum: &mut f64,
+) {
+    while let Some(&Reverse((t, job))) = completions.peek() {
+        if t != key(now) {
+            break;
+        }
+        completions.pop();
+        let at = running.iter().position(|r| r.job == job).expect("running");
+        let r = running.swap_remove(at);
+        *free += r.size;
+        *speedup_sum -= model.lifetime[r.job as usize] / (r.end - r.start);
+        fit.observe(r.end - r.start);
+    }
 }
 
 /// What a run decided: each job's start, end and cluster size, the heads that rebelled,
@@ -811,11 +830,11 @@ fn validate(jobs: &Jobs, model: &MalleableColumns, procs: u32, max_size: &[u32],
             d.size[j]
         );
     }
-    let intervals = (0..jobs.len()).map(|j| (d.start[j], d.end[j], d.size[j]));
-    if let Err(o) = crate::occupancy::check(intervals, procs) {
+    let intervals = (0..jobs.len()).map(|j| (d.start[j], d.end[j], d.size[j] as f64));
+    if let Err(o) = crate::occupancy::check(intervals, procs as f64) {
         panic!(
             "t={}: the running jobs hold {} of {} processors",
-            o.at, o.held, o.procs
+            o.at, o.held, o.capacity
         );
     }
 }

@@ -27,6 +27,6 @@ pub use model::{
     ParallelWorkload, UserProfile,
 };
 pub use sim::{
-    ClusterRun, JobOutcome, NoObserver, Observer, RunningView, Setup, SimError, Snapshot, simulate,
-    simulate_observed,
+    ClusterRun, JobOutcome, NoObserver, Observer, RunningView, Setup, SimError, Snapshot, check_run,
+    simulate, simulate_observed,
 };

@@ -352,11 +352,74 @@ pub fn simulate_observed(
         passes: c.passes,
         mean_queue: 0.0,
     };
+    if cfg!(debug_assertions) {
+        check_run(setup, jobs, &run);
+    }
     let span = run.makespan();
     Ok(ClusterRun {
         mean_queue: if span > 0.0 { queue_area / span } else { 0.0 },
         ..run
     })
+}
+
+/// A run's invariants, checked in debug builds and by the tests: each job starts no
+/// earlier than it arrives, on as many distinct nodes of the cluster as it has tasks,
+/// receives exactly the CPU time it needs alone (work is conserved through every change of
+/// load) and never runs faster than alone; on every node the parallel tasks never exceed
+/// MPL_paral, nor their memory the node's.
+pub fn check_run(setup: &Setup, jobs: &[ParallelJob], run: &ClusterRun) {
+    let hw = &setup.hardware;
+    let mut on_node: Vec<Vec<(f64, f64, f64)>> = vec![Vec::new(); hw.nodes as usize];
+    for (i, (job, o)) in jobs.iter().zip(&run.jobs).enumerate() {
+        assert!(
+            o.start >= job.arrival,
+            "job {i} starts at {} before it arrives at {}",
+            o.start,
+            job.arrival
+        );
+        let mut nodes = o.nodes.clone();
+        nodes.sort_unstable();
+        nodes.dedup();
+        assert!(
+            nodes.len() == o.nodes.len()
+                && nodes.len() == job.app.tasks as usize
+                && nodes.iter().all(|&n| n < hw.nodes),
+            "job {i} runs on nodes {:?}: not {} distinct nodes of the {}",
+            o.nodes,
+            job.app.tasks,
+            hw.nodes
+        );
+        let need = job.app.cpu_time();
+        assert!(
+            (o.cpu_time - need).abs() < 1e-6 * need.max(1.0),
+            "job {i} received {} s of CPU, not the {need} s it needs",
+            o.cpu_time
+        );
+        assert!(
+            o.exec() >= job.app.exec * (1.0 - 1e-9),
+            "job {i} ran {} s, faster than alone ({} s)",
+            o.exec(),
+            job.app.exec
+        );
+        for &n in &nodes {
+            on_node[n as usize].push((o.start, o.end, job.app.memory_mb));
+        }
+    }
+    for (n, held) in on_node.iter().enumerate() {
+        let tasks = held.iter().map(|&(start, end, _)| (start, end, 1.0));
+        if let Err(o) = crate::occupancy::check(tasks, hw.mpl as f64) {
+            panic!(
+                "t={}: node {n} runs {} parallel tasks, above MPL_paral {}",
+                o.at, o.held, o.capacity
+            );
+        }
+        if let Err(o) = crate::occupancy::check(held.iter().copied(), hw.memory_mb) {
+            panic!(
+                "t={}: node {n}'s parallel tasks hold {} MB of its {} MB",
+                o.at, o.held, o.capacity
+            );
+        }
+    }
 }
 
 impl<'j> Cluster<'j> {

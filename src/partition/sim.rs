@@ -216,11 +216,11 @@ fn validate(jobs: &[MoldableJob], procs: u32, shared: bool, record: &Record) {
             last - first
         );
     } else {
-        let intervals = started().map(|j| (record.start[j], record.end[j], record.area[j] as u32));
-        if let Err(o) = crate::occupancy::check(intervals, procs) {
+        let intervals = started().map(|j| (record.start[j], record.end[j], record.area[j]));
+        if let Err(o) = crate::occupancy::check(intervals, procs as f64) {
             panic!(
                 "t={}: the running jobs hold {} of {} processors",
-                o.at, o.held, o.procs
+                o.at, o.held, o.capacity
             );
         }
     }

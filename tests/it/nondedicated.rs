@@ -4,7 +4,7 @@
 
 use schedlab::nondedicated::{
     ClusterRun, Hardware, JobSelection, LocalLoad, LocalSession, NodeSelection, ParallelApp, ParallelJob,
-    ParallelWorkload, Setup, SocialContract, Truth, simulate,
+    ParallelWorkload, Setup, SocialContract, Truth, check_run, simulate,
 };
 
 fn app(tasks: u32, cpu: f64, memory_mb: f64, exec: f64) -> ParallelApp {
@@ -124,36 +124,6 @@ fn the_social_contract_holds_a_job_back_until_the_local_user_leaves() {
     assert!(close(run.jobs[0].start, 300.0));
 }
 
-fn check_run(setup: &Setup, jobs: &[ParallelJob], run: &ClusterRun) {
-    let mpl = setup.hardware.mpl;
-    for (j, o) in jobs.iter().zip(&run.jobs) {
-        assert!(o.start >= j.arrival && o.end > o.start);
-        assert_eq!(o.nodes.len(), j.app.tasks as usize);
-        // Work conservation: the CPU time received over the whole life, through every change
-        // of load, is what the job needs alone.
-        assert!(
-            close(o.cpu_time, j.app.cpu_time()),
-            "{}: CPU time {} of {}",
-            j.app,
-            o.cpu_time,
-            j.app.cpu_time()
-        );
-        // Never faster than alone.
-        assert!(o.exec() >= j.app.exec * (1.0 - 1e-9));
-    }
-    // No node above MPL_paral at any start.
-    for o in &run.jobs {
-        let t = o.start;
-        let mut tasks = vec![0u32; setup.hardware.nodes as usize];
-        for p in run.jobs.iter().filter(|p| p.start <= t && t < p.end) {
-            for &n in &p.nodes {
-                tasks[n as usize] += 1;
-            }
-        }
-        assert!(tasks.iter().all(|&k| k <= mpl), "MPL exceeded at {t}");
-    }
-}
-
 #[test]
 fn generated_runs_conserve_work_and_keep_the_limits() {
     let workload = ParallelWorkload {
@@ -184,6 +154,7 @@ fn generated_runs_conserve_work_and_keep_the_limits() {
                 truth: Truth::default(),
             };
             let run = simulate(&s, &jobs, &local).unwrap();
+            // In release builds too: the run keeps every limit and conserves work.
             check_run(&s, &jobs, &run);
             if jsp == JobSelection::Fcfs {
                 // FCFS starts jobs in arrival order.
@@ -191,6 +162,66 @@ fn generated_runs_conserve_work_and_keep_the_limits() {
             }
             assert_eq!(run, simulate(&s, &jobs, &local).unwrap(), "not deterministic");
         }
+    }
+}
+
+/// The run's check (every run's in debug builds) names each fault planted in a real run:
+/// a start before the arrival, a task count that is not the job's, CPU time lost, a node
+/// above MPL_paral.
+#[test]
+fn the_run_check_catches_each_fault() {
+    let workload = ParallelWorkload {
+        jobs: 100,
+        ..ParallelWorkload::default()
+    };
+    let jobs = workload.generate(4);
+    let local = LocalLoad::Generated { share: 0.5, seed: 9 };
+    let s = Setup {
+        hardware: Hardware {
+            mpl: 2,
+            ..Hardware::default()
+        },
+        jsp: JobSelection::Fcfs,
+        nsp: NodeSelection::Normal,
+        truth: Truth::default(),
+    };
+    let run = simulate(&s, &jobs, &local).unwrap();
+    check_run(&s, &jobs, &run);
+    let last = run.jobs.iter().map(|o| o.start).fold(0.0, f64::max);
+    type Plant = Box<dyn Fn(&mut ClusterRun)>;
+    let faults: [(&str, Plant); 4] = [
+        (
+            "before it arrives",
+            Box::new(|r| r.jobs[1].start = r.jobs[1].arrival - 1.0),
+        ),
+        (
+            "distinct nodes",
+            Box::new(|r| {
+                let first = r.jobs[0].nodes[0];
+                r.jobs[0].nodes.push(first);
+            }),
+        ),
+        ("of CPU", Box::new(|r| r.jobs[0].cpu_time *= 0.5)),
+        // Every job on node 0 and the following ones at the last start, for its own time.
+        (
+            "above MPL_paral",
+            Box::new(move |r| {
+                for o in &mut r.jobs {
+                    let tasks = o.nodes.len() as u32;
+                    o.nodes = (0..tasks).collect();
+                    o.end += last - o.start;
+                    o.start = last;
+                }
+            }),
+        ),
+    ];
+    for (said, plant) in faults {
+        let mut r = run.clone();
+        plant(&mut r);
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check_run(&s, &jobs, &r)));
+        let message = caught.expect_err(said);
+        let text = message.downcast_ref::<String>().cloned().unwrap_or_default();
+        assert!(text.contains(said), "{said}: {text}");
     }
 }
 
