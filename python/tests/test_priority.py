@@ -70,7 +70,7 @@ def test_errors():
         schedlab.run(**MODEL, scheduler=Priority(lambda w: "x"))
     with pytest.raises(TypeError, match="callable"):
         Priority(3)
-    with pytest.raises(ValueError, match="backfill = eazy: expected"):
+    with pytest.raises(ValueError, match="backfill = 'eazy'"):
         Priority(by_arrival, backfill="eazy")
     with pytest.raises(ValueError, match="predictor does not apply"):
         schedlab.run(**MODEL, scheduler=Priority(by_arrival), predictor="perfect")
