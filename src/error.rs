@@ -93,8 +93,9 @@ impl Error {
     }
 }
 
-/// A replication too large to run: above [`crate::experiment::JOB_LIMIT`] without `--yes`, or beyond the
-/// memory this process may use, which `--yes` cannot lift. Each says what it would take.
+/// A replication too large to run: above [`crate::experiment::JOB_LIMIT`] without
+/// `--yes`, or beyond the memory this process may use, which `--yes` cannot lift. Each
+/// says what it would take.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum TooLarge {
     #[error(

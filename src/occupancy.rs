@@ -33,6 +33,28 @@ pub fn check(intervals: impl Iterator<Item = (f64, f64, f64)>, capacity: f64) ->
     Ok(())
 }
 
+/// A fault planted in a schedule, for the simulators' validator tests.
+#[cfg(test)]
+pub(crate) type Plant<'a, S> = Box<dyn Fn(&mut S) + 'a>;
+
+/// Plants each fault in a copy of `schedule` and checks that `validate` panics with a
+/// message that names it (the text paired with the fault).
+#[cfg(test)]
+pub(crate) fn assert_faults_named<S: Clone>(
+    schedule: &S,
+    faults: Vec<(&str, Plant<'_, S>)>,
+    validate: impl Fn(&S),
+) {
+    for (said, plant) in faults {
+        let mut planted = schedule.clone();
+        plant(&mut planted);
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| validate(&planted)));
+        let message = caught.expect_err(said);
+        let text = message.downcast_ref::<String>().cloned().unwrap_or_default();
+        assert!(text.contains(said), "{said}: {text}");
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

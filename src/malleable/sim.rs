@@ -789,6 +789,7 @@ fn end_jobs(
 
 /// What a run decided: each job's start, end and cluster size, the heads that rebelled,
 /// and the prediction pairs.
+#[derive(Clone)]
 struct Decided {
     start: Vec<f64>,
     end: Vec<f64>,
@@ -887,8 +888,7 @@ fn outcome(
 mod tests {
     use super::*;
 
-    /// A fault planted in a schedule.
-    type Plant<'a> = Box<dyn Fn(&mut Decided) + 'a>;
+    use crate::occupancy::{Plant, assert_faults_named};
     use crate::workload::synth::{DowneyParams, ModelEntry};
 
     /// The validator passes a simulated schedule and names each fault planted in it: a
@@ -908,20 +908,20 @@ mod tests {
         let max: Vec<u32> = (0..w.jobs.len())
             .map(|j| max_size(model, j, w.procs, &allocation))
             .collect();
-        let decided = || Decided {
+        let decided = Decided {
             start: o.start.clone(),
             end: o.end.clone(),
             size: o.size.clone(),
             rebels: 0,
             pairs: Vec::new(),
         };
-        validate(&w.jobs, model, w.procs, &max, &decided());
+        validate(&w.jobs, model, w.procs, &max, &decided);
         let j = (1..w.jobs.len())
             .find(|&j| o.start[j] > w.jobs.submit[j] as f64 + 1.0)
             .expect("a job that waited");
         let early = w.jobs.submit[j] as f64 - 1.0;
         let last = o.start[w.jobs.len() - 1];
-        let faults: [(&str, Plant<'_>); 4] = [
+        let faults: Vec<(&str, Plant<'_, Decided>)> = vec![
             ("before it arrives", Box::new(move |d| d.start[j] = early)),
             ("outside 1 to its largest", Box::new(|d| d.size[0] = 0)),
             ("not its L / S(n)", Box::new(|d| d.end[0] += 1.0)),
@@ -936,15 +936,6 @@ mod tests {
                 }),
             ),
         ];
-        for (said, plant) in faults {
-            let mut d = decided();
-            plant(&mut d);
-            let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                validate(&w.jobs, model, w.procs, &max, &d)
-            }));
-            let message = run.expect_err(said);
-            let text = message.downcast_ref::<String>().cloned().unwrap_or_default();
-            assert!(text.contains(said), "{said}: {text}");
-        }
+        assert_faults_named(&decided, faults, |d| validate(&w.jobs, model, w.procs, &max, d));
     }
 }

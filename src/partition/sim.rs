@@ -97,6 +97,7 @@ fn key(t: f64) -> u64 {
 }
 
 /// Per-job results.
+#[derive(Clone)]
 struct Record {
     start: Vec<f64>,
     end: Vec<f64>,
@@ -434,8 +435,7 @@ fn dyn_equi(
 mod tests {
     use super::*;
 
-    /// A fault planted in a schedule.
-    type Plant<'a> = Box<dyn Fn(&mut Record) + 'a>;
+    use crate::occupancy::{Plant, assert_faults_named};
     use crate::partition::workload::Shape;
 
     fn all(n: usize) -> Measure {
@@ -476,7 +476,7 @@ mod tests {
             .find(|&j| record.start[j] > jobs[j].arrival + 1.0)
             .expect("a job that waited");
         let last = record.start[jobs.len() - 1];
-        let faults: [(&str, Plant<'_>); 3] = [
+        let faults: Vec<(&str, Plant<'_, Record>)> = vec![
             (
                 "before it arrives",
                 Box::new(|r| r.start[j] = jobs[j].arrival - 1.0),
@@ -492,20 +492,7 @@ mod tests {
                 }),
             ),
         ];
-        for (said, plant) in faults {
-            let mut r = Record {
-                start: record.start.clone(),
-                end: record.end.clone(),
-                area: record.area.clone(),
-                busy: record.busy.clone(),
-            };
-            plant(&mut r);
-            let run =
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| validate(&jobs, 32, false, &r)));
-            let message = run.expect_err(said);
-            let text = message.downcast_ref::<String>().cloned().unwrap_or_default();
-            assert!(text.contains(said), "{said}: {text}");
-        }
+        assert_faults_named(&record, faults, |r| validate(&jobs, 32, false, r));
     }
 
     #[test]
