@@ -1,11 +1,10 @@
 //! A carbon-intensity series (grams of CO2 per kWh over time, read from CSV) and the carbon
 //! of a power draw over it. docs/semantics.md, "Energy", states the format and the rules.
 
-use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use crate::Time;
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 /// Most grams per kWh a series may hold: above any grid's (coal is about 1,000).
 pub const MAX_GRAMS_PER_KWH: f64 = 1e5;
@@ -48,65 +47,16 @@ impl Intensity {
     /// seconds on the trace's clock, strictly rising; intensities from 0 to
     /// [`MAX_GRAMS_PER_KWH`]. Errors name the file and the line.
     pub fn read(path: &Path) -> Result<Intensity> {
-        let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-        let reader: Box<dyn Read> = if path.extension().is_some_and(|e| e == "gz") {
-            Box::new(flate2::read::MultiGzDecoder::new(file))
-        } else {
-            Box::new(file)
-        };
-        let bad = |line: usize, message: String| Error::Swf {
+        let expected = format!("0 to {MAX_GRAMS_PER_KWH}");
+        let (times, grams_per_kwh) = crate::series::read_rows(path, "gco2_per_kwh", &expected, |g| {
+            (0.0..=MAX_GRAMS_PER_KWH).contains(&g)
+        })?;
+        Ok(Intensity {
             path: path.to_path_buf(),
-            line,
-            message,
-        };
-        let mut series = Intensity {
-            path: path.to_path_buf(),
-            times: Vec::new(),
-            grams_per_kwh: Vec::new(),
+            times,
+            grams_per_kwh,
             period: None,
-        };
-        for (i, line) in BufReader::new(reader).lines().enumerate() {
-            let line = line.map_err(|e| Error::io(path, e))?;
-            let n = i + 1;
-            if n == 1 || line.trim().is_empty() {
-                continue;
-            }
-            let fields: Vec<&str> = line.split(',').map(str::trim).collect();
-            let [time, grams] = fields[..] else {
-                return Err(bad(
-                    n,
-                    format!("expected 2 fields (time,gco2_per_kwh), found {}", fields.len()),
-                ));
-            };
-            let time: Time = time
-                .parse()
-                .map_err(|_| bad(n, format!("time = '{time}': expected whole seconds")))?;
-            let value: f64 = grams
-                .parse()
-                .ok()
-                .filter(|g: &f64| (0.0..=MAX_GRAMS_PER_KWH).contains(g))
-                .ok_or_else(|| {
-                    bad(
-                        n,
-                        format!("gco2_per_kwh = '{grams}': expected 0 to {MAX_GRAMS_PER_KWH}"),
-                    )
-                })?;
-            if series.times.last().is_some_and(|&last| time <= last) {
-                return Err(bad(
-                    n,
-                    format!("time = {time}: not after the row before; times must rise"),
-                ));
-            }
-            series.times.push(time);
-            series.grams_per_kwh.push(value);
-        }
-        if series.times.is_empty() {
-            return Err(Error::Workload {
-                path: path.to_path_buf(),
-                message: "no row under the header: an intensity series needs at least one".into(),
-            });
-        }
-        Ok(series)
+        })
     }
 
     /// The first time the series covers.

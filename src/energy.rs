@@ -34,6 +34,11 @@ pub struct EnergySummary {
     /// Where idle nodes are switched off (`crate::sim::power_states`): what switching did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub switching: Option<SwitchingSummary>,
+    /// Under a power cap on every partition: seconds during which the machine drew more
+    /// than its cap ([`seconds_over`]). Zero while jobs keep to their predictions; a job
+    /// that outlives its prediction while a cap over time falls may make it positive.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub over_cap_s: Option<Time>,
 }
 
 /// What switching idle nodes off did over a run.
@@ -69,11 +74,32 @@ fn per_core(machine: &Machine, p: usize) -> Option<(f64, f64)> {
 }
 
 /// A machine's power over a run, for the timeline: watts from each step's time to the
-/// next ([`power_over_time`]), and the machine's cap where every partition has one.
+/// next ([`power_over_time`]), and the machine's cap where every partition has one
+/// ([`Machine::cap_over_time`]; empty otherwise).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PowerOverTime {
     pub steps: Vec<(Time, f64)>,
-    pub cap_w: Option<f64>,
+    pub cap: Vec<(Time, f64)>,
+}
+
+/// Seconds during which `power` (steps of watts, the last closing at `until`) was above
+/// `cap` (steps of watts, [`crate::series::value_at`]), beyond a part in 10^9 of rounding.
+pub fn seconds_over(power: &[(Time, f64)], until: Time, cap: &[(Time, f64)]) -> Time {
+    let mut over = 0;
+    for (i, &(from, watts)) in power.iter().enumerate() {
+        let to = power.get(i + 1).map_or(until, |p| p.0);
+        // The cap's steps within [from, to), each against this power step.
+        let mut a = from;
+        while a < to {
+            let k = cap.partition_point(|s| s.0 <= a);
+            let b = cap.get(k).map_or(to, |s| s.0.min(to));
+            if watts > crate::series::value_at(cap, a) * (1.0 + 1e-9) {
+                over += b - a;
+            }
+            a = b;
+        }
+    }
+    over
 }
 
 /// Every partition's watts per core, idle and busy; `None` when the machine describes no
@@ -240,6 +266,9 @@ pub fn of_run(
         span,
         carbon_kg: carbon.map(|(series, offset)| series.grams(&power, last, offset) / 1e3),
         switching,
+        over_cap_s: machine
+            .cap_over_time()
+            .map(|cap| seconds_over(&power, last, &cap)),
     })
 }
 
@@ -335,5 +364,18 @@ mod tests {
             of_run(&m, &jobs, &[0, 100], &[100, crate::sim::state::UNSET], &[], None),
             None
         );
+    }
+
+    /// Power 500 W, 900 W from 10 s, 500 W from 30 s, until 50 s; a cap of 800 W, 1,000 W
+    /// from 20 s: over it from 10 to 20 s only. Under a constant cap of 400 W, the whole
+    /// 50 s; exactly at the cap is not over it.
+    #[test]
+    fn seconds_over_the_cap_by_hand() {
+        let power = [(0, 500.0), (10, 900.0), (30, 500.0)];
+        assert_eq!(seconds_over(&power, 50, &[(0, 800.0), (20, 1000.0)]), 10);
+        assert_eq!(seconds_over(&power, 50, &[(Time::MIN, 400.0)]), 50);
+        assert_eq!(seconds_over(&power, 50, &[(Time::MIN, 900.0)]), 0);
+        // A cap whose first step comes after the power's: it holds before its time too.
+        assert_eq!(seconds_over(&power, 50, &[(15, 800.0)]), 20);
     }
 }

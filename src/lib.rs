@@ -29,6 +29,7 @@ pub mod random;
 pub mod report;
 pub mod sched;
 pub mod seed;
+pub mod series;
 pub mod sim;
 pub mod speedup;
 pub mod suggest;

@@ -59,6 +59,12 @@ pub struct RunArgs {
     /// cap (docs/semantics.md, "Energy").
     #[arg(long, value_name = "FRACTION", requires = "machine")]
     power_cap: Option<f64>,
+    /// Traces, on a machine with a power model: a cap that changes over time (CSV: a header,
+    /// then time,fraction rows, the trace's clock; .gz too), each fraction of every
+    /// partition's peak holding until the next row; a job starts only if the power with it
+    /// stays under the cap until its predicted end (docs/semantics.md, "Energy").
+    #[arg(long, value_name = "FILE", requires = "machine", conflicts_with = "power_cap")]
+    power_cap_series: Option<PathBuf>,
     /// Traces, on a machine whose nodes describe their switching: switch a node off once it
     /// has been idle SECONDS, and boot it when a job needs it (docs/semantics.md, "Power
     /// states").
@@ -207,6 +213,12 @@ fn experiment(args: &RunArgs) -> Result<Rigid> {
         ("carbon_hold", args.carbon_hold.map(Value::Float)),
         ("carbon_slack", args.carbon_slack.map(Value::Int)),
         ("power_cap", args.power_cap.map(Value::Float)),
+        (
+            "power_cap_series",
+            args.power_cap_series
+                .as_ref()
+                .map(|p| Value::Str(p.display().to_string())),
+        ),
         ("switch_off_after", args.switch_off_after.map(Value::Int)),
         ("keep_on", args.keep_on.map(Value::Int)),
         ("gpu_share", args.gpu_share.map(Value::Float)),
@@ -380,11 +392,7 @@ fn write_timeline(
         ),
         Format::Svg,
     )?;
-    if let Some(PowerOverTime {
-        steps: watts,
-        cap_w: cap,
-    }) = &power
-    {
+    if let Some(PowerOverTime { steps: watts, cap }) = &power {
         let kw = |points: Vec<(f64, f64)>| -> Vec<Point> {
             points
                 .into_iter()
@@ -402,8 +410,16 @@ fn write_timeline(
             style: 0,
             points: drawn.clone(),
         }];
-        if let Some(cap) = cap {
-            let flat = drawn.iter().map(|p| (p.x * 86_400.0, *cap)).collect();
+        if !cap.is_empty() {
+            let flat = drawn
+                .iter()
+                .map(|p| {
+                    (
+                        p.x * 86_400.0,
+                        schedlab::series::value_at(cap, (p.x * 86_400.0) as schedlab::Time),
+                    )
+                })
+                .collect();
             lines.push(Series {
                 label: Some("cap".into()),
                 style: 1,

@@ -18,7 +18,7 @@ use crate::machine::{Fit, Machine};
 use crate::malleable::VERSUS_AVG_METRICS;
 use crate::metrics::Summary;
 use crate::predict::PredictorKind;
-use crate::sched::{AnyScheduler, NodePolicy, NodeScheduler, SchedulerKind};
+use crate::sched::{AnyScheduler, CappedScheduler, NodePolicy, NodeScheduler, SchedulerKind};
 use crate::seed::mix64;
 use crate::sim::{Engine, Outcome, Parts, Window};
 use crate::workload::Workload;
@@ -526,7 +526,11 @@ impl PreparedRigid {
             .entry(self.scheduler)
             .or_insert_with(|| self.scheduler.build());
         let machine = self.workload.spec.machine();
-        let one_pool = |m: &&Machine| m.partitions.len() == 1 && !m.partitions[0].needs_nodes();
+        let one_pool = |m: &&Machine| {
+            m.partitions.len() == 1
+                && !m.partitions[0].needs_nodes()
+                && m.partitions[0].cap_over_time.is_none()
+        };
         // One pool: the machine's cores, or under a power cap those that may be busy at once.
         let procs = machine
             .filter(one_pool)
@@ -560,7 +564,11 @@ impl PreparedRigid {
             // Under a power cap, the cores that may be busy at once.
             let cores = partition.usable_cores() as u32;
             worker.engine.set_switch_off(partition.switch_off_policy(), first);
-            let outcome = if partition.needs_nodes() {
+            let outcome = if let Some(capacity) = partition.capacity_steps() {
+                let policy = NodePolicy::of(self.scheduler).expect("refused when the experiment was built");
+                let mut capped = CappedScheduler::new(policy, capacity);
+                capped.simulate(&mut worker.engine, &jobs, cores, self.predictor, window.as_ref())
+            } else if partition.needs_nodes() {
                 let policy = NodePolicy::of(self.scheduler).expect("refused when the experiment was built");
                 let requests = (0..jobs.len()).map(|j| machine.request(&jobs, j)).collect();
                 let mut nodes = NodeScheduler::new(policy, partition.pool(), requests);
@@ -668,7 +676,7 @@ impl PreparedRigid {
                 outcome.end,
                 outcome.switches,
             )?,
-            cap_w: machine.partitions.iter().map(|p| p.cap_w).sum::<Option<f64>>(),
+            cap: machine.cap_over_time().unwrap_or_default(),
         })
     }
 

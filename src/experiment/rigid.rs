@@ -9,6 +9,7 @@ use std::sync::Arc;
 use crate::Time;
 use crate::carbon::{Carbon, CarbonHold, Intensity, MAX_CARBON_SLACK};
 use crate::machine::Machine;
+use crate::machine::cap::CapOverTime;
 use crate::machine::gpu_share::{GpuShare, MAX_CORES_PER_GPU};
 use crate::params::{Key, ParamError, Params, Value, policy, workload};
 use crate::predict::PredictorKind;
@@ -26,17 +27,18 @@ use crate::workload::{MAX_PROCS, Selection};
 pub const POLICY_KEYS: [Key; 2] = [policy("scheduler"), policy("predictor")];
 
 /// A trace and how to read, scale and augment it; all shape the workload but `feedback`,
-/// which changes when jobs arrive, not which jobs are drawn; `power_cap` and
-/// `switch_off_after`, which cap the machine the jobs run on and switch its idle nodes off;
+/// which changes when jobs arrive, not which jobs are drawn; `power_cap`,
+/// `power_cap_series` and `switch_off_after`, which cap the machine the jobs run on and switch its idle nodes off;
 /// `carbon_hold` and `carbon_slack`, which hold jobs back while the grid is dirty;
 /// and `gpu_share` and `cores_per_gpu`, which read which jobs ask GPUs off the
 /// replication's own draws. Cells that differ in those replay the same workloads (a GPU job
 /// at one share is one at every higher share), so they can be compared in pairs.
-pub const TRACE_KEYS: [Key; 35] = [
+pub const TRACE_KEYS: [Key; 36] = [
     workload("trace"),
     workload("procs"),
     workload("machine"),
     policy("power_cap"),
+    policy("power_cap_series"),
     policy("switch_off_after"),
     policy("keep_on"),
     policy("carbon_hold"),
@@ -445,7 +447,34 @@ fn machine(params: &Params, base_dir: &Path, procs: Option<u32>) -> Result<Optio
         }
         (Some(fraction), Some(m)) => Some(Arc::new(m.with_power_cap(fraction)?)),
     };
-    switch_off(params, machine)
+    switch_off(params, cap_over_time(params, base_dir, machine)?)
+}
+
+/// `machine` capped at each step's share of its peak over time (`power_cap_series =
+/// "FILE.csv"`, [`crate::machine::cap::CapOverTime`]); as it is without the key.
+fn cap_over_time(
+    params: &Params,
+    base_dir: &Path,
+    machine: Option<Arc<Machine>>,
+) -> Result<Option<Arc<Machine>>, ParamError> {
+    let Some(file) = params.text("power_cap_series") else {
+        return Ok(machine);
+    };
+    if params.has("power_cap") {
+        return Err(ParamError::Invalid(
+            "power_cap and power_cap_series both cap the machine; give one or the other".into(),
+        ));
+    }
+    let Some(m) = machine else {
+        return Err(ParamError::Invalid(
+            "power_cap_series: needs a machine that describes its power (machine = \"FILE.toml\" whose node \
+             groups give idle_w and busy_w)"
+                .into(),
+        ));
+    };
+    let series = CapOverTime::read(&base_dir.join(&file))
+        .map_err(|e| ParamError::Invalid(format!("power_cap_series = '{file}': {e}")))?;
+    Ok(Some(Arc::new(m.with_cap_over_time(&series)?)))
 }
 
 /// `machine` switching its idle nodes off after `switch_off_after` seconds, keeping
@@ -732,6 +761,22 @@ pub fn from_params(params: &Params, base_dir: &Path, window: Option<&Window>) ->
             p.name,
             NodePolicy::NAMES.join(", ")
         )));
+    }
+    if let Some(m) = workload.machine()
+        && let Some(p) = m.partitions.iter().find(|p| p.cap_over_time.is_some())
+    {
+        if NodePolicy::of(scheduler).is_none() {
+            return Err(ParamError::Invalid(format!(
+                "scheduler = {scheduler}: not built under a power cap over time yet (partition {}); {} are",
+                p.name,
+                NodePolicy::NAMES.join(", ")
+            )));
+        }
+        if workload.feedback {
+            return Err(ParamError::Invalid(
+                "feedback: not built under a power cap over time yet".into(),
+            ));
+        }
     }
     if let Some(m) = workload.machine()
         && let Some(p) = m.partitions.iter().find(|p| p.switch_off.is_some())

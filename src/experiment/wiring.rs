@@ -4,8 +4,8 @@
 
 use crate::params::ParamError;
 use crate::predict::{AnyPredictor, PredictorKind};
-use crate::sched::{AnyScheduler, NodeScheduler, SchedulerKind};
-use crate::sim::{Engine, Outcome, UserEstimates, Window};
+use crate::sched::{AnyScheduler, SchedulerKind};
+use crate::sim::{Engine, Outcome, Scheduler, UserEstimates, Window};
 use crate::workload::Jobs;
 
 /// The predictor to run `scheduler` with, given the one asked for: schedulers that do not
@@ -59,7 +59,10 @@ impl Simulate for AnyScheduler {
     }
 }
 
-impl Simulate for NodeScheduler {
+/// A scheduler run by the engine as it is: those of a partition of nodes
+/// ([`crate::sched::NodeScheduler`]) and under a cap over time
+/// ([`crate::sched::CappedScheduler`]).
+impl<S: Scheduler> Simulate for S {
     fn simulate<'e>(
         &mut self,
         engine: &'e mut Engine,

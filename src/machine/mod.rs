@@ -28,6 +28,7 @@ use crate::error::{Error, FieldError, Result};
 use crate::params::ParamError;
 use crate::workload::{Jobs, MAX_PROCS, Workload};
 
+pub mod cap;
 pub mod gpu_share;
 pub mod pool;
 
@@ -109,6 +110,11 @@ pub struct Partition {
     /// Whether idle nodes are switched off (`None`: they stay on, today's machine).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub switch_off: Option<SwitchOff>,
+    /// A power cap that changes over time (`power_cap_series`, [`cap::CapOverTime`]):
+    /// watts from each step's time (the trace's clock) to the next's, the first also before
+    /// it and the last for ever. `None`: the cap, if any, is `cap_w`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cap_over_time: Option<Vec<(Time, f64)>>,
 }
 
 impl Partition {
@@ -127,15 +133,17 @@ impl Partition {
     /// core, so "a job starts only if the power with it stays under the cap" is exactly
     /// "a job starts only if the busy cores with it stay within these".
     pub fn usable_cores(&self) -> u64 {
-        let (Some(cap), Some(g)) = (self.cap_w, self.nodes.first()) else {
+        self.cap_w.map_or(self.cores(), |cap| self.cores_under(cap))
+    }
+
+    /// The cores that may be busy at once under a cap of `cap` watts (see
+    /// [`Partition::usable_cores`]).
+    pub fn cores_under(&self, cap: f64) -> u64 {
+        let Some(g) = self.nodes.first() else {
             return self.cores();
         };
         let power = g.power.expect("a cap needs a power model, checked on reading");
-        let idle: f64 = self
-            .nodes
-            .iter()
-            .map(|g| g.count as f64 * g.power.map_or(0.0, |p| p.idle_w))
-            .sum();
+        let idle = self.idle_w();
         if cap < idle {
             return 0;
         }
@@ -308,6 +316,7 @@ impl Machine {
                 }],
                 cap_w: None,
                 switch_off: None,
+                cap_over_time: None,
             }],
         }
     }
@@ -377,7 +386,7 @@ impl Machine {
                 .enumerate()
                 .map(|(j, g)| node_group(g, &format!("{at}.nodes[{j}]"), j, &err))
                 .collect::<Result<Vec<_>>>()?;
-            let partition = Partition {
+            let mut partition = Partition {
                 name: p.name,
                 swf: own,
                 default: p.default,
@@ -385,11 +394,11 @@ impl Machine {
                 nodes: groups,
                 cap_w: p.cap_w,
                 switch_off: None,
+                cap_over_time: None,
             };
             if let Some(cap) = p.cap_w {
                 check_cap(&partition, cap).map_err(|e| err(format!("{at}.cap_w = {cap}: {}", e.message)))?;
             }
-            let mut partition = partition;
             match (p.switch_off_after, p.keep_on) {
                 (None, None) => {}
                 (None, Some(_)) => {
@@ -472,7 +481,7 @@ impl Machine {
                 Some(p) if jobs.procs[j] as u64 > self.partitions[p].cores() => {
                     skipped.procs_exceed_machine += 1
                 }
-                Some(p) if jobs.procs[j] as u64 > self.partitions[p].usable_cores() => {
+                Some(p) if jobs.procs[j] as u64 > self.partitions[p].largest_job() => {
                     skipped.exceeds_power_cap += 1
                 }
                 Some(p) if !self.partitions[p].holds_when_empty(&self.request(jobs, j)) => {
@@ -673,7 +682,7 @@ fn check_cap(partition: &Partition, cap: f64) -> std::result::Result<(), FieldEr
 /// the boots' draw, neither built yet).
 fn check_switch_off(partition: &Partition) -> std::result::Result<(), FieldError> {
     let refuse = |message: String| Err(FieldError::new("switch_off_after", message));
-    if partition.cap_w.is_some() {
+    if partition.cap_w.is_some() || partition.cap_over_time.is_some() {
         return refuse("switching nodes off under a power cap is not built yet".into());
     }
     let [group] = &partition.nodes[..] else {
@@ -747,7 +756,7 @@ impl Machine {
     /// run (the environment, Python priority functions) takes only such machines.
     pub fn is_plain_pool(&self) -> bool {
         let [p] = &self.partitions[..] else { return false };
-        !p.needs_nodes() && p.cap_w.is_none() && p.switch_off.is_none()
+        !p.needs_nodes() && p.cap_w.is_none() && p.cap_over_time.is_none() && p.switch_off.is_none()
     }
 
     /// Whether the machine describes its nodes' power.
@@ -783,12 +792,7 @@ impl Machine {
                     p.name
                 ));
             }
-            let peak: f64 = p
-                .nodes
-                .iter()
-                .map(|g| g.count as f64 * g.power.map_or(0.0, |w| w.busy_w))
-                .sum();
-            let cap = fraction * peak;
+            let cap = fraction * p.peak_w();
             p.cap_w = Some(cap);
             if let Err(e) = check_cap(p, cap) {
                 return refuse(format!("partition {}: a cap of {cap} W: {}", p.name, e.message));
@@ -979,6 +983,7 @@ mod tests {
                     .collect(),
                 cap_w: None,
                 switch_off: None,
+                cap_over_time: None,
             };
             let r = NodeRequest {
                 units,

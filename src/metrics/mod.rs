@@ -872,6 +872,14 @@ pub static ENERGY_METRICS: Registry<EnergySummary> = Registry {
             |e| e.wh_per_core_hour
         ),
         row!(
+            "over_cap_s",
+            "Time over the power cap",
+            Seconds,
+            Undefined,
+            |e| e.over_cap_s.map_or(f64::NAN, |s| s as f64),
+            NonNegative
+        ),
+        row!(
             "node_switch_offs",
             "Nodes switched off",
             Number,

@@ -108,6 +108,9 @@ impl Summary {
                     w.switch_offs, w.boots, w.jobs_waiting_boot, w.boot_wait_s
                 )?;
             }
+            if let Some(over) = e.over_cap_s {
+                writeln!(out, "power cap    drawn above it for {over} s")?;
+            }
             if let Some(kg) = e.carbon_kg {
                 writeln!(
                     out,

@@ -158,14 +158,19 @@ fn time_weighted<const N: usize>(points: &[(Time, [f64; N])], bins: usize) -> Ve
         let mut a = *time as f64;
         // Spread the step over the bins it covers.
         while a < next {
-            let b = (((a - t0) / width) as usize).min(bins - 1);
-            let bin_end = (t0 + (b + 1) as f64 * width).min(next);
-            let span = (bin_end - a).max(0.0);
-            for (sum, v) in sums[b].iter_mut().zip(values) {
-                *sum += span * v;
+            let mut b = (((a - t0) / width) as usize).min(bins - 1);
+            // At a bin's edge, rounding may give the bin before: the bin `a` lies in is the
+            // one whose end is past it (the last bin's end is the last step's time).
+            while b + 1 < bins && t0 + (b + 1) as f64 * width <= a {
+                b += 1;
             }
-            if bin_end <= a {
-                break;
+            let bin_end = if b + 1 == bins {
+                next
+            } else {
+                (t0 + (b + 1) as f64 * width).min(next)
+            };
+            for (sum, v) in sums[b].iter_mut().zip(values) {
+                *sum += (bin_end - a) * v;
             }
             a = bin_end;
         }
@@ -180,6 +185,22 @@ fn time_weighted<const N: usize>(points: &[(Time, [f64; N])], bins: usize) -> Ve
 mod tests {
     use super::*;
     use crate::workload::JobRecord;
+
+    /// A value that holds over the whole span has that mean in every bin, whatever the
+    /// rounding of the bins' edges (400 bins of a span that is no multiple of 400: before,
+    /// a step crossing an edge that rounding put in the bin before was dropped from there
+    /// on, and bins read 0).
+    #[test]
+    fn a_constant_value_fills_every_bin() {
+        for (t1, bins) in [(1_556_297, 400), (7, 3), (1_000, 7)] {
+            let points = [(0, 9.5), (t1 / 3, 9.5), (t1, 9.5)];
+            let binned = binned_values(&points, bins);
+            assert_eq!(binned.len(), bins);
+            for (t, v) in binned {
+                assert!((v - 9.5).abs() < 1e-9, "{v} at {t} (span {t1}, {bins} bins)");
+            }
+        }
+    }
 
     #[test]
     fn steps_by_hand() {

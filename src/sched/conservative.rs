@@ -109,9 +109,23 @@ pub struct Conservative {
     rooms: Vec<Room>,
     /// Rooms found during the current re-fit, for the next one.
     next_rooms: Vec<Room>,
+    /// Under a cap over time, the cores that may be busy from each step's time on (the
+    /// first also before it, the last for ever); empty: the whole pool.
+    capacity: Vec<(Time, u32)>,
 }
 
 impl Conservative {
+    /// Conservative backfilling with its profile made of `capacity`'s cores over time
+    /// instead of the whole pool (`super::capped`): every reservation, and so every start,
+    /// keeps the busy cores within the cap for the job's whole estimate. The cap's rises are
+    /// in the profile from the start, so they are room no re-fit needs to find.
+    pub fn under_cap(capacity: Vec<(Time, u32)>) -> Conservative {
+        Conservative {
+            capacity,
+            ..Conservative::default()
+        }
+    }
+
     /// Per job, the first reservation it was given.
     pub fn first_reservations(&self) -> &[Time] {
         &self.first_reservation
@@ -168,8 +182,13 @@ impl Scheduler for Conservative {
         self.first_reservation.resize(jobs.len(), Time::MAX);
         self.reserved_until.clear();
         self.reserved_until.resize(jobs.len(), Time::MAX);
-        self.profile
-            .reset(jobs.submit.first().copied().unwrap_or(0), procs);
+        let first = jobs.submit.first().copied().unwrap_or(0);
+        self.profile.reset(first, procs);
+        for (i, &(at, cores)) in self.capacity.iter().enumerate() {
+            let from = if i == 0 { first } else { at.max(first) };
+            let to = self.capacity.get(i + 1).map_or(Time::MAX, |s| s.0);
+            self.profile.add(from, to, -(procs.saturating_sub(cores) as i64));
+        }
         self.rooms.clear();
         self.next_rooms.clear();
         self.waiting_zero_estimate = 0;

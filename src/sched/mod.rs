@@ -3,6 +3,7 @@
 //! A policy is chosen by [`SchedulerKind`] once per run; [`AnyScheduler::run`] then calls the
 //! engine monomorphised for the concrete type, so the hot loop has no dynamic dispatch.
 
+pub mod capped;
 mod conservative;
 mod easy;
 mod fcfs;
@@ -12,6 +13,7 @@ mod priority;
 pub mod ranked;
 mod waitlist;
 
+pub use capped::CappedScheduler;
 pub use conservative::Conservative;
 pub use easy::{BackfillOrder, Easy, EasyPred, Sjbf};
 pub use fcfs::Fcfs;

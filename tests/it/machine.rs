@@ -19,7 +19,7 @@ use schedlab::workload::SkipCounts;
 
 /// The rigid experiment replaying `trace` under `scheduler` with `extra` parameters, or
 /// why it is refused.
-fn built(trace: &Path, scheduler: &str, extra: &[(&str, Value)]) -> Result<Rigid, String> {
+pub(crate) fn built(trace: &Path, scheduler: &str, extra: &[(&str, Value)]) -> Result<Rigid, String> {
     let mut params = Params::default();
     params.insert("trace", Value::Str(trace.display().to_string()));
     params.insert("scheduler", Value::Str(scheduler.into()));
@@ -30,12 +30,12 @@ fn built(trace: &Path, scheduler: &str, extra: &[(&str, Value)]) -> Result<Rigid
 }
 
 /// The rigid experiment replaying `trace` under `scheduler` with `extra` parameters.
-fn experiment(trace: &Path, scheduler: &str, extra: &[(&str, Value)]) -> Rigid {
+pub(crate) fn experiment(trace: &Path, scheduler: &str, extra: &[(&str, Value)]) -> Rigid {
     built(trace, scheduler, extra).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Why `trace` under `scheduler` with `extra` parameters is refused.
-fn refusal(trace: &Path, scheduler: &str, extra: &[(&str, Value)]) -> String {
+pub(crate) fn refusal(trace: &Path, scheduler: &str, extra: &[(&str, Value)]) -> String {
     built(trace, scheduler, extra).expect_err("refused")
 }
 
@@ -153,7 +153,11 @@ fn todays_machine_described_as_one_partition_changes_nothing() {
 }
 
 /// An SWF line: job `id` of `procs` processors in partition `partition`.
-fn swf_line(out: &mut String, id: usize, (submit, runtime, procs, estimate, user, partition): Job) {
+pub(crate) fn swf_line(
+    out: &mut String,
+    id: usize,
+    (submit, runtime, procs, estimate, user, partition): Job,
+) {
     writeln!(
         out,
         "{id} {submit} -1 {runtime} {procs} -1 -1 {procs} {estimate} -1 1 {user} -1 -1 1 {partition} -1 -1"
@@ -162,7 +166,7 @@ fn swf_line(out: &mut String, id: usize, (submit, runtime, procs, estimate, user
 }
 
 /// (submit, runtime, processors, estimate, user, partition number).
-type Job = (i64, i64, u32, i64, i32, i32);
+pub(crate) type Job = (i64, i64, u32, i64, i32, i32);
 
 /// Runs `jobs` on a machine of partitions with `cores` (partition i numbered i + 1, no
 /// default), and each partition's jobs alone on a machine of its cores; the machine's
@@ -1368,6 +1372,12 @@ fn a_power_cap_is_a_bound_on_busy_cores() {
         );
         let (e, _, energy_e) = with_cap(&uncapped, Some(1.0));
         let (f, _, energy_f) = with(&uncapped);
+        // The same but for the time over the cap, which only a capped machine reports.
+        assert_eq!(energy_e.over_cap_s, Some(0));
+        let energy_e = schedlab::energy::EnergySummary {
+            over_cap_s: None,
+            ..energy_e
+        };
         assert!(e == f && energy_e == energy_f, "{scheduler}: power_cap = 1");
         let (b, skipped_b, energy_b) = with(&small);
         assert!(a == b, "{scheduler}: the schedules differ");
@@ -1511,10 +1521,15 @@ fn switching_machine(dir: &Path, count: u32, policy: &str) -> PathBuf {
 }
 
 /// A run's (start, end) per job, its energy, and its power over time.
-type PowerRun = (Vec<(i64, i64)>, schedlab::energy::EnergySummary, Vec<(i64, f64)>);
+pub(crate) type PowerRun = (Vec<(i64, i64)>, schedlab::energy::EnergySummary, Vec<(i64, f64)>);
 
 /// The run of `trace` under `scheduler` on `machine`, with its energy and power over time.
-fn run_with_power(trace: &Path, machine: &Path, scheduler: &str, extra: &[(&str, Value)]) -> PowerRun {
+pub(crate) fn run_with_power(
+    trace: &Path,
+    machine: &Path,
+    scheduler: &str,
+    extra: &[(&str, Value)],
+) -> PowerRun {
     let mut all = vec![("machine", Value::Str(machine.display().to_string()))];
     all.extend(extra.iter().cloned());
     let rigid = experiment(trace, scheduler, &all);

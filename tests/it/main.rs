@@ -21,6 +21,7 @@ mod malleable;
 mod metrics;
 mod mutation;
 mod nondedicated;
+mod power_cap;
 mod predictors;
 mod properties;
 mod queue_time;

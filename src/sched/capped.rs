@@ -1,0 +1,227 @@
+//! FCFS, EASY (in arrival order, or shortest prediction first as SJBF) and conservative
+//! backfilling under a power cap that changes over time: the cores that may be busy at once
+//! follow a step function of time (`crate::machine::cap`), and a job starts only if, with
+//! it, the busy cores stay within the cap from now until its predicted end, every running
+//! job counted until its own.
+//!
+//! FCFS and EASY build, at each pass, the profile of cores free over time: the cap's cores
+//! less the running jobs' until their predicted ends. Heads start in arrival order while
+//! they fit for their whole prediction. EASY then reserves the first head that does not fit
+//! at the earliest time it fits for its whole prediction, takes that from the profile, and
+//! starts each later job (in arrival or prediction order) that fits from now to its
+//! predicted end in what is left. With a constant cap this is EASY's own rule (the profile
+//! only rises after now, so "fits for its whole prediction" is "fits now", and a job that
+//! runs past the reservation must fit in what the head leaves then: `extra`); both are
+//! checked job for job against `easy.rs` and `fcfs.rs` (`tests/it/machine.rs`). A pass
+//! asks for a wake-up at the next change of the cap and at the head's reservation, since a
+//! rise of the cap may let jobs start when no job arrives or ends.
+//!
+//! Conservative backfilling is `conservative.rs` with its profile made of the cap's cores
+//! instead of the whole pool ([`Conservative::under_cap`]).
+//!
+//! The profile holds the cap only as far ahead as the pass's questions need: a fit that
+//! reaches past what it holds is asked again once the cap's steps up to its end are in.
+//! A pass costs O(running log running + waiting x steps), plain by design: `easy.rs`
+//! stays the fast path where the cap is constant.
+//!
+//! Guarantee, with predictions that hold (the users' estimates, which jobs never exceed):
+//! the busy cores never exceed the cap, so the power stays at most the cap. A job that
+//! outlives its prediction keeps running; where the cap falls meanwhile, the time over the
+//! cap is what `crate::energy` reports.
+
+use super::conservative::Conservative;
+use super::easy::BackfillOrder;
+use super::nodes::NodePolicy;
+use crate::Time;
+use crate::sim::profile::Profile;
+use crate::sim::{SchedCtx, Scheduler};
+use crate::workload::{JobId, Jobs};
+
+/// A scheduler of one pool of cores under a cap over time.
+#[derive(Debug)]
+pub struct CappedScheduler {
+    policy: NodePolicy,
+    /// Cores that may be busy from each step's time on (the first also before it).
+    capacity: Vec<(Time, u32)>,
+    /// FCFS and EASY: waiting jobs in arrival order.
+    waiting: Vec<JobId>,
+    /// Conservative backfilling, its profile made of the cap's cores.
+    conservative: Conservative,
+    /// FCFS and EASY, during a pass: cores free over time, with the cap taken in up to
+    /// `horizon` (the cap's step `next` starts there).
+    profile: Profile,
+    horizon: Time,
+    next: usize,
+    total: u32,
+    /// Buffers kept across passes.
+    candidates: Vec<JobId>,
+    backfilled: u64,
+}
+
+impl CappedScheduler {
+    /// `policy` under `capacity`: cores that may be busy from each step's time on, in time
+    /// order, the first also before its time and the last for ever.
+    pub fn new(policy: NodePolicy, capacity: Vec<(Time, u32)>) -> CappedScheduler {
+        assert!(!capacity.is_empty(), "a cap over time has at least one step");
+        CappedScheduler {
+            policy,
+            conservative: Conservative::under_cap(capacity.clone()),
+            capacity,
+            waiting: Vec::new(),
+            profile: Profile::default(),
+            horizon: 0,
+            next: 0,
+            total: 0,
+            candidates: Vec::new(),
+            backfilled: 0,
+        }
+    }
+
+    /// Takes the cap into the profile up to `to` (at least).
+    fn extend(&mut self, to: Time) {
+        while self.horizon < to && self.horizon < Time::MAX {
+            let (_, cores) = self.capacity[self.next];
+            let end = self.capacity.get(self.next + 1).map_or(Time::MAX, |s| s.0);
+            let cut = self.total.saturating_sub(cores) as i64;
+            self.profile.add(self.horizon, end, -cut);
+            self.horizon = end;
+            self.next += 1;
+        }
+    }
+
+    /// The earliest time from `now` at which `procs` cores are free for `duration`, the cap
+    /// included.
+    fn fit(&mut self, now: Time, procs: u32, duration: Time) -> Time {
+        loop {
+            let at = self.profile.earliest_fit(now, procs, duration);
+            let end = at.saturating_add(duration.max(1));
+            if end <= self.horizon || self.horizon == Time::MAX {
+                return at;
+            }
+            self.extend(end);
+        }
+    }
+
+    /// Whether `procs` cores are free from `now` for `duration`, the cap included.
+    fn fits_now(&mut self, now: Time, procs: u32, duration: Time) -> bool {
+        self.extend(now.saturating_add(duration.max(1)));
+        self.profile
+            .earliest_fit_with(now, procs, duration, None, now + 1)
+            .is_some()
+    }
+
+    /// Starts `job` now, taking its cores from the profile until its predicted end.
+    fn start(&mut self, ctx: &mut SchedCtx, job: JobId) {
+        let (now, procs) = (ctx.now(), ctx.procs(job));
+        self.profile.add(now, now + ctx.prediction(job), -(procs as i64));
+        ctx.start(job);
+    }
+
+    /// The profile at `now`: the cap's cores less the running jobs' until their predicted
+    /// ends (at least the next instant: a job past its prediction still holds its cores).
+    fn rebuild(&mut self, ctx: &mut SchedCtx) {
+        let now = ctx.now();
+        self.total = ctx.total();
+        self.profile.reset(now, self.total);
+        self.next = self.capacity.partition_point(|s| s.0 <= now).saturating_sub(1);
+        self.horizon = now;
+        for r in ctx.running_sorted() {
+            self.profile
+                .add(now, r.predicted_end.max(now + 1), -(r.procs as i64));
+        }
+    }
+
+    /// FCFS or EASY (`backfill`) at `ctx.now()`.
+    fn pass(&mut self, ctx: &mut SchedCtx, backfill: Option<BackfillOrder>) {
+        if self.waiting.is_empty() {
+            return;
+        }
+        self.rebuild(ctx);
+        let now = ctx.now();
+        let mut started = 0;
+        while let Some(&head) = self.waiting.get(started) {
+            if !self.fits_now(now, ctx.procs(head), ctx.prediction(head)) {
+                break;
+            }
+            self.start(ctx, head);
+            started += 1;
+        }
+        self.waiting.drain(..started);
+        let Some(&head) = self.waiting.first() else {
+            return;
+        };
+        let (procs, duration) = (ctx.procs(head), ctx.prediction(head));
+        let reserved = self.fit(now, procs, duration);
+        let later = self.capacity.partition_point(|s| s.0 <= now);
+        let next_change = self.capacity.get(later).map_or(Time::MAX, |s| s.0);
+        ctx.wake_at(reserved.min(next_change));
+        let Some(order) = backfill else {
+            return;
+        };
+        self.profile.add(reserved, reserved + duration, -(procs as i64));
+        let mut candidates = std::mem::take(&mut self.candidates);
+        candidates.clear();
+        candidates.extend_from_slice(&self.waiting[1..]);
+        if order == BackfillOrder::ShortestPrediction {
+            // Stable: ties stay in arrival order.
+            candidates.sort_by_key(|&j| ctx.prediction(j));
+        }
+        let mut any = false;
+        for &job in &candidates {
+            if ctx.procs(job) <= ctx.free() && self.fits_now(now, ctx.procs(job), ctx.prediction(job)) {
+                self.start(ctx, job);
+                self.backfilled += 1;
+                any = true;
+            }
+        }
+        self.candidates = candidates;
+        if any {
+            self.waiting.retain(|&j| ctx.start_time(j).is_none());
+        }
+    }
+}
+
+impl Scheduler for CappedScheduler {
+    fn reset(&mut self, jobs: &Jobs, procs: u32) {
+        self.waiting.clear();
+        self.backfilled = 0;
+        if self.policy == NodePolicy::Conservative {
+            self.conservative.reset(jobs, procs);
+        }
+    }
+
+    fn on_arrival(&mut self, job: JobId, ctx: &SchedCtx) {
+        match self.policy {
+            NodePolicy::Conservative => self.conservative.on_arrival(job, ctx),
+            _ => self.waiting.push(job),
+        }
+    }
+
+    fn on_termination(&mut self, job: JobId, ctx: &SchedCtx) {
+        if self.policy == NodePolicy::Conservative {
+            self.conservative.on_termination(job, ctx);
+        }
+    }
+
+    fn backfilled(&self) -> u64 {
+        match self.policy {
+            NodePolicy::Conservative => self.conservative.backfilled(),
+            _ => self.backfilled,
+        }
+    }
+
+    fn schedule(&mut self, ctx: &mut SchedCtx) {
+        match self.policy {
+            NodePolicy::Fcfs => self.pass(ctx, None),
+            NodePolicy::Easy(order) => self.pass(ctx, Some(order)),
+            NodePolicy::Conservative => self.conservative.schedule(ctx),
+        }
+    }
+
+    fn waiting(&self) -> usize {
+        match self.policy {
+            NodePolicy::Conservative => self.conservative.waiting(),
+            _ => self.waiting.len(),
+        }
+    }
+}

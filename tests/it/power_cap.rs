@@ -1,0 +1,336 @@
+//! A power cap that changes over time (`power_cap_series`, `schedlab::sched::capped`): a
+//! scenario computed by hand; a constant series schedules job for job as the constant cap
+//! (`power_cap`) on real logs, under every scheduler built for it; on random jobs and
+//! series, the busy cores never exceed the cap's (computed here from the schedule) and the
+//! time over the cap is zero; and the refusals.
+
+use crate::common;
+use crate::machine::{Job, experiment, refusal, run_with_power, swf_line};
+
+use std::path::{Path, PathBuf};
+
+use proptest::prelude::*;
+use schedlab::experiment::{Shared, Value, Worker};
+use schedlab::sim::Engine;
+
+/// `count` one-core nodes at 100 W idle and 200 W busy: 100 W more per busy core.
+fn machine(dir: &Path, count: u32) -> PathBuf {
+    let path = dir.join(format!("cap-{count}.toml"));
+    std::fs::write(
+        &path,
+        format!(
+            "[[partition]]\nname = \"p\"\ndefault = true\n[[partition.nodes]]\ncount = {count}\ncores = 1\n\
+             idle_w = 100\nbusy_w = 200\n"
+        ),
+    )
+    .unwrap();
+    path
+}
+
+/// A trace of `jobs` (partition 1) on `procs` processors.
+fn trace(dir: &Path, name: &str, jobs: &[Job], procs: u32) -> PathBuf {
+    let mut text = format!("; MaxProcs: {procs}\n");
+    for (i, &job) in jobs.iter().enumerate() {
+        swf_line(&mut text, i + 1, job);
+    }
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// A cap series of `(time, fraction)` rows.
+fn series(dir: &Path, name: &str, rows: &[(i64, f64)]) -> PathBuf {
+    let mut text = String::from("time,fraction\n");
+    for (t, f) in rows {
+        text.push_str(&format!("{t},{f}\n"));
+    }
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn key(path: &Path) -> Value {
+    Value::Str(path.display().to_string())
+}
+
+/// Four one-core nodes (400 W idle, 800 W busy), capped at all of the peak, then at 75%
+/// (600 W: two busy cores) from 100 to 200 s. A (4 cores, 0-50 s); B (3 cores, 150 s,
+/// submitted at 10) fits for its whole estimate only from 200, when the cap rises again;
+/// C (2 cores, 30 s, at 20) and D (2 cores, 100 s, at 60).
+/// - EASY and conservative: B is reserved at 200; C starts at 50 when A ends (it ends by
+///   80, well before the cap falls); D at 60 fits beside C until 80, and alone within the
+///   two cores the cap leaves from 100 to 160.
+/// - FCFS: nothing passes B; at 200 B takes 3 of the 4 cores, so C and D wait for its end
+///   at 350.
+///
+/// Energy (EASY): 400 W x 350 s, and 100 W per busy core-second (A 200, B 450, C 60, D
+/// 200): 140,000 + 91,000 = 231,000 J. Never above the cap.
+#[test]
+fn a_cap_over_time_by_hand() {
+    let dir = common::scratch("cap-by-hand");
+    let jobs: [Job; 4] = [
+        (0, 50, 4, 50, 1, 1),
+        (10, 150, 3, 150, 1, 1),
+        (20, 30, 2, 30, 1, 1),
+        (60, 100, 2, 100, 1, 1),
+    ];
+    let swf = trace(&dir, "t.swf", &jobs, 4);
+    let m = machine(&dir, 4);
+    let cap = series(&dir, "cap.csv", &[(0, 1.0), (100, 0.75), (200, 1.0)]);
+    let backfilled = vec![(0, 50), (200, 350), (50, 80), (60, 160)];
+    let fcfs = vec![(0, 50), (200, 350), (350, 380), (350, 450)];
+    for (scheduler, expected) in [
+        ("easy", &backfilled),
+        ("sjbf", &backfilled),
+        ("conservative", &backfilled),
+        ("fcfs", &fcfs),
+    ] {
+        let (schedule, energy, power) =
+            run_with_power(&swf, &m, scheduler, &[("power_cap_series", key(&cap))]);
+        assert_eq!(&schedule, expected, "{scheduler}");
+        assert_eq!(energy.over_cap_s, Some(0), "{scheduler}");
+        // The power steps stay within the cap's watts at each step's time.
+        for &(t, w) in &power {
+            let cap_w = if (100..200).contains(&t) { 600.0 } else { 800.0 };
+            assert!(w <= cap_w + 1e-9, "{scheduler}: {w} W at {t}");
+        }
+        if scheduler == "easy" {
+            assert!(
+                (energy.energy_kwh - 231_000.0 / 3.6e6).abs() < 1e-12,
+                "{energy:?}"
+            );
+        }
+    }
+    // A last row that leaves two cores: A and B, asking four and three, could never start
+    // once it holds; they are skipped and counted, as under a constant cap.
+    let low = series(&dir, "low.csv", &[(0, 1.0), (100, 0.75)]);
+    let rigid = experiment(
+        &swf,
+        "easy",
+        &[("machine", key(&m)), ("power_cap_series", key(&low))],
+    );
+    let prepared = rigid.prepare(&mut Shared::default(), None).unwrap();
+    let workload = prepared.workload.draw(1).unwrap();
+    assert_eq!(workload.jobs.len(), 2);
+    assert_eq!(workload.skipped.exceeds_power_cap, 2);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A series of one row is a constant cap: on KTH's and CTC's logs, every scheduler built
+/// under a cap over time gives the schedule and the energy of `power_cap` at the same share
+/// (the one-pool schedulers of `easy.rs`, `fcfs.rs` and `conservative.rs` on the capped
+/// pool). Debug builds replay the first 2,000 jobs, release builds 20,000.
+#[test]
+fn a_constant_series_is_the_constant_cap() {
+    let dir = common::scratch("cap-constant");
+    let Some(kth) = common::trace("KTH-SP2-1996-2.1-cln.swf.gz") else {
+        return;
+    };
+    let ctc = common::trace("CTC-SP2-1996-3.1-cln.swf.gz").unwrap();
+    let first = if cfg!(debug_assertions) { 2_000 } else { 20_000 };
+    let m = machine(&dir, 430);
+    let constant = series(&dir, "constant.csv", &[(0, 0.8)]);
+    for trace in [&kth, &ctc] {
+        for scheduler in ["fcfs", "easy", "sjbf", "conservative"] {
+            let with = |cap: (&str, Value)| {
+                run_with_power(trace, &m, scheduler, &[cap, ("first", Value::Int(first))])
+            };
+            let (a, energy_a, power_a) = with(("power_cap", Value::Float(0.8)));
+            let (b, energy_b, power_b) = with(("power_cap_series", key(&constant)));
+            assert!(a == b, "{}: {scheduler}: the schedules differ", trace.display());
+            assert_eq!(energy_a, energy_b, "{scheduler}");
+            assert_eq!(power_a, power_b, "{scheduler}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Busy cores at each instant of a schedule, against the cores each step of the cap leaves
+/// (100 W a core above 100 W a node idle, of 8 nodes: `floor(8 x (2f - 1))`): never above.
+fn busy_within_cap(schedule: &[(i64, i64)], procs: &[u32], steps: &[(i64, f64)]) -> Result<(), String> {
+    let cores_at = |t: i64| {
+        let i = steps.partition_point(|s| s.0 <= t).saturating_sub(1);
+        ((8.0 * (2.0 * steps[i].1 - 1.0)) * (1.0 + 1e-9)).floor() as u32
+    };
+    let mut instants: Vec<i64> = schedule.iter().map(|s| s.0).collect();
+    instants.extend(steps.iter().map(|s| s.0));
+    for &t in &instants {
+        let busy: u32 = schedule
+            .iter()
+            .zip(procs)
+            .filter(|((a, b), _)| *a <= t && t < *b)
+            .map(|(_, &p)| p)
+            .sum();
+        if busy > cores_at(t) {
+            return Err(format!(
+                "{busy} cores busy at {t}, the cap leaves {}",
+                cores_at(t)
+            ));
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: if cfg!(debug_assertions) { 24 } else { 96 },
+        ..ProptestConfig::default()
+    })]
+
+    /// Random jobs on 8 nodes under a random cap (each step between 75% and all of the peak,
+    /// so 4 to 8 cores; the last leaves 8): under FCFS, EASY, SJBF and conservative (the
+    /// engine's validator on), every job ends, no instant has more busy cores than the cap
+    /// leaves, and the time over the cap is zero.
+    #[test]
+    fn busy_cores_stay_within_the_cap(
+        jobs in prop::collection::vec((0i64..400, 1i64..120, 1u32..=8, 0i64..60), 1..40),
+        steps in prop::collection::vec((1i64..600, 12u32..=16), 0..6),
+    ) {
+        let dir = common::scratch("cap-property");
+        let jobs: Vec<Job> = {
+            let mut sorted = jobs.clone();
+            sorted.sort_by_key(|j| j.0);
+            sorted.iter().map(|&(s, r, p, extra)| (s, r, p, r + extra, 1, 1)).collect()
+        };
+        let swf = trace(&dir, "t.swf", &jobs, 8);
+        let m = machine(&dir, 8);
+        let mut rows: Vec<(i64, f64)> = vec![(0, 1.0)];
+        let mut times: Vec<(i64, u32)> = steps;
+        times.sort_by_key(|s| s.0);
+        times.dedup_by_key(|s| s.0);
+        rows.extend(times.iter().map(|&(t, sixteenths)| (t, sixteenths as f64 / 16.0)));
+        rows.push((700, 1.0));
+        let cap = series(&dir, "cap.csv", &rows);
+        let procs: Vec<u32> = jobs.iter().map(|j| j.2).collect();
+        for scheduler in ["fcfs", "easy", "sjbf", "conservative"] {
+            let rigid = experiment(&swf, scheduler, &[("machine", key(&m)), ("power_cap_series", key(&cap))]);
+            let prepared = rigid.prepare(&mut Shared::default(), None).unwrap();
+            let workload = prepared.workload.draw(1).unwrap();
+            let mut worker = Worker::with_engine(Engine::new().with_validation(true));
+            let outcome = prepared.simulate(&mut worker, &workload, 1);
+            let schedule: Vec<(i64, i64)> =
+                (0..workload.jobs.len()).map(|j| (outcome.start[j], outcome.end[j])).collect();
+            prop_assert!(!outcome.saturated);
+            if let Err(e) = busy_within_cap(&schedule, &procs, &rows) {
+                prop_assert!(false, "{}: {}", scheduler, e);
+            }
+            let all = 0..workload.jobs.len();
+            let energy = prepared
+                .summarise(&workload.jobs, workload.procs, &outcome, all, &workload.skipped)
+                .energy
+                .unwrap();
+            prop_assert_eq!(energy.over_cap_s, Some(0), "{}", scheduler);
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+/// What a cap over time is not built for, or cannot be, is refused with the key named.
+#[test]
+fn a_cap_over_time_is_refused_where_not_built() {
+    let dir = common::scratch("cap-refused");
+    let swf = trace(&dir, "t.swf", &[(0, 10, 1, 10, 1, 1)], 4);
+    let m = machine(&dir, 4);
+    let cap = series(&dir, "cap.csv", &[(0, 1.0), (100, 0.75)]);
+    let with = |scheduler: &str, extra: &[(&str, Value)]| {
+        let mut all = vec![("machine", key(&m)), ("power_cap_series", key(&cap))];
+        all.extend(extra.iter().cloned());
+        refusal(&swf, scheduler, &all)
+    };
+    assert!(with("ga", &[]).contains("not built under a power cap over time"));
+    assert!(with("easy", &[("feedback", Value::Bool(true))]).contains("feedback"));
+    assert!(with("easy", &[("power_cap", Value::Float(0.9))]).contains("give one or the other"));
+    // Below the idle draw (half the peak here), and a last row that leaves no core.
+    let low = series(&dir, "low.csv", &[(0, 1.0), (50, 0.4)]);
+    let e = refusal(
+        &swf,
+        "easy",
+        &[("machine", key(&m)), ("power_cap_series", key(&low))],
+    );
+    assert!(
+        e.contains("at time 50") && e.contains("below its idle draw"),
+        "{e}"
+    );
+    let none = series(&dir, "none.csv", &[(0, 0.55)]);
+    let e = refusal(
+        &swf,
+        "easy",
+        &[("machine", key(&m)), ("power_cap_series", key(&none))],
+    );
+    assert!(e.contains("leaves no core busy"), "{e}");
+    // A bad row is named by file and line.
+    let bad = dir.join("bad.csv");
+    std::fs::write(&bad, "time,fraction\n0,1\n10,1.5\n").unwrap();
+    let e = refusal(
+        &swf,
+        "easy",
+        &[("machine", key(&m)), ("power_cap_series", key(&bad))],
+    );
+    assert!(e.contains("bad.csv:3") && e.contains("fraction = '1.5'"), "{e}");
+    // Without a machine that describes its power.
+    let e = refusal(&swf, "easy", &[("power_cap_series", key(&cap))]);
+    assert!(e.contains("needs a machine that describes its power"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Predictions that fall short: SJBF with a predictor from users' recent runtimes on KTH's
+/// log (its first 3,000 jobs, 100 nodes) under a cap that falls to 75% of the peak
+/// (50 cores) from 17:00 to 21:00 each day. A job that outlives its prediction keeps its
+/// cores as the cap falls, so the machine may draw more than the cap; the time over the
+/// cap the run reports is the time, computed here from the schedule, during which more
+/// cores were busy than the cap leaves.
+#[test]
+fn the_time_over_the_cap_counts_jobs_that_outlive_their_predictions() {
+    let Some(kth) = common::trace("KTH-SP2-1996-2.1-cln.swf.gz") else {
+        return;
+    };
+    let dir = common::scratch("cap-over");
+    let m = machine(&dir, 100);
+    let mut rows = vec![(0, 1.0)];
+    for day in 0..60 {
+        rows.extend([(day * 86_400 + 17 * 3600, 0.75), (day * 86_400 + 21 * 3600, 1.0)]);
+    }
+    let cap = series(&dir, "evening.csv", &rows);
+    let rigid = experiment(
+        &kth,
+        "sjbf",
+        &[
+            ("machine", key(&m)),
+            ("power_cap_series", key(&cap)),
+            ("predictor", Value::Str("ruh(k=2)".into())),
+            ("first", Value::Int(3_000)),
+        ],
+    );
+    let prepared = rigid.prepare(&mut Shared::default(), None).unwrap();
+    let workload = prepared.workload.draw(1).unwrap();
+    let mut worker = Worker::with_engine(Engine::new().with_validation(true));
+    let outcome = prepared.simulate(&mut worker, &workload, 1);
+    let jobs = &workload.jobs;
+    let all = 0..jobs.len();
+    let energy = prepared
+        .summarise(jobs, workload.procs, &outcome, all, &workload.skipped)
+        .energy
+        .unwrap();
+    // Busy cores over time, and the cores the cap leaves (50 from 17:00 to 21:00).
+    let mut changes: Vec<(i64, i64)> = Vec::new();
+    for j in 0..jobs.len() {
+        changes.push((outcome.start[j], jobs.procs[j] as i64));
+        changes.push((outcome.end[j], -(jobs.procs[j] as i64)));
+    }
+    changes.extend(rows.iter().map(|r| (r.0, 0)));
+    changes.sort();
+    let last = outcome.end.iter().copied().max().unwrap();
+    let (mut busy, mut over) = (0i64, 0i64);
+    for (i, &(t, delta)) in changes.iter().enumerate() {
+        busy += delta;
+        let next = changes.get(i + 1).map_or(last, |c| c.0).min(last);
+        let k = rows.partition_point(|r| r.0 <= t) - 1;
+        let cores = if rows[k].1 < 1.0 { 50 } else { 100 };
+        if busy > cores && next > t {
+            over += next - t;
+        }
+    }
+    assert!(over > 0, "no job outlived its prediction as the cap fell");
+    assert_eq!(energy.over_cap_s, Some(over));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
