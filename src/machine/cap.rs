@@ -1,7 +1,7 @@
-//! A power cap that changes over time: a share of each partition's peak power from each
-//! row's time on (`power_cap_series = "FILE.csv"`, rows `time,fraction`), and the cores it
-//! lets be busy at once. docs/semantics.md, "Energy", states the rule the schedulers keep
-//! under it (`crate::sched::capped`).
+//! Power caps as a share of each partition's peak power: constant (`power_cap`) or
+//! changing over time (`power_cap_series = "FILE.csv"`, rows `time,fraction`), and the cores
+//! a cap lets be busy at once. docs/semantics.md, "Energy", states the rule the schedulers
+//! keep under a cap over time (`crate::sched::capped`).
 
 use std::path::{Path, PathBuf};
 
@@ -99,22 +99,17 @@ impl Machine {
             .collect()
     }
 
-    /// This machine with every partition capped at each step's share of its peak power
-    /// (every node busy) over time: the `power_cap_series` key. Refused on a machine without
-    /// a power model, where a partition has a cap already, switches nodes off or runs jobs on
-    /// nodes (neither built under a cap over time), where a step's cap is below the idle draw
-    /// (the machine could not keep it with every node idle), and where the last step leaves
-    /// no busy core (a job waiting then would wait for ever).
-    pub fn with_cap_over_time(&self, series: &CapOverTime) -> std::result::Result<Machine, ParamError> {
-        let file = series.path.display();
-        let refuse = |m: String| Err(ParamError::Invalid(format!("power_cap_series = '{file}': {m}")));
+    /// A copy of this machine to cap with `key` (the key and its value, for messages), or
+    /// why it cannot be: it describes its power, and no partition has a cap already or
+    /// switches idle nodes off (not built under a cap).
+    fn to_cap(&self, key: &str) -> std::result::Result<Machine, ParamError> {
+        let refuse = |m: String| Err(ParamError::Invalid(format!("{key}: {m}")));
         if !self.has_power() {
             return refuse(
                 "needs a machine that describes its power (idle_w and busy_w on its nodes)".into(),
             );
         }
-        let mut capped = self.clone();
-        for p in &mut capped.partitions {
+        for p in &self.partitions {
             if let Some(cap) = p.cap_w {
                 return refuse(format!(
                     "partition {} already has cap_w = {cap} in its machine file; give one or the other",
@@ -127,6 +122,39 @@ impl Machine {
                     p.name
                 ));
             }
+        }
+        Ok(self.clone())
+    }
+
+    /// This machine with every partition capped at `fraction` of its peak power (every
+    /// node busy): the `power_cap` key. With one partition that is the machine's cap; with
+    /// several, each keeps the same share of its own peak. Refused where [`Machine::to_cap`]
+    /// says, and where the cap leaves a partition no busy core.
+    pub fn with_power_cap(&self, fraction: f64) -> std::result::Result<Machine, ParamError> {
+        let key = format!("power_cap = {fraction}");
+        let refuse = |m: String| Err(ParamError::Invalid(format!("{key}: {m}")));
+        let mut capped = self.to_cap(&key)?;
+        for p in &mut capped.partitions {
+            let cap = fraction * p.peak_w();
+            p.cap_w = Some(cap);
+            if let Err(e) = super::check_cap(p, cap) {
+                return refuse(format!("partition {}: a cap of {cap} W: {}", p.name, e.message));
+            }
+        }
+        Ok(capped)
+    }
+
+    /// This machine with every partition capped at each step's share of its peak power
+    /// (every node busy) over time: the `power_cap_series` key. Refused where
+    /// [`Machine::to_cap`] says, where a partition runs jobs on nodes (not built under a
+    /// cap over time), where a step's cap is below the idle draw (the machine could not keep
+    /// it with every node idle), and where the last step leaves no busy core (a job waiting
+    /// then would wait for ever).
+    pub fn with_cap_over_time(&self, series: &CapOverTime) -> std::result::Result<Machine, ParamError> {
+        let key = format!("power_cap_series = '{}'", series.path.display());
+        let refuse = |m: String| Err(ParamError::Invalid(format!("{key}: {m}")));
+        let mut capped = self.to_cap(&key)?;
+        for p in &mut capped.partitions {
             if p.needs_nodes() {
                 return refuse(format!(
                     "partition {} runs jobs on nodes (memory, GPUs or whole nodes): a cap over time is built for \

@@ -656,7 +656,7 @@ fn node_switching(
 /// A partition's power cap: with a power model, on a pool of cores (a partition of nodes
 /// would need the cap inside the node placement, not built yet), and high enough for one
 /// busy core above the idle draw of every node (else no job could ever start).
-fn check_cap(partition: &Partition, cap: f64) -> std::result::Result<(), FieldError> {
+pub(super) fn check_cap(partition: &Partition, cap: f64) -> std::result::Result<(), FieldError> {
     let refuse = |message: String| Err(FieldError::new("cap_w", message));
     let most = MAX_NODE_WATTS * MAX_NODES as f64;
     if !(cap > 0.0 && cap <= most) {
@@ -764,41 +764,6 @@ impl Machine {
         self.partitions
             .iter()
             .all(|p| p.nodes.iter().all(|g| g.power.is_some()))
-    }
-
-    /// This machine with every partition capped at `fraction` of its peak power (every
-    /// node busy): the `power_cap` key. With one partition that is the machine's cap; with
-    /// several, each keeps the same share of its own peak. Refused on a machine without a
-    /// power model, one whose file already sets a cap, and where the cap leaves a partition
-    /// no busy core.
-    pub fn with_power_cap(&self, fraction: f64) -> std::result::Result<Machine, ParamError> {
-        let refuse = |m: String| Err(ParamError::Invalid(format!("power_cap = {fraction}: {m}")));
-        if !self.has_power() {
-            return refuse(
-                "needs a machine that describes its power (idle_w and busy_w on its nodes)".into(),
-            );
-        }
-        let mut capped = self.clone();
-        for p in &mut capped.partitions {
-            if let Some(cap) = p.cap_w {
-                return refuse(format!(
-                    "partition {} already has cap_w = {cap} in its machine file; give one or the other",
-                    p.name
-                ));
-            }
-            if p.switch_off.is_some() {
-                return refuse(format!(
-                    "partition {} switches idle nodes off: switching nodes off under a power cap is not built yet",
-                    p.name
-                ));
-            }
-            let cap = fraction * p.peak_w();
-            p.cap_w = Some(cap);
-            if let Err(e) = check_cap(p, cap) {
-                return refuse(format!("partition {}: a cap of {cap} W: {}", p.name, e.message));
-            }
-        }
-        Ok(capped)
     }
 
     /// This machine with every partition switching its idle nodes off after `after`
