@@ -1,10 +1,11 @@
 //! A carbon-intensity series (grams of CO2 per kWh over time, read from CSV) and the carbon
 //! of a power draw over it. docs/semantics.md, "Energy", states the format and the rules.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::Time;
 use crate::error::Result;
+use crate::series::Steps;
 
 /// Most grams per kWh a series may hold: above any grid's (coal is about 1,000).
 pub const MAX_GRAMS_PER_KWH: f64 = 1e5;
@@ -30,16 +31,11 @@ pub struct Carbon {
     pub hold: Option<CarbonHold>,
 }
 
-/// Intensity over time: from each row's time until the next row's, its value; after the
-/// last row, the last value.
+/// Intensity over time, grams of CO2 per kWh: a step series ([`Steps`]) of
+/// `time,gco2_per_kwh` rows.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Intensity {
-    pub path: PathBuf,
-    times: Vec<Time>,
-    grams_per_kwh: Vec<f64>,
-    /// Seconds after which the rows repeat, from the first row's time
-    /// ([`Intensity::repeating`]); `None`: read once.
-    period: Option<Time>,
+    pub steps: Steps,
 }
 
 impl Intensity {
@@ -48,58 +44,27 @@ impl Intensity {
     /// [`MAX_GRAMS_PER_KWH`]. Errors name the file and the line.
     pub fn read(path: &Path) -> Result<Intensity> {
         let expected = format!("0 to {MAX_GRAMS_PER_KWH}");
-        let (times, grams_per_kwh) = crate::series::read_rows(path, "gco2_per_kwh", &expected, |g| {
+        let steps = Steps::read(path, "gco2_per_kwh", &expected, |g| {
             (0.0..=MAX_GRAMS_PER_KWH).contains(&g)
         })?;
-        Ok(Intensity {
-            path: path.to_path_buf(),
-            times,
-            grams_per_kwh,
-            period: None,
-        })
+        Ok(Intensity { steps })
     }
 
     /// The first time the series covers.
     pub fn start(&self) -> Time {
-        self.times[0]
+        self.steps.start()
     }
 
-    /// The series repeated every `period` seconds from its first row (a daily cycle of 24
-    /// hourly rows, say); refused where its rows span a period or more.
-    pub fn repeating(mut self, period: Time) -> std::result::Result<Intensity, crate::params::ParamError> {
-        let span = self.times[self.times.len() - 1] - self.times[0];
-        if !(1..=crate::workload::MAX_TIME).contains(&period) || span >= period {
-            return Err(crate::params::ParamError::BadValue {
-                key: "carbon_period".into(),
-                value: period.to_string(),
-                expected: format!(
-                    "whole seconds from 1 to 2^40, longer than the {span} s the rows of {} span",
-                    self.path.display()
-                ),
-            });
-        }
-        self.period = Some(period);
-        Ok(self)
+    /// The series repeated every `period` seconds (`carbon_period`, [`Steps::repeating`]).
+    pub fn repeating(self, period: Time) -> std::result::Result<Intensity, crate::params::ParamError> {
+        Ok(Intensity {
+            steps: self.steps.repeating("carbon_period", period)?,
+        })
     }
 
-    /// The intensity at `time` (the series' clock) and when it next changes (`Time::MAX`:
-    /// never). Without a period, times before the series' start read its first value.
+    /// The intensity at `time` (the series' clock) and when it next changes.
     fn step_at(&self, time: Time) -> (f64, Time) {
-        let (start, at) = match self.period {
-            None => (0, time),
-            Some(p) => {
-                let t0 = self.times[0];
-                let within = (time - t0).rem_euclid(p);
-                (time - within - t0, t0 + within)
-            }
-        };
-        let k = self.times.partition_point(|&t| t <= at).saturating_sub(1);
-        let next = match (self.times.get(k + 1), self.period) {
-            (Some(&t), _) => start + t,
-            (None, Some(p)) => start + self.times[0] + p,
-            (None, None) => Time::MAX,
-        };
-        (self.grams_per_kwh[k], next)
+        self.steps.step_at(time)
     }
 
     /// When a job submitted at `submit` (the trace's clock; the series read at `submit +

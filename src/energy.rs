@@ -75,7 +75,7 @@ fn per_core(machine: &Machine, p: usize) -> Option<(f64, f64)> {
 
 /// A machine's power over a run, for the timeline: watts from each step's time to the
 /// next ([`power_over_time`]), and the machine's cap where every partition has one
-/// ([`Machine::cap_over_time`]; empty otherwise).
+/// ([`Machine::cap_steps`] over the run; empty otherwise).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PowerOverTime {
     pub steps: Vec<(Time, f64)>,
@@ -267,7 +267,7 @@ pub fn of_run(
         carbon_kg: carbon.map(|(series, offset)| series.grams(&power, last, offset) / 1e3),
         switching,
         over_cap_s: machine
-            .cap_over_time()
+            .cap_steps(power[0].0, last)
             .map(|cap| seconds_over(&power, last, &cap)),
     })
 }

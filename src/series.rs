@@ -1,12 +1,139 @@
 //! Step series read from CSV: `time,VALUE` rows under a header line (`.gz` too), each value
-//! holding from its time until the next row's. The carbon intensity (`crate::carbon`) and a
-//! power cap over time (`crate::machine::CapOverTime`) are read this way.
+//! holding from its time until the next row's, read once or repeated every period. The
+//! carbon intensity (`crate::carbon`) and a power cap over time (`crate::machine::cap`) are
+//! such series.
 
 use std::io::{BufRead, BufReader, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
 
 use crate::Time;
 use crate::error::{Error, Result};
+use crate::params::{ParamError, Params, Value};
+
+/// A value over time: from each row's time until the next row's, its value. Read once, the
+/// first row's value holds before its time too and the last row's for ever; repeated
+/// ([`Steps::repeating`]), the rows recur every period from the first row's time, on both
+/// sides of it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Steps {
+    pub path: PathBuf,
+    times: Vec<Time>,
+    values: Vec<f64>,
+    /// Seconds after which the rows repeat, from the first row's time; `None`: read once.
+    period: Option<Time>,
+}
+
+impl Steps {
+    /// Reads the rows of `path` ([`read_rows`]).
+    pub fn read(path: &Path, column: &str, expected: &str, valid: impl Fn(f64) -> bool) -> Result<Steps> {
+        let (times, values) = read_rows(path, column, expected, valid)?;
+        Ok(Steps {
+            path: path.to_path_buf(),
+            times,
+            values,
+            period: None,
+        })
+    }
+
+    /// The first row's time.
+    pub fn start(&self) -> Time {
+        self.times[0]
+    }
+
+    /// The period the rows repeat with, if they do.
+    pub fn period(&self) -> Option<Time> {
+        self.period
+    }
+
+    /// The rows' times, in order.
+    pub fn times(&self) -> &[Time] {
+        &self.times
+    }
+
+    /// The rows' values, in time order.
+    pub fn values(&self) -> &[f64] {
+        &self.values
+    }
+
+    /// The same rows with each value mapped by `f`.
+    pub fn map(&self, f: impl Fn(f64) -> f64) -> Steps {
+        Steps {
+            values: self.values.iter().map(|&v| f(v)).collect(),
+            ..self.clone()
+        }
+    }
+
+    /// The rows repeated every `period` seconds from the first row's time (a daily cycle
+    /// of 24 hourly rows, say): the key `key`; refused where the rows span a period or more.
+    pub fn repeating(mut self, key: &str, period: Time) -> std::result::Result<Steps, ParamError> {
+        let span = self.times[self.times.len() - 1] - self.times[0];
+        if !(1..=crate::workload::MAX_TIME).contains(&period) || span >= period {
+            return Err(ParamError::BadValue {
+                key: key.into(),
+                value: period.to_string(),
+                expected: format!(
+                    "whole seconds from 1 to 2^40, longer than the {span} s the rows of {} span",
+                    self.path.display()
+                ),
+            });
+        }
+        self.period = Some(period);
+        Ok(self)
+    }
+
+    /// The value at `time` and when it next changes (`Time::MAX`: never).
+    pub fn step_at(&self, time: Time) -> (f64, Time) {
+        let (start, at) = match self.period {
+            None => (0, time),
+            Some(p) => {
+                let t0 = self.times[0];
+                let within = (time - t0).rem_euclid(p);
+                (time - within - t0, t0 + within)
+            }
+        };
+        let k = self.times.partition_point(|&t| t <= at).saturating_sub(1);
+        let next = match (self.times.get(k + 1), self.period) {
+            (Some(&t), _) => start + t,
+            (None, Some(p)) => start + self.times[0] + p,
+            (None, None) => Time::MAX,
+        };
+        (self.values[k], next)
+    }
+}
+
+/// A series' `<prefix>_period` and `<prefix>_offset` keys (the period its rows repeat with,
+/// and the seconds added to the trace's clock to read it): `None` and 0 when absent.
+pub fn period_and_offset(
+    params: &Params,
+    prefix: &str,
+) -> std::result::Result<(Option<Time>, Time), ParamError> {
+    let (period_key, offset_key) = (format!("{prefix}_period"), format!("{prefix}_offset"));
+    let period = match params.get(&period_key) {
+        None => None,
+        Some(Value::Int(p)) => Some(*p),
+        Some(v) => {
+            return Err(ParamError::BadValue {
+                key: period_key,
+                value: v.to_string(),
+                expected: "whole seconds (86400: a daily cycle)".into(),
+            });
+        }
+    };
+    let offset = match params.get(&offset_key) {
+        None => 0,
+        Some(Value::Int(i)) if i.unsigned_abs() <= crate::workload::MAX_TIME as u64 => *i,
+        Some(v) => {
+            return Err(ParamError::BadValue {
+                key: offset_key,
+                value: v.to_string(),
+                expected: "whole seconds within 2^40 either way".into(),
+            });
+        }
+    };
+    Ok((period, offset))
+}
 
 /// Reads the rows of `path`: times whole seconds, strictly rising; each value named
 /// `column`, accepted by `valid` (`expected` says what it takes). At least one row. Errors

@@ -65,6 +65,18 @@ pub struct RunArgs {
     /// stays under the cap until its predicted end (docs/semantics.md, "Energy").
     #[arg(long, value_name = "FILE", requires = "machine", conflicts_with = "power_cap")]
     power_cap_series: Option<PathBuf>,
+    /// With --power-cap-series: repeat its rows every SECONDS from its first row (86400: a
+    /// day).
+    #[arg(long, value_name = "SECONDS", requires = "power_cap_series")]
+    power_cap_period: Option<i64>,
+    /// With --power-cap-series: seconds added to the trace's clock to read it.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        requires = "power_cap_series",
+        allow_hyphen_values = true
+    )]
+    power_cap_offset: Option<i64>,
     /// Traces, on a machine whose nodes describe their switching: switch a node off once it
     /// has been idle SECONDS, and boot it when a job needs it (docs/semantics.md, "Power
     /// states").
@@ -219,6 +231,8 @@ fn experiment(args: &RunArgs) -> Result<Rigid> {
                 .as_ref()
                 .map(|p| Value::Str(p.display().to_string())),
         ),
+        ("power_cap_period", args.power_cap_period.map(Value::Int)),
+        ("power_cap_offset", args.power_cap_offset.map(Value::Int)),
         ("switch_off_after", args.switch_off_after.map(Value::Int)),
         ("keep_on", args.keep_on.map(Value::Int)),
         ("gpu_share", args.gpu_share.map(Value::Float)),

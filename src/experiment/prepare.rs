@@ -165,7 +165,7 @@ impl WorkloadSpec {
                     && series.start() > first + offset
                 {
                     return Err(Error::Workload {
-                        path: series.path.clone(),
+                        path: series.steps.path.clone(),
                         message: format!(
                             "the series starts at {}, after the run's first instant on its clock, {} (the trace's \
                              first submit {first} plus carbon_offset {offset}); it must cover the run from its start",
@@ -564,7 +564,7 @@ impl PreparedRigid {
             // Under a power cap, the cores that may be busy at once.
             let cores = partition.usable_cores() as u32;
             worker.engine.set_switch_off(partition.switch_off_policy(), first);
-            let outcome = if let Some(capacity) = partition.capacity_steps() {
+            let outcome = if let Some(capacity) = partition.capacity() {
                 let policy = NodePolicy::of(self.scheduler).expect("refused when the experiment was built");
                 let mut capped = CappedScheduler::new(policy, capacity);
                 capped.simulate(&mut worker.engine, &jobs, cores, self.predictor, window.as_ref())
@@ -668,15 +668,12 @@ impl PreparedRigid {
         outcome: &Outcome,
     ) -> Option<crate::energy::PowerOverTime> {
         let machine = self.workload.spec.machine()?;
+        let steps =
+            crate::energy::power_over_time(machine, jobs, outcome.start, outcome.end, outcome.switches)?;
+        let last = outcome.end.iter().copied().max()?;
         Some(crate::energy::PowerOverTime {
-            steps: crate::energy::power_over_time(
-                machine,
-                jobs,
-                outcome.start,
-                outcome.end,
-                outcome.switches,
-            )?,
-            cap: machine.cap_over_time().unwrap_or_default(),
+            cap: machine.cap_steps(steps[0].0, last).unwrap_or_default(),
+            steps,
         })
     }
 

@@ -9,7 +9,6 @@ use std::sync::Arc;
 use crate::Time;
 use crate::carbon::{Carbon, CarbonHold, Intensity, MAX_CARBON_SLACK};
 use crate::machine::Machine;
-use crate::machine::cap::CapOverTime;
 use crate::machine::gpu_share::{GpuShare, MAX_CORES_PER_GPU};
 use crate::params::{Key, ParamError, Params, Value, policy, workload};
 use crate::predict::PredictorKind;
@@ -33,12 +32,14 @@ pub const POLICY_KEYS: [Key; 2] = [policy("scheduler"), policy("predictor")];
 /// and `gpu_share` and `cores_per_gpu`, which read which jobs ask GPUs off the
 /// replication's own draws. Cells that differ in those replay the same workloads (a GPU job
 /// at one share is one at every higher share), so they can be compared in pairs.
-pub const TRACE_KEYS: [Key; 36] = [
+pub const TRACE_KEYS: [Key; 38] = [
     workload("trace"),
     workload("procs"),
     workload("machine"),
     policy("power_cap"),
     policy("power_cap_series"),
+    policy("power_cap_period"),
+    policy("power_cap_offset"),
     policy("switch_off_after"),
     policy("keep_on"),
     policy("carbon_hold"),
@@ -451,13 +452,19 @@ fn machine(params: &Params, base_dir: &Path, procs: Option<u32>) -> Result<Optio
 }
 
 /// `machine` capped at each step's share of its peak over time (`power_cap_series =
-/// "FILE.csv"`, [`crate::machine::cap::CapOverTime`]); as it is without the key.
+/// "FILE.csv"`, repeated every `power_cap_period` seconds and read at the trace's time plus
+/// `power_cap_offset`, [`crate::machine::cap::CapOverTime`]); as it is without the key.
 fn cap_over_time(
     params: &Params,
     base_dir: &Path,
     machine: Option<Arc<Machine>>,
 ) -> Result<Option<Arc<Machine>>, ParamError> {
     let Some(file) = params.text("power_cap_series") else {
+        if params.has("power_cap_period") || params.has("power_cap_offset") {
+            return Err(ParamError::Invalid(
+                "power_cap_period and power_cap_offset: apply with power_cap_series = \"FILE.csv\"".into(),
+            ));
+        }
         return Ok(machine);
     };
     if params.has("power_cap") {
@@ -472,9 +479,13 @@ fn cap_over_time(
                 .into(),
         ));
     };
-    let series = CapOverTime::read(&base_dir.join(&file))
+    let mut fractions = crate::machine::cap::read_fractions(&base_dir.join(&file))
         .map_err(|e| ParamError::Invalid(format!("power_cap_series = '{file}': {e}")))?;
-    Ok(Some(Arc::new(m.with_cap_over_time(&series)?)))
+    let (period, offset) = crate::series::period_and_offset(params, "power_cap")?;
+    if let Some(p) = period {
+        fractions = fractions.repeating("power_cap_period", p)?;
+    }
+    Ok(Some(Arc::new(m.with_cap_over_time(&fractions, offset)?)))
 }
 
 /// `machine` switching its idle nodes off after `switch_off_after` seconds, keeping
@@ -598,30 +609,10 @@ fn carbon(
         Some(file) => {
             let mut series = Intensity::read(&base_dir.join(&file))
                 .map_err(|e| ParamError::Invalid(format!("carbon = '{file}': {e}")))?;
-            match params.get("carbon_period") {
-                None => {}
-                Some(Value::Int(p)) => {
-                    series = series.repeating(*p)?;
-                }
-                Some(v) => {
-                    return Err(ParamError::BadValue {
-                        key: "carbon_period".into(),
-                        value: v.to_string(),
-                        expected: "whole seconds (86400: a daily cycle)".into(),
-                    });
-                }
+            let (period, offset) = crate::series::period_and_offset(params, "carbon")?;
+            if let Some(p) = period {
+                series = series.repeating(p)?;
             }
-            let offset = match params.get("carbon_offset") {
-                None => 0,
-                Some(Value::Int(i)) if i.unsigned_abs() <= crate::workload::MAX_TIME as u64 => *i,
-                Some(v) => {
-                    return Err(ParamError::BadValue {
-                        key: "carbon_offset".into(),
-                        value: v.to_string(),
-                        expected: "whole seconds within 2^40 either way".into(),
-                    });
-                }
-            };
             Some((series, offset))
         }
     };

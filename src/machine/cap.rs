@@ -3,33 +3,45 @@
 //! a cap lets be busy at once. docs/semantics.md, "Energy", states the rule the schedulers
 //! keep under a cap over time (`crate::sched::capped`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use serde::Serialize;
 
 use super::{Machine, Partition};
 use crate::Time;
 use crate::error::Result;
 use crate::params::ParamError;
+use crate::series::Steps;
 
-/// A cap as a share of the peak over time, read from CSV: `(time, fraction)` rows, the
-/// trace's clock, each fraction (above 0, at most 1) holding until the next row's time; the
-/// first also before its time, the last for ever.
-#[derive(Clone, Debug, PartialEq)]
+/// Reads a cap as a share of the peak over time: `time,fraction` rows (a header first,
+/// `.gz` too), each fraction above 0 and at most 1; errors name the file and line.
+pub fn read_fractions(path: &Path) -> Result<Steps> {
+    Steps::read(path, "fraction", "a share of the peak above 0, at most 1", |f| {
+        f > 0.0 && f <= 1.0
+    })
+}
+
+/// A cap over time on a partition: its steps (watts; in cores for the schedulers,
+/// [`Partition::capacity`]) read at the trace's time plus `offset` (`power_cap_offset`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CapOverTime {
-    pub path: PathBuf,
-    pub steps: Vec<(Time, f64)>,
+    pub steps: Steps,
+    pub offset: Time,
 }
 
 impl CapOverTime {
-    /// Reads `time,fraction` rows (a header first, `.gz` too); errors name the file and line.
-    pub fn read(path: &Path) -> Result<CapOverTime> {
-        let (times, fractions) =
-            crate::series::read_rows(path, "fraction", "a share of the peak above 0, at most 1", |f| {
-                f > 0.0 && f <= 1.0
-            })?;
-        Ok(CapOverTime {
-            path: path.to_path_buf(),
-            steps: times.into_iter().zip(fractions).collect(),
-        })
+    /// The value at `t` (the trace's clock) and when, on that clock, it next changes
+    /// (`Time::MAX`: never).
+    pub fn at(&self, t: Time) -> (f64, Time) {
+        let (value, next) = self.steps.step_at(t + self.offset);
+        (
+            value,
+            if next == Time::MAX {
+                next
+            } else {
+                next - self.offset
+            },
+        )
     }
 }
 
@@ -50,53 +62,94 @@ impl Partition {
             .sum()
     }
 
-    /// Under a cap over time, the cores that may be busy at once from each step's time on
-    /// ([`Partition::cores_under`] of its watts); `None` without one.
-    pub fn capacity_steps(&self) -> Option<Vec<(Time, u32)>> {
-        let steps = self.cap_over_time.as_ref()?;
-        Some(
-            steps
-                .iter()
-                .map(|&(t, w)| (t, self.cores_under(w) as u32))
-                .collect(),
-        )
+    /// Under a cap over time, the cores that may be busy at once over time
+    /// ([`Partition::cores_under`] of each step's watts); `None` without one.
+    pub fn capacity(&self) -> Option<CapOverTime> {
+        let cap = self.cap_over_time.as_ref()?;
+        Some(CapOverTime {
+            steps: cap.steps.map(|w| self.cores_under(w) as f64),
+            offset: cap.offset,
+        })
     }
 
-    /// The most cores a job may ask and ever start: the partition's usable cores, or under a
-    /// cap over time those its last step leaves (which holds for ever).
-    pub fn largest_job(&self) -> u64 {
-        match self.cap_over_time.as_ref().and_then(|steps| steps.last()) {
-            Some(&(_, watts)) => self.cores_under(watts),
-            None => self.usable_cores(),
+    /// The cap's watts at `t` (the trace's clock): constant, over time, or none.
+    pub fn cap_at(&self, t: Time) -> Option<f64> {
+        match &self.cap_over_time {
+            Some(cap) => Some(cap.at(t).0),
+            None => self.cap_w,
         }
+    }
+
+    /// Whether a job of `procs` cores that runs `estimate` seconds could ever start under
+    /// the partition's cap. A constant cap: the usable cores hold it. A cap over time read
+    /// once: the last row's cores do (it holds for ever). A repeating one: every row's do,
+    /// or some run of rows that do lasts the estimate, the cycle read round.
+    pub fn cap_holds(&self, procs: u64, estimate: Time) -> bool {
+        let Some(capacity) = self.capacity() else {
+            return procs <= self.usable_cores();
+        };
+        let (times, cores) = (capacity.steps.times(), capacity.steps.values());
+        let Some(period) = capacity.steps.period() else {
+            return procs as f64 <= cores[cores.len() - 1];
+        };
+        if cores.iter().all(|&c| procs as f64 <= c) {
+            return true;
+        }
+        // Each row's length within the cycle; runs of rows that hold the job, twice round
+        // so that a run across the cycle's end counts whole.
+        let n = times.len();
+        let length = |i: usize| {
+            if i + 1 < n {
+                times[i + 1] - times[i]
+            } else {
+                times[0] + period - times[i]
+            }
+        };
+        let (mut run, mut longest) = (0, 0);
+        for i in (0..2 * n).map(|i| i % n) {
+            run = if procs as f64 <= cores[i] {
+                run + length(i)
+            } else {
+                0
+            };
+            longest = longest.max(run);
+        }
+        longest >= estimate.max(1)
     }
 }
 
 impl Machine {
-    /// The machine's cap over time where every partition has one (a constant `cap_w` or
-    /// a cap over time): watts from each step's time on, the first also before its time, the
-    /// sum of the partitions' caps then. `None` where some partition has no cap.
-    pub fn cap_over_time(&self) -> Option<Vec<(Time, f64)>> {
-        let mut times: Vec<Time> = self
-            .partitions
-            .iter()
-            .flat_map(|p| p.cap_over_time.iter().flatten().map(|s| s.0))
-            .collect();
+    /// The machine's cap over `[from, to]` (the trace's clock) where every partition has one
+    /// (a constant `cap_w` or a cap over time): watts from each step's time on, the sum of
+    /// the partitions' caps then, the first step at `from`. `None` where some partition has
+    /// no cap.
+    pub fn cap_steps(&self, from: Time, to: Time) -> Option<Vec<(Time, f64)>> {
+        let mut times = vec![from];
+        for cap in self.partitions.iter().filter_map(|p| p.cap_over_time.as_ref()) {
+            let mut t = from;
+            loop {
+                let (_, next) = cap.at(t);
+                if next > to {
+                    break;
+                }
+                times.push(next);
+                t = next;
+            }
+        }
         times.sort_unstable();
         times.dedup();
-        if times.is_empty() {
-            times.push(Time::MIN);
-        }
-        times
+        let mut steps: Vec<(Time, f64)> = times
             .into_iter()
             .map(|t| {
-                let watts = self.partitions.iter().map(|p| match &p.cap_over_time {
-                    Some(steps) => Some(crate::series::value_at(steps, t)),
-                    None => p.cap_w,
-                });
-                Some((t, watts.sum::<Option<f64>>()?))
+                Some((
+                    t,
+                    self.partitions.iter().map(|p| p.cap_at(t)).sum::<Option<f64>>()?,
+                ))
             })
-            .collect()
+            .collect::<Option<_>>()?;
+        // A row that repeats the one before (a cycle's first after its last) is no step.
+        steps.dedup_by(|later, earlier| later.1 == earlier.1);
+        Some(steps)
     }
 
     /// A copy of this machine to cap with `key` (the key and its value, for messages), or
@@ -144,14 +197,18 @@ impl Machine {
         Ok(capped)
     }
 
-    /// This machine with every partition capped at each step's share of its peak power
-    /// (every node busy) over time: the `power_cap_series` key. Refused where
-    /// [`Machine::to_cap`] says, where a partition runs jobs on nodes (not built under a
-    /// cap over time), where a step's cap is below the idle draw (the machine could not keep
-    /// it with every node idle), and where the last step leaves no busy core (a job waiting
-    /// then would wait for ever).
-    pub fn with_cap_over_time(&self, series: &CapOverTime) -> std::result::Result<Machine, ParamError> {
-        let key = format!("power_cap_series = '{}'", series.path.display());
+    /// This machine with every partition capped at each step's share (`fractions`, read at
+    /// the trace's time plus `offset`) of its peak power (every node busy) over time: the
+    /// `power_cap_series` key. Refused where [`Machine::to_cap`] says, where a partition runs
+    /// jobs on nodes (not built under a cap over time), where a step's cap is below the idle
+    /// draw (the machine could not keep it with every node idle), and where no job could
+    /// ever start: the last row (read once), or every row (repeated), leaves no busy core.
+    pub fn with_cap_over_time(
+        &self,
+        fractions: &Steps,
+        offset: Time,
+    ) -> std::result::Result<Machine, ParamError> {
+        let key = format!("power_cap_series = '{}'", fractions.path.display());
         let refuse = |m: String| Err(ParamError::Invalid(format!("{key}: {m}")));
         let mut capped = self.to_cap(&key)?;
         for p in &mut capped.partitions {
@@ -163,21 +220,58 @@ impl Machine {
                 ));
             }
             let (peak, idle) = (p.peak_w(), p.idle_w());
-            let watts: Vec<(Time, f64)> = series.steps.iter().map(|&(t, f)| (t, f * peak)).collect();
-            if let Some(&(t, w)) = watts.iter().find(|s| s.1 < idle) {
+            let watts = fractions.map(|f| f * peak);
+            let rows = watts.times().iter().zip(watts.values());
+            if let Some((t, w)) = rows.into_iter().find(|&(_, &w)| w < idle) {
                 return refuse(format!(
                     "partition {}: at time {t}, a cap of {w:.1} W is below its idle draw of {idle:.1} W",
                     p.name
                 ));
             }
-            p.cap_over_time = Some(watts);
-            if p.largest_job() == 0 {
+            p.cap_over_time = Some(CapOverTime { steps: watts, offset });
+            if !p.cap_holds(1, 1) {
                 return refuse(format!(
-                    "partition {}: the last row's cap leaves no core busy, so a job waiting then would wait for ever",
+                    "partition {}: the cap leaves no core busy for good, so a job waiting then would wait for ever",
                     p.name
                 ));
             }
         }
         Ok(capped)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Four one-core nodes, 100 W idle and 200 W busy: all of the peak leaves four cores,
+    /// 75% two. A day at 75% from 6 h to 18 h repeats: four cores from 18 h to 6 h the next
+    /// day, a run of 12 hours across the cycle's end.
+    #[test]
+    fn a_repeating_cap_holds_a_job_within_a_run_across_the_cycle() {
+        let text = "[[partition]]\nname = \"p\"\ndefault = true\n[[partition.nodes]]\ncount = 4\ncores = 1\n\
+                    idle_w = 100\nbusy_w = 200\n";
+        let machine = Machine::from_toml(text, Path::new("m.toml")).unwrap();
+        let dir = std::env::temp_dir().join(format!("schedlab-cap-unit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("day.csv");
+        std::fs::write(&path, "time,fraction\n0,1\n21600,0.75\n64800,1\n").unwrap();
+        let once = read_fractions(&path).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let day = once.clone().repeating("power_cap_period", 86_400).unwrap();
+        let capped = machine.with_cap_over_time(&day, 0).unwrap();
+        let p = &capped.partitions[0];
+        assert!(p.cap_holds(2, 10 * 86_400), "two cores: every row holds them");
+        assert!(p.cap_holds(3, 12 * 3600) && !p.cap_holds(3, 12 * 3600 + 1));
+        assert!(!p.cap_holds(5, 1), "wider than the partition");
+        // Read once, the last row (all of the peak) holds for ever.
+        let read_once = machine.with_cap_over_time(&once, 0).unwrap();
+        assert!(read_once.partitions[0].cap_holds(4, 10 * 86_400));
+        // The machine's cap over a day and a half, in watts: 800, 600 from 6 h, 800 from
+        // 18 h, 600 from 30 h.
+        assert_eq!(
+            capped.cap_steps(0, 36 * 3600),
+            Some(vec![(0, 800.0), (21600, 600.0), (64800, 800.0), (108000, 600.0)])
+        );
     }
 }

@@ -110,11 +110,10 @@ pub struct Partition {
     /// Whether idle nodes are switched off (`None`: they stay on, today's machine).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub switch_off: Option<SwitchOff>,
-    /// A power cap that changes over time (`power_cap_series`, [`cap::CapOverTime`]):
-    /// watts from each step's time (the trace's clock) to the next's, the first also before
-    /// it and the last for ever. `None`: the cap, if any, is `cap_w`.
+    /// A power cap that changes over time (`power_cap_series`), watts. `None`: the cap, if
+    /// any, is `cap_w`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub cap_over_time: Option<Vec<(Time, f64)>>,
+    pub cap_over_time: Option<cap::CapOverTime>,
 }
 
 impl Partition {
@@ -481,7 +480,7 @@ impl Machine {
                 Some(p) if jobs.procs[j] as u64 > self.partitions[p].cores() => {
                     skipped.procs_exceed_machine += 1
                 }
-                Some(p) if jobs.procs[j] as u64 > self.partitions[p].largest_job() => {
+                Some(p) if !self.partitions[p].cap_holds(jobs.procs[j] as u64, jobs.estimate[j]) => {
                     skipped.exceeds_power_cap += 1
                 }
                 Some(p) if !self.partitions[p].holds_when_empty(&self.request(jobs, j)) => {

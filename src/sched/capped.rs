@@ -29,10 +29,12 @@
 //! outlives its prediction keeps running; where the cap falls meanwhile, the time over the
 //! cap is what `crate::energy` reports.
 
+use super::cap_profile::CapInProfile;
 use super::conservative::Conservative;
 use super::easy::BackfillOrder;
 use super::nodes::NodePolicy;
 use crate::Time;
+use crate::machine::cap::CapOverTime;
 use crate::sim::profile::Profile;
 use crate::sim::{SchedCtx, Scheduler};
 use crate::workload::{JobId, Jobs};
@@ -41,73 +43,35 @@ use crate::workload::{JobId, Jobs};
 #[derive(Debug)]
 pub struct CappedScheduler {
     policy: NodePolicy,
-    /// Cores that may be busy from each step's time on (the first also before it).
-    capacity: Vec<(Time, u32)>,
     /// FCFS and EASY: waiting jobs in arrival order.
     waiting: Vec<JobId>,
     /// Conservative backfilling, its profile made of the cap's cores.
     conservative: Conservative,
-    /// FCFS and EASY, during a pass: cores free over time, with the cap taken in up to
-    /// `horizon` (the cap's step `next` starts there).
+    /// FCFS and EASY, during a pass: cores free over time, and the cap taken into it.
     profile: Profile,
-    horizon: Time,
-    next: usize,
-    total: u32,
+    cap: CapInProfile,
     /// Buffers kept across passes.
     candidates: Vec<JobId>,
     backfilled: u64,
 }
 
 impl CappedScheduler {
-    /// `policy` under `capacity`: cores that may be busy from each step's time on, in time
-    /// order, the first also before its time and the last for ever.
-    pub fn new(policy: NodePolicy, capacity: Vec<(Time, u32)>) -> CappedScheduler {
-        assert!(!capacity.is_empty(), "a cap over time has at least one step");
+    /// `policy` under `capacity`: the cores that may be busy over time.
+    pub fn new(policy: NodePolicy, capacity: CapOverTime) -> CappedScheduler {
         CappedScheduler {
             policy,
-            conservative: Conservative::under_cap(capacity.clone()),
-            capacity,
+            conservative: Conservative::under_cap(CapInProfile::new(capacity.clone())),
+            cap: CapInProfile::new(capacity),
             waiting: Vec::new(),
             profile: Profile::default(),
-            horizon: 0,
-            next: 0,
-            total: 0,
             candidates: Vec::new(),
             backfilled: 0,
         }
     }
 
-    /// Takes the cap into the profile up to `to` (at least).
-    fn extend(&mut self, to: Time) {
-        while self.horizon < to && self.horizon < Time::MAX {
-            let (_, cores) = self.capacity[self.next];
-            let end = self.capacity.get(self.next + 1).map_or(Time::MAX, |s| s.0);
-            let cut = self.total.saturating_sub(cores) as i64;
-            self.profile.add(self.horizon, end, -cut);
-            self.horizon = end;
-            self.next += 1;
-        }
-    }
-
-    /// The earliest time from `now` at which `procs` cores are free for `duration`, the cap
-    /// included.
-    fn fit(&mut self, now: Time, procs: u32, duration: Time) -> Time {
-        loop {
-            let at = self.profile.earliest_fit(now, procs, duration);
-            let end = at.saturating_add(duration.max(1));
-            if end <= self.horizon || self.horizon == Time::MAX {
-                return at;
-            }
-            self.extend(end);
-        }
-    }
-
-    /// Whether `procs` cores are free from `now` for `duration`, the cap included.
+    /// Whether `procs` cores are free from now for `duration`, the cap included.
     fn fits_now(&mut self, now: Time, procs: u32, duration: Time) -> bool {
-        self.extend(now.saturating_add(duration.max(1)));
-        self.profile
-            .earliest_fit_with(now, procs, duration, None, now + 1)
-            .is_some()
+        self.cap.fits_now(&mut self.profile, now, procs, duration)
     }
 
     /// Starts `job` now, taking its cores from the profile until its predicted end.
@@ -117,14 +81,13 @@ impl CappedScheduler {
         ctx.start(job);
     }
 
-    /// The profile at `now`: the cap's cores less the running jobs' until their predicted
-    /// ends (at least the next instant: a job past its prediction still holds its cores).
+    /// The profile at `now`: every core, less the running jobs' until their predicted ends
+    /// (at least the next instant: a job past its prediction still holds its cores); the
+    /// cap is taken in as questions reach ahead.
     fn rebuild(&mut self, ctx: &mut SchedCtx) {
         let now = ctx.now();
-        self.total = ctx.total();
-        self.profile.reset(now, self.total);
-        self.next = self.capacity.partition_point(|s| s.0 <= now).saturating_sub(1);
-        self.horizon = now;
+        self.profile.reset(now, ctx.total());
+        self.cap.reset(now, ctx.total());
         for r in ctx.running_sorted() {
             self.profile
                 .add(now, r.predicted_end.max(now + 1), -(r.procs as i64));
@@ -151,10 +114,8 @@ impl CappedScheduler {
             return;
         };
         let (procs, duration) = (ctx.procs(head), ctx.prediction(head));
-        let reserved = self.fit(now, procs, duration);
-        let later = self.capacity.partition_point(|s| s.0 <= now);
-        let next_change = self.capacity.get(later).map_or(Time::MAX, |s| s.0);
-        ctx.wake_at(reserved.min(next_change));
+        let reserved = self.cap.earliest_fit(&mut self.profile, now, procs, duration);
+        ctx.wake_at(reserved.min(self.cap.next_change(now)));
         let Some(order) = backfill else {
             return;
         };

@@ -36,6 +36,7 @@
 //!
 //! Cost: O(profile) per reservation; a re-fit pass is O(waiting x profile).
 
+use super::cap_profile::CapInProfile;
 use super::{SchedulerEntry, SchedulerKind};
 use crate::Time;
 use crate::sim::profile::Profile;
@@ -109,19 +110,20 @@ pub struct Conservative {
     rooms: Vec<Room>,
     /// Rooms found during the current re-fit, for the next one.
     next_rooms: Vec<Room>,
-    /// Under a cap over time, the cores that may be busy from each step's time on (the
-    /// first also before it, the last for ever); empty: the whole pool.
-    capacity: Vec<(Time, u32)>,
+    /// Under a cap over time, the cap's cores taken into the profile as reservations reach
+    /// ahead; `None`: the whole pool.
+    cap: Option<CapInProfile>,
 }
 
 impl Conservative {
-    /// Conservative backfilling with its profile made of `capacity`'s cores over time
-    /// instead of the whole pool (`super::capped`): every reservation, and so every start,
-    /// keeps the busy cores within the cap for the job's whole estimate. The cap's rises are
-    /// in the profile from the start, so they are room no re-fit needs to find.
-    pub fn under_cap(capacity: Vec<(Time, u32)>) -> Conservative {
+    /// Conservative backfilling with its profile made of the cap's cores over time instead of
+    /// the whole pool (`super::capped`): every reservation, and so every start, keeps the
+    /// busy cores within the cap for the job's whole estimate. The cap is in the profile
+    /// wherever a reservation reaches, so its rises are room no re-fit needs to find (a
+    /// re-fit only moves a job earlier, within what is already taken in).
+    pub(super) fn under_cap(cap: CapInProfile) -> Conservative {
         Conservative {
-            capacity,
+            cap: Some(cap),
             ..Conservative::default()
         }
     }
@@ -145,9 +147,13 @@ impl Conservative {
         }
     }
 
-    /// Reserves the earliest fit for `q` from now on and records it in `q`.
-    fn reserve(profile: &mut Profile, now: Time, q: &mut Queued) {
-        let at = profile.earliest_fit(now, q.procs, q.duration);
+    /// Reserves the earliest fit for `q` from now on (under `cap`, if any) and records it in
+    /// `q`.
+    fn reserve(profile: &mut Profile, cap: Option<&mut CapInProfile>, now: Time, q: &mut Queued) {
+        let at = match cap {
+            Some(cap) => cap.earliest_fit(profile, now, q.procs, q.duration),
+            None => profile.earliest_fit(now, q.procs, q.duration),
+        };
         profile.add(at, at + q.duration, -(q.procs as i64));
         q.reserved = at;
     }
@@ -184,10 +190,8 @@ impl Scheduler for Conservative {
         self.reserved_until.resize(jobs.len(), Time::MAX);
         let first = jobs.submit.first().copied().unwrap_or(0);
         self.profile.reset(first, procs);
-        for (i, &(at, cores)) in self.capacity.iter().enumerate() {
-            let from = if i == 0 { first } else { at.max(first) };
-            let to = self.capacity.get(i + 1).map_or(Time::MAX, |s| s.0);
-            self.profile.add(from, to, -(procs.saturating_sub(cores) as i64));
+        if let Some(cap) = &mut self.cap {
+            cap.reset(first, procs);
         }
         self.rooms.clear();
         self.next_rooms.clear();
@@ -227,7 +231,7 @@ impl Scheduler for Conservative {
                     ..
                 } = self.queue[i];
                 if duration == 0 {
-                    Self::reserve(&mut self.profile, now, &mut self.queue[i]);
+                    Self::reserve(&mut self.profile, self.cap.as_mut(), now, &mut self.queue[i]);
                     continue;
                 }
                 // A new start must put the job's window over a room where it fits: starts
@@ -265,7 +269,7 @@ impl Scheduler for Conservative {
                 duration: ctx.jobs().estimate[job.index()] + ctx.most_boot_margin(),
                 reserved: Time::MAX,
             };
-            Self::reserve(&mut self.profile, now, &mut q);
+            Self::reserve(&mut self.profile, self.cap.as_mut(), now, &mut q);
             self.first_reservation[job.index()] = q.reserved;
             self.queue.push(q);
             self.waiting_zero_estimate += usize::from(q.duration == 0);

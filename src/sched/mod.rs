@@ -3,6 +3,7 @@
 //! A policy is chosen by [`SchedulerKind`] once per run; [`AnyScheduler::run`] then calls the
 //! engine monomorphised for the concrete type, so the hot loop has no dynamic dispatch.
 
+mod cap_profile;
 pub mod capped;
 mod conservative;
 mod easy;
