@@ -284,13 +284,14 @@ fn in_readable_time(series: &mut [Series]) -> &'static str {
     name
 }
 
-/// An axis value as a reader sees it: a trace's file name without folders and `.swf[.gz]`.
+/// An axis value as a reader sees it: a file (a trace, a machine, a series) by its name
+/// without folders and extension (`.swf[.gz]`, `.csv[.gz]`, `.toml`).
 fn value_label(value: &str) -> String {
     let name = value.rsplit('/').next().unwrap_or(value);
-    match name.strip_suffix(".swf.gz").or_else(|| name.strip_suffix(".swf")) {
-        Some(stem) if value.contains(".swf") => stem.to_string(),
-        _ => value.to_string(),
-    }
+    [".swf.gz", ".swf", ".csv.gz", ".csv", ".toml"]
+        .iter()
+        .find_map(|suffix| name.strip_suffix(suffix))
+        .map_or_else(|| value.to_string(), str::to_string)
 }
 
 /// Each cell's paired relative difference against its baseline partner, in percent, in
