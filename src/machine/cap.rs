@@ -181,7 +181,7 @@ impl Machine {
 
     /// This machine with every partition capped at `fraction` of its peak power (every
     /// node busy): the `power_cap` key. With one partition that is the machine's cap; with
-    /// several, each keeps the same share of its own peak. Refused where [`Machine::to_cap`]
+    /// several, each keeps the same share of its own peak. Refused where `to_cap`
     /// says, and where the cap leaves a partition no busy core.
     pub fn with_power_cap(&self, fraction: f64) -> std::result::Result<Machine, ParamError> {
         let key = format!("power_cap = {fraction}");
@@ -199,7 +199,7 @@ impl Machine {
 
     /// This machine with every partition capped at each step's share (`fractions`, read at
     /// the trace's time plus `offset`) of its peak power (every node busy) over time: the
-    /// `power_cap_series` key. Refused where [`Machine::to_cap`] says, where a partition runs
+    /// `power_cap_series` key. Refused where `to_cap` says, where a partition runs
     /// jobs on nodes (not built under a cap over time), where a step's cap is below the idle
     /// draw (the machine could not keep it with every node idle), and where no job could
     /// ever start: the last row (read once), or every row (repeated), leaves no busy core.

@@ -11,13 +11,19 @@
 //! starts each later job (in arrival or prediction order) that fits from now to its
 //! predicted end in what is left. With a constant cap this is EASY's own rule (the profile
 //! only rises after now, so "fits for its whole prediction" is "fits now", and a job that
-//! runs past the reservation must fit in what the head leaves then: `extra`); both are
-//! checked job for job against `easy.rs` and `fcfs.rs` (`tests/it/machine.rs`). A pass
-//! asks for a wake-up at the next change of the cap and at the head's reservation, since a
-//! rise of the cap may let jobs start when no job arrives or ends.
+//! runs past the reservation must fit in what the head leaves then: `extra`); all are
+//! checked job for job against `easy.rs`, `fcfs.rs` and `conservative.rs` under a constant
+//! cap (`tests/it/power_cap.rs`). A pass asks for a wake-up at the next change of the cap
+//! and at the head's reservation, since a rise of the cap may let jobs start when no job
+//! arrives or ends.
+//!
+//! A job is counted until its predicted end, or its estimate's end where a runtime
+//! predictor predicts more than the estimate: no job runs past its estimate, so that is
+//! the tighter bound, and with it every job the partition keeps (`Partition::cap_holds`,
+//! by the estimate) finds a window under a repeating cap.
 //!
 //! Conservative backfilling is `conservative.rs` with its profile made of the cap's cores
-//! instead of the whole pool ([`Conservative::under_cap`]).
+//! instead of the whole pool (`Conservative::under_cap`).
 //!
 //! The profile holds the cap only as far ahead as the pass's questions need: a fit that
 //! reaches past what it holds is asked again once the cap's steps up to its end are in.
@@ -36,7 +42,7 @@ use super::nodes::NodePolicy;
 use crate::Time;
 use crate::machine::cap::CapOverTime;
 use crate::sim::profile::Profile;
-use crate::sim::{SchedCtx, Scheduler};
+use crate::sim::{RunningJob, SchedCtx, Scheduler};
 use crate::workload::{JobId, Jobs};
 
 /// A scheduler of one pool of cores under a cap over time.
@@ -52,6 +58,7 @@ pub struct CappedScheduler {
     cap: CapInProfile,
     /// Buffers kept across passes.
     candidates: Vec<JobId>,
+    running: Vec<RunningJob>,
     backfilled: u64,
 }
 
@@ -65,6 +72,7 @@ impl CappedScheduler {
             waiting: Vec::new(),
             profile: Profile::default(),
             candidates: Vec::new(),
+            running: Vec::new(),
             backfilled: 0,
         }
     }
@@ -74,24 +82,37 @@ impl CappedScheduler {
         self.cap.fits_now(&mut self.profile, now, procs, duration)
     }
 
-    /// Starts `job` now, taking its cores from the profile until its predicted end.
+    /// How long `job` is counted from its start: its prediction, at most its estimate (see
+    /// the module docs), at least 1 s.
+    fn counted(ctx: &SchedCtx, job: JobId) -> Time {
+        ctx.prediction(job).min(ctx.jobs().estimate[job.index()].max(1))
+    }
+
+    /// Starts `job` now, taking its cores from the profile for as long as it is counted.
     fn start(&mut self, ctx: &mut SchedCtx, job: JobId) {
         let (now, procs) = (ctx.now(), ctx.procs(job));
-        self.profile.add(now, now + ctx.prediction(job), -(procs as i64));
+        self.profile
+            .add(now, now + Self::counted(ctx, job), -(procs as i64));
         ctx.start(job);
     }
 
-    /// The profile at `now`: every core, less the running jobs' until their predicted ends
-    /// (at least the next instant: a job past its prediction still holds its cores); the
-    /// cap is taken in as questions reach ahead.
+    /// The profile at `now`: every core, less the running jobs' for as long as they are
+    /// counted (at least to the next instant: a job past its prediction still holds its
+    /// cores); the cap is taken in as questions reach ahead.
     fn rebuild(&mut self, ctx: &mut SchedCtx) {
         let now = ctx.now();
-        self.profile.reset(now, ctx.total());
-        self.cap.reset(now, ctx.total());
-        for r in ctx.running_sorted() {
-            self.profile
-                .add(now, r.predicted_end.max(now + 1), -(r.procs as i64));
+        let total = ctx.total();
+        self.profile.reset(now, total);
+        self.cap.reset(now, total);
+        let mut running = std::mem::take(&mut self.running);
+        running.clear();
+        running.extend_from_slice(ctx.running_sorted());
+        for r in &running {
+            let start = ctx.start_time(r.job).expect("a running job has started");
+            let end = r.predicted_end.min(start + Self::counted(ctx, r.job));
+            self.profile.add(now, end.max(now + 1), -(r.procs as i64));
         }
+        self.running = running;
     }
 
     /// FCFS or EASY (`backfill`) at `ctx.now()`.
@@ -103,7 +124,7 @@ impl CappedScheduler {
         let now = ctx.now();
         let mut started = 0;
         while let Some(&head) = self.waiting.get(started) {
-            if !self.fits_now(now, ctx.procs(head), ctx.prediction(head)) {
+            if !self.fits_now(now, ctx.procs(head), Self::counted(ctx, head)) {
                 break;
             }
             self.start(ctx, head);
@@ -113,7 +134,7 @@ impl CappedScheduler {
         let Some(&head) = self.waiting.first() else {
             return;
         };
-        let (procs, duration) = (ctx.procs(head), ctx.prediction(head));
+        let (procs, duration) = (ctx.procs(head), Self::counted(ctx, head));
         let reserved = self.cap.earliest_fit(&mut self.profile, now, procs, duration);
         ctx.wake_at(reserved.min(self.cap.next_change(now)));
         let Some(order) = backfill else {
@@ -129,7 +150,7 @@ impl CappedScheduler {
         }
         let mut any = false;
         for &job in &candidates {
-            if ctx.procs(job) <= ctx.free() && self.fits_now(now, ctx.procs(job), ctx.prediction(job)) {
+            if ctx.procs(job) <= ctx.free() && self.fits_now(now, ctx.procs(job), Self::counted(ctx, job)) {
                 self.start(ctx, job);
                 self.backfilled += 1;
                 any = true;

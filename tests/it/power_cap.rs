@@ -432,5 +432,19 @@ fn a_repeating_cap_skips_the_jobs_it_never_holds() {
     // free beside it... only once the first ends at 30 h: the morning after, at 48 h.
     assert_eq!(schedule, vec![(0, 30 * 3600), (48 * 3600, 60 * 3600)]);
     assert_eq!(energy.over_cap_s, Some(0));
+    // A predictor that predicts more than the estimates (a constant 10^6 s): each job is
+    // counted until its estimate's end, which it never outlives, and so fits the same
+    // windows (counted until 10^6 s, the three-core job would fit none).
+    let (predicted, _, _) = run_with_power(
+        &swf,
+        &m,
+        "sjbf",
+        &[
+            ("power_cap_series", key(&day)),
+            ("power_cap_period", Value::Int(86_400)),
+            ("predictor", Value::Str("constant(c=1000000)".into())),
+        ],
+    );
+    assert_eq!(predicted, schedule);
     std::fs::remove_dir_all(&dir).unwrap();
 }
