@@ -26,7 +26,7 @@ pub struct Steps {
 }
 
 impl Steps {
-    /// Reads the rows of `path` ([`read_rows`]).
+    /// Reads the rows of `path`: a header line, then `time,VALUE` rows (`read_rows`).
     pub fn read(path: &Path, column: &str, expected: &str, valid: impl Fn(f64) -> bool) -> Result<Steps> {
         let (times, values) = read_rows(path, column, expected, valid)?;
         Ok(Steps {
@@ -63,6 +63,27 @@ impl Steps {
             values: self.values.iter().map(|&v| f(v)).collect(),
             ..self.clone()
         }
+    }
+
+    /// The same value over time in fewest rows: a row that repeats the row before is
+    /// dropped, and rows that all hold one value become that value read once (which
+    /// repeated every period would still read as a change at each period's start).
+    pub fn merged(&self) -> Steps {
+        let mut merged = Steps {
+            times: vec![self.times[0]],
+            values: vec![self.values[0]],
+            ..self.clone()
+        };
+        for (&t, &v) in self.times.iter().zip(&self.values).skip(1) {
+            if v != merged.values[merged.values.len() - 1] {
+                merged.times.push(t);
+                merged.values.push(v);
+            }
+        }
+        if merged.values.len() == 1 {
+            merged.period = None;
+        }
+        merged
     }
 
     /// The rows repeated every `period` seconds from the first row's time (a daily cycle
@@ -138,7 +159,7 @@ pub fn period_and_offset(
 /// Reads the rows of `path`: times whole seconds, strictly rising; each value named
 /// `column`, accepted by `valid` (`expected` says what it takes). At least one row. Errors
 /// name the file and the line.
-pub fn read_rows(
+fn read_rows(
     path: &Path,
     column: &str,
     expected: &str,
@@ -171,7 +192,14 @@ pub fn read_rows(
         };
         let time: Time = time
             .parse()
-            .map_err(|_| bad(n, format!("time = '{time}': expected whole seconds")))?;
+            .ok()
+            .filter(|t: &Time| t.unsigned_abs() <= crate::workload::MAX_TIME as u64)
+            .ok_or_else(|| {
+                bad(
+                    n,
+                    format!("time = '{time}': expected whole seconds within 2^40 either way"),
+                )
+            })?;
         let parsed: f64 = value
             .parse()
             .ok()

@@ -424,20 +424,15 @@ fn write_timeline(
             style: 0,
             points: drawn.clone(),
         }];
-        if !cap.is_empty() {
-            let flat = drawn
-                .iter()
-                .map(|p| {
-                    (
-                        p.x * 86_400.0,
-                        schedlab::series::value_at(cap, (p.x * 86_400.0) as schedlab::Time),
-                    )
-                })
-                .collect();
+        if let (Some(&(last, _)), false) = (watts.last(), cap.is_empty()) {
+            // The cap's mean over the same bins as the power's: steps closed at the power's
+            // last instant, so that both span the run.
+            let mut closed: Vec<(schedlab::Time, f64)> = cap.iter().copied().filter(|c| c.0 < last).collect();
+            closed.push((last, schedlab::series::value_at(cap, last)));
             lines.push(Series {
                 label: Some("cap".into()),
                 style: 1,
-                points: kw(flat),
+                points: kw(timeline::binned_values(&closed, 400)),
             });
         }
         plot::write(

@@ -85,19 +85,23 @@ impl Partition {
     /// once: the last row's cores do (it holds for ever). A repeating one: every row's do,
     /// or some run of rows that do lasts the estimate, the cycle read round.
     pub fn cap_holds(&self, procs: u64, estimate: Time) -> bool {
-        let Some(capacity) = self.capacity() else {
+        let Some(cap) = &self.cap_over_time else {
             return procs <= self.usable_cores();
         };
-        let (times, cores) = (capacity.steps.times(), capacity.steps.values());
-        let Some(period) = capacity.steps.period() else {
-            return procs as f64 <= cores[cores.len() - 1];
+        let (times, watts) = (cap.steps.times(), cap.steps.values());
+        let holds = |i: usize| procs <= self.cores_under(watts[i]);
+        let n = times.len();
+        let Some(period) = cap.steps.period() else {
+            return holds(n - 1);
         };
-        if cores.iter().all(|&c| procs as f64 <= c) {
+        if (0..n).all(holds) {
             return true;
         }
         // Each row's length within the cycle; runs of rows that hold the job, twice round
-        // so that a run across the cycle's end counts whole.
-        let n = times.len();
+        // so that a run across the cycle's end counts whole:
+        //
+        //   rows    | 0 | 1 | 2 ... n-1 | 0 | 1 | ...
+        //   holds     x   .   x      x    x   .        the run n-1, 0 spans the cycle's end
         let length = |i: usize| {
             if i + 1 < n {
                 times[i + 1] - times[i]
@@ -107,11 +111,7 @@ impl Partition {
         };
         let (mut run, mut longest) = (0, 0);
         for i in (0..2 * n).map(|i| i % n) {
-            run = if procs as f64 <= cores[i] {
-                run + length(i)
-            } else {
-                0
-            };
+            run = if holds(i) { run + length(i) } else { 0 };
             longest = longest.max(run);
         }
         longest >= estimate.max(1)
@@ -220,7 +220,8 @@ impl Machine {
                 ));
             }
             let (peak, idle) = (p.peak_w(), p.idle_w());
-            let watts = fractions.map(|f| f * peak);
+            // Fewest rows: a row that does not change the cap would only wake the schedulers.
+            let watts = fractions.merged().map(|f| f * peak);
             let rows = watts.times().iter().zip(watts.values());
             if let Some((t, w)) = rows.into_iter().find(|&(_, &w)| w < idle) {
                 return refuse(format!(
@@ -231,7 +232,8 @@ impl Machine {
             p.cap_over_time = Some(CapOverTime { steps: watts, offset });
             if !p.cap_holds(1, 1) {
                 return refuse(format!(
-                    "partition {}: the cap leaves no core busy for good, so a job waiting then would wait for ever",
+                    "partition {}: the cap leaves no core busy (read once, in its last row; repeated, in any row), \
+                     so a job waiting then would wait for ever",
                     p.name
                 ));
             }

@@ -17,7 +17,9 @@ use crate::sim::profile::Profile;
 pub struct CapInProfile {
     /// Cores that may be busy over time ([`crate::machine::Partition::capacity`]).
     capacity: CapOverTime,
+    /// The profile holds the cap over `[its first step, horizon)`, and every core beyond.
     horizon: Time,
+    /// The pool's cores: the cap takes `total` less its own at each step.
     total: u32,
 }
 
@@ -56,9 +58,11 @@ impl CapInProfile {
     /// `duration`, the cap included.
     ///
     /// # Panics
-    /// If the cap never holds the job for its duration (a cap read once always does from
-    /// its last row on; a repeating one within a period of the profile's last reservation):
-    /// placement skips such jobs (`crate::machine::Partition::cap_holds`).
+    /// If the cap never holds the job for its duration: past the profile's last change
+    /// (every running job ended, every reservation over) only the cap is left, and a cap
+    /// read once holds the jobs placement keeps from its last row on, a repeating one
+    /// within a period; the search gives up two periods and the duration past that change.
+    /// Placement skips the jobs the cap never holds (`crate::machine::Partition::cap_holds`).
     pub fn earliest_fit(&mut self, profile: &mut Profile, now: Time, procs: u32, duration: Time) -> Time {
         let settled = profile
             .steps()

@@ -27,8 +27,10 @@
 //!
 //! The profile holds the cap only as far ahead as the pass's questions need: a fit that
 //! reaches past what it holds is asked again once the cap's steps up to its end are in.
-//! A pass costs O(running log running + waiting x steps), plain by design: `easy.rs`
-//! stays the fast path where the cap is constant.
+//! A pass costs O(running log running) for the running set, and O(steps) for each waiting
+//! job it tries, where the steps are the running jobs' ends and the cap's changes up to
+//! the head's reservation: plain by design, `easy.rs` stays the fast path where the cap is
+//! constant.
 //!
 //! Guarantee, with predictions that hold (the users' estimates, which jobs never exceed):
 //! the busy cores never exceed the cap, so the power stays at most the cap. A job that
@@ -59,6 +61,7 @@ pub struct CappedScheduler {
     /// Buffers kept across passes.
     candidates: Vec<JobId>,
     running: Vec<RunningJob>,
+    ends: Vec<(Time, u32)>,
     backfilled: u64,
 }
 
@@ -73,6 +76,7 @@ impl CappedScheduler {
             profile: Profile::default(),
             candidates: Vec::new(),
             running: Vec::new(),
+            ends: Vec::new(),
             backfilled: 0,
         }
     }
@@ -98,21 +102,23 @@ impl CappedScheduler {
 
     /// The profile at `now`: every core, less the running jobs' for as long as they are
     /// counted (at least to the next instant: a job past its prediction still holds its
-    /// cores); the cap is taken in as questions reach ahead.
+    /// cores); the cap is taken in as questions reach ahead. O(running log running).
     fn rebuild(&mut self, ctx: &mut SchedCtx) {
         let now = ctx.now();
-        let total = ctx.total();
-        self.profile.reset(now, total);
-        self.cap.reset(now, total);
-        let mut running = std::mem::take(&mut self.running);
-        running.clear();
-        running.extend_from_slice(ctx.running_sorted());
-        for r in &running {
+        // A copy, as the running set is borrowed from the engine while `ctx` is read.
+        self.running.clear();
+        self.running.extend_from_slice(ctx.running_sorted());
+        let mut ends = std::mem::take(&mut self.ends);
+        ends.clear();
+        for r in &self.running {
             let start = ctx.start_time(r.job).expect("a running job has started");
             let end = r.predicted_end.min(start + Self::counted(ctx, r.job));
-            self.profile.add(now, end.max(now + 1), -(r.procs as i64));
+            ends.push((end.max(now + 1), r.procs));
         }
-        self.running = running;
+        ends.sort_unstable();
+        self.profile.reset_releasing(now, ctx.total(), &ends);
+        self.ends = ends;
+        self.cap.reset(now, ctx.total());
     }
 
     /// FCFS or EASY (`backfill`) at `ctx.now()`.

@@ -30,6 +30,25 @@ impl Profile {
         self.steps.push((now, procs as i64));
     }
 
+    /// A machine of `procs` processors at `now`, of which each of `releases` (time,
+    /// processors; in time order, each after `now`) holds its processors until its time:
+    /// the profile of a running set in one pass, where a reservation each would cost
+    /// O(steps) apiece.
+    pub fn reset_releasing(&mut self, now: Time, procs: u32, releases: &[(Time, u32)]) {
+        self.steps.clear();
+        let busy: i64 = releases.iter().map(|r| r.1 as i64).sum();
+        let mut free = procs as i64 - busy;
+        self.steps.push((now, free));
+        for &(t, p) in releases.iter().filter(|r| r.1 > 0) {
+            debug_assert!(t > now, "a release at {t}, not after {now}");
+            free += p as i64;
+            match self.steps.last_mut() {
+                Some(last) if last.0 == t => last.1 = free,
+                _ => self.steps.push((t, free)),
+            }
+        }
+    }
+
     pub fn steps(&self) -> &[(Time, i64)] {
         &self.steps
     }
@@ -230,6 +249,22 @@ mod tests {
                 prop_assert_eq!(with_credit, expected);
             }
         }
+    }
+
+    /// Releasing a running set in one pass gives the profile its reservations, one at a
+    /// time, would.
+    #[test]
+    fn releases_in_one_pass_are_the_reservations() {
+        let releases = [(5, 2), (5, 1), (9, 3), (12, 0), (20, 4)];
+        let mut one = Profile::default();
+        one.reset_releasing(3, 16, &releases);
+        let mut each = Profile::default();
+        each.reset(3, 16);
+        for &(t, p) in &releases {
+            each.add(3, t, -(p as i64));
+        }
+        assert_eq!(one.steps(), each.steps());
+        assert_eq!(one.steps(), &[(3, 6), (5, 9), (9, 12), (20, 16)]);
     }
 
     #[test]
