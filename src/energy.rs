@@ -307,17 +307,43 @@ fn switching(machine: &Machine, switches: &[NodeSwitch], last: Time) -> (f64, Op
     (joules, Some(summary))
 }
 
-/// Each job's energy, joules: its cores at their busy power while it ran (so that the
-/// jobs' energies sum to [`EnergySummary::jobs_kwh`]; the idle cores' draw is nobody's).
-/// `None` when the machine describes no power or a job never ended.
-pub fn per_job(machine: &Machine, jobs: &Jobs, start: &[Time], end: &[Time]) -> Option<Vec<f64>> {
+/// What each job cost: its energy, joules, and with a carbon series its carbon, grams of
+/// CO2 (`--jobs-out`'s `energy_j` and `carbon_g`, Python's per-job columns, Batsim's
+/// `consumed_energy`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PerJob {
+    /// Its cores at their busy power while it ran, so that the jobs' energies sum to
+    /// [`EnergySummary::jobs_kwh`] (the idle cores' draw is nobody's).
+    pub joules: Vec<f64>,
+    /// That power over its run times the series' intensity then (read at the trace's time
+    /// plus the offset), so that with a constant series it is the energy times the
+    /// intensity.
+    pub grams: Option<Vec<f64>>,
+}
+
+/// Each job's energy and, with `carbon` (a series and the offset from the trace's clock to
+/// its own), carbon; `None` when the machine describes no power or a job never ended.
+pub fn per_job(
+    machine: &Machine,
+    jobs: &Jobs,
+    start: &[Time],
+    end: &[Time],
+    carbon: Option<(&Intensity, Time)>,
+) -> Option<PerJob> {
     let watts = watts(machine)?;
     if end.contains(&crate::sim::state::UNSET) {
         return None;
     }
+    let busy_w = |j: usize| jobs.procs[j] as f64 * watts[partition(machine, jobs, j)].1;
     let joules = (0..jobs.len())
-        .map(|j| jobs.procs[j] as f64 * watts[partition(machine, jobs, j)].1 * (end[j] - start[j]) as f64);
-    Some(joules.collect())
+        .map(|j| busy_w(j) * (end[j] - start[j]) as f64)
+        .collect();
+    let grams = carbon.map(|(series, offset)| {
+        (0..jobs.len())
+            .map(|j| series.grams(&[(start[j], busy_w(j))], end[j], offset))
+            .collect()
+    });
+    Some(PerJob { joules, grams })
 }
 
 #[cfg(test)]
@@ -355,10 +381,8 @@ mod tests {
         // 35 kJ (9.72 Wh) over 400 core-seconds (0.111 core-hours): 87.5 Wh a core-hour.
         assert!((e.wh_per_core_hour - 35_000.0 / 400.0).abs() < 1e-9);
         // Each job's own: 2 cores x 75 W x 100 s and 4 cores x 75 W x 50 s.
-        assert_eq!(
-            per_job(&m, &jobs, &[0, 100], &[100, 150]),
-            Some(vec![15_000.0, 15_000.0])
-        );
+        let each = per_job(&m, &jobs, &[0, 100], &[100, 150], None).unwrap();
+        assert_eq!((each.joules, each.grams), (vec![15_000.0, 15_000.0], None));
         // A job that never ended: no span, no energy.
         assert_eq!(
             of_run(&m, &jobs, &[0, 100], &[100, crate::sim::state::UNSET], &[], None),

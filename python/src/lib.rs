@@ -325,7 +325,10 @@ fn run_rigid_inner(
         summary["priority_calls"] = serde_json::json!(ranked.rankings);
     }
     let summary = summary.to_string();
-    let jobs_columns = with_jobs.then(|| job_columns(jobs, &outcome));
+    let jobs_columns = with_jobs.then(|| {
+        let costs = prepared.job_costs(jobs, outcome.start, outcome.end);
+        job_columns(jobs, &outcome, costs)
+    });
     Ok(RunResult {
         summary,
         jobs: jobs_columns,
@@ -334,8 +337,13 @@ fn run_rigid_inner(
 }
 
 /// The per-job columns of a run, from the library's registry (`JOB_COLUMNS`), each in its
-/// type.
-fn job_columns(jobs: &Jobs, outcome: &schedlab::sim::Outcome) -> Columns {
+/// type, then the optional ones the run has (`OPTIONAL_COLUMNS`: GPUs, and with `costs`
+/// each job's energy and carbon).
+fn job_columns(
+    jobs: &Jobs,
+    outcome: &schedlab::sim::Outcome,
+    costs: Option<schedlab::energy::PerJob>,
+) -> Columns {
     use schedlab::metrics::jobs_csv::{ColumnType, JobValue};
     let columns = JOB_COLUMNS.iter().map(|c| {
         let values = (0..jobs.len()).map(|j| (c.value)(jobs, outcome, j));
@@ -360,7 +368,10 @@ fn job_columns(jobs: &Jobs, outcome: &schedlab::sim::Outcome) -> Columns {
         (c.name, column)
     });
     let gpus = jobs.gpus.clone().map(|g| ("gpus", Column::U32(g)));
-    Columns(columns.chain(gpus).collect())
+    let (joules, grams) = costs.map_or((None, None), |c| (Some(c.joules), c.grams));
+    let energy = joules.map(|e| ("energy_j", Column::F64(e)));
+    let carbon = grams.map(|g| ("carbon_g", Column::F64(g)));
+    Columns(columns.chain(gpus).chain(energy).chain(carbon).collect())
 }
 
 /// One rigid run: `(summary as JSON, per-job columns or None, warnings)`; with `priority`

@@ -49,6 +49,29 @@ def test_a_machine_of_two_partitions_keeps_their_jobs_apart(small_swf, tmp_path)
     assert r.summary["procs"] == 12
 
 
+def test_each_jobs_energy_and_carbon_are_the_command_lines(cli, small_swf, tmp_path):
+    machine = tmp_path / "power.toml"
+    machine.write_text(
+        '[[partition]]\nname = "p"\ndefault = true\n[[partition.nodes]]\ncount = 8\ncores = 1\n'
+        "idle_w = 100\nbusy_w = 300\n"
+    )
+    series = tmp_path / "i.csv"
+    series.write_text("time,gco2_per_kwh\n0,500\n60,100\n")
+    r = schedlab.run(trace=small_swf, scheduler="easy", machine=str(machine), carbon=str(series))
+    # A job's cores at 300 W while it ran; the jobs' energies sum to the run's jobs_kwh.
+    jobs = r.jobs
+    assert list(jobs["energy_j"]) == list(300.0 * jobs["procs"] * (jobs["end"] - jobs["start"]))
+    assert jobs["energy_j"].sum() / 3.6e6 == pytest.approx(r.summary["energy"]["jobs_kwh"], rel=1e-12)
+    assert (jobs["carbon_g"] > 0).all()
+    out = tmp_path / "jobs.csv"
+    args = ["run", "--trace", str(small_swf), "--scheduler", "easy", "--machine", str(machine)]
+    subprocess.run([cli, *args, "--carbon", str(series), "--jobs-out", str(out)], check=True, capture_output=True)
+    written = pd.read_csv(out)
+    for column in ["energy_j", "carbon_g"]:
+        assert np.allclose(written[column], jobs[column], rtol=0, atol=1e-6), column
+    assert "energy_j" not in schedlab.run(trace=small_swf, scheduler="easy").jobs
+
+
 def test_jobs_table_columns_dtypes_and_invariants():
     r = schedlab.run(model="lublin", scheduler="easy", procs=64, jobs=3000, seed=5)
     j = r.jobs

@@ -273,8 +273,11 @@ fn write_outputs(
     workload: &schedlab::workload::Workload,
     outcome: &schedlab::sim::Outcome,
 ) -> Result<()> {
+    let costs = prepared.job_costs(&workload.jobs, outcome.start, outcome.end);
     if let Some(path) = &args.jobs_out {
-        write_atomically(path, |w| write_jobs_csv(w, &workload.jobs, outcome))?;
+        write_atomically(path, |w| {
+            write_jobs_csv(w, &workload.jobs, outcome, costs.as_ref())
+        })?;
     }
     if let Some(path) = &args.batsim_jobs_out {
         if outcome.saturated || outcome.end.contains(&i64::MIN) {
@@ -283,7 +286,6 @@ fn write_outputs(
             )
             .into());
         }
-        let energy = prepared.job_energy(&workload.jobs, outcome.start, outcome.end);
         write_atomically(path, |w| {
             schedlab::report::batsim::write_jobs(
                 w,
@@ -291,7 +293,7 @@ fn write_outputs(
                 &workload.jobs,
                 workload.procs,
                 (outcome.start, outcome.end),
-                energy.as_deref(),
+                costs.as_ref().map(|c| c.joules.as_slice()),
             )
         })?;
     }

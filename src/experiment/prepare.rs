@@ -646,17 +646,33 @@ impl PreparedRigid {
         end: &[Time],
         switches: &[crate::sim::NodeSwitch],
     ) -> Option<EnergySummary> {
-        let carbon = match &self.workload.spec.source {
-            Source::Trace(t) => t.carbon.as_ref().map(|c| (&c.series, c.offset)),
-            Source::Model(_) => None,
-        };
-        crate::energy::of_run(self.workload.spec.machine()?, jobs, start, end, switches, carbon)
+        crate::energy::of_run(
+            self.workload.spec.machine()?,
+            jobs,
+            start,
+            end,
+            switches,
+            self.carbon(),
+        )
     }
 
-    /// On a machine that describes its power, each job's energy in joules
-    /// ([`crate::energy::per_job`]).
-    pub fn job_energy(&self, jobs: &crate::workload::Jobs, start: &[Time], end: &[Time]) -> Option<Vec<f64>> {
-        crate::energy::per_job(self.workload.spec.machine()?, jobs, start, end)
+    /// The trace's carbon-intensity series and the offset from its clock to the series'.
+    fn carbon(&self) -> Option<(&crate::carbon::Intensity, Time)> {
+        match &self.workload.spec.source {
+            Source::Trace(t) => t.carbon.as_ref().map(|c| (&c.series, c.offset)),
+            Source::Model(_) => None,
+        }
+    }
+
+    /// On a machine that describes its power, each job's energy and, with a carbon series,
+    /// carbon ([`crate::energy::per_job`]).
+    pub fn job_costs(
+        &self,
+        jobs: &crate::workload::Jobs,
+        start: &[Time],
+        end: &[Time],
+    ) -> Option<crate::energy::PerJob> {
+        crate::energy::per_job(self.workload.spec.machine()?, jobs, start, end, self.carbon())
     }
 
     /// On a machine that describes its power, its power over the run

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::metrics::jobs_csv::jobs_csv_header;
+use crate::metrics::jobs_csv::{JOB_COLUMNS, OPTIONAL_COLUMNS, jobs_csv_header};
 
 /// A metric in both summaries: its name (nested keys joined by '.', e.g. `wait.p50`) and
 /// the two values.
@@ -115,6 +115,17 @@ pub struct JobRow {
     pub runtime: i64,
 }
 
+/// Whether `header` is one that `--jobs-out` writes: the fixed columns, some of the
+/// optional ones in their order, then `predictions`.
+fn is_jobs_out_header(header: &str) -> bool {
+    let mut optional = OPTIONAL_COLUMNS.iter();
+    let Some(names) = header.strip_suffix(",predictions") else {
+        return false;
+    };
+    let mut names = names.split(',');
+    JOB_COLUMNS.iter().all(|c| names.next() == Some(c.name)) && names.all(|name| optional.any(|o| *o == name))
+}
+
 /// Reads a `--jobs-out` file; a bad row is named by file, line and field.
 pub fn read_jobs_csv(path: &Path) -> Result<Vec<JobRow>> {
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
@@ -125,8 +136,8 @@ pub fn read_jobs_csv(path: &Path) -> Result<Vec<JobRow>> {
     };
     let mut lines = text.lines();
     let header = lines.next().unwrap_or_default();
-    let expected = jobs_csv_header(false);
-    if header != expected && header != jobs_csv_header(true) {
+    let expected = jobs_csv_header(&[]);
+    if !is_jobs_out_header(header) {
         return Err(bad(
             1,
             format!("not a --jobs-out file: expected the header {expected}"),

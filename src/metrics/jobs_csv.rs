@@ -3,6 +3,7 @@
 use std::io::Write;
 
 use super::bsld;
+use crate::energy::PerJob;
 use crate::sim::Outcome;
 use crate::workload::Jobs;
 
@@ -117,19 +118,50 @@ pub const JOB_COLUMNS: [JobColumn; 15] = [
     },
 ];
 
-/// The header of `--jobs-out` files: [`JOB_COLUMNS`], `gpus` where the jobs request GPUs
-/// (the GPUs each requested), then `predictions`.
-pub fn jobs_csv_header(gpus: bool) -> String {
-    let names: Vec<&str> = JOB_COLUMNS.iter().map(|c| c.name).collect();
-    let gpus = if gpus { ",gpus" } else { "" };
-    format!("{}{gpus},predictions", names.join(","))
+/// The columns written between [`JOB_COLUMNS`] and `predictions` where a run has them,
+/// in file order: `gpus` where the jobs request GPUs (the GPUs each requested); `energy_j`
+/// on a machine that describes its power (the job's cores at their busy watts while it
+/// ran, joules, as Batsim's `consumed_energy`); `carbon_g` with a carbon series too (that
+/// power times the intensity over the job's run, grams of CO2).
+pub const OPTIONAL_COLUMNS: [&str; 3] = ["gpus", "energy_j", "carbon_g"];
+
+/// The header of `--jobs-out` files: [`JOB_COLUMNS`], those of `optional` (a subsequence
+/// of [`OPTIONAL_COLUMNS`]), then `predictions`.
+pub fn jobs_csv_header(optional: &[&str]) -> String {
+    let names: Vec<&str> = JOB_COLUMNS
+        .iter()
+        .map(|c| c.name)
+        .chain(optional.iter().copied())
+        .collect();
+    format!("{},predictions", names.join(","))
 }
 
-/// Writes one row per job: the [`JOB_COLUMNS`], `gpus` where the jobs request GPUs, then
+/// The optional columns a run of `jobs` with `costs` has ([`OPTIONAL_COLUMNS`]).
+fn optional_columns(jobs: &Jobs, costs: Option<&PerJob>) -> Vec<&'static str> {
+    let has = [
+        jobs.gpus.is_some(),
+        costs.is_some(),
+        costs.is_some_and(|c| c.grams.is_some()),
+    ];
+    OPTIONAL_COLUMNS
+        .iter()
+        .zip(has)
+        .filter(|(_, has)| *has)
+        .map(|(name, _)| *name)
+        .collect()
+}
+
+/// Writes one row per job: the [`JOB_COLUMNS`], the [`OPTIONAL_COLUMNS`] the run has
+/// (`costs`: each job's energy and carbon, on a machine that describes its power), then
 /// `predictions`, each prediction the
 /// job had as `time:seconds`, separated by `;`, in time order, from the run's
 /// [`Outcome::history`] (empty if the engine kept none).
-pub fn write_jobs_csv<W: Write>(mut out: W, jobs: &Jobs, outcome: &Outcome) -> std::io::Result<()> {
+pub fn write_jobs_csv<W: Write>(
+    mut out: W,
+    jobs: &Jobs,
+    outcome: &Outcome,
+    costs: Option<&PerJob>,
+) -> std::io::Result<()> {
     // Group the time-ordered history by job (a counting sort keeps each job's order).
     let mut first = vec![0usize; jobs.len() + 1];
     for change in outcome.history {
@@ -145,7 +177,7 @@ pub fn write_jobs_csv<W: Write>(mut out: W, jobs: &Jobs, outcome: &Outcome) -> s
         by_job[*slot] = (change.at, change.prediction);
         *slot += 1;
     }
-    writeln!(out, "{}", jobs_csv_header(jobs.gpus.is_some()))?;
+    writeln!(out, "{}", jobs_csv_header(&optional_columns(jobs, costs)))?;
     for j in 0..jobs.len() {
         for column in &JOB_COLUMNS {
             match ((column.value)(jobs, outcome, j), column.kind) {
@@ -157,6 +189,12 @@ pub fn write_jobs_csv<W: Write>(mut out: W, jobs: &Jobs, outcome: &Outcome) -> s
         }
         if let Some(gpus) = &jobs.gpus {
             write!(out, "{},", gpus[j])?;
+        }
+        if let Some(costs) = costs {
+            write!(out, "{:.3},", costs.joules[j])?;
+            if let Some(grams) = &costs.grams {
+                write!(out, "{:.6},", grams[j])?;
+            }
         }
         for (i, (at, prediction)) in by_job[first[j]..first[j + 1]].iter().enumerate() {
             let separator = if i == 0 { "" } else { ";" };
@@ -176,10 +214,10 @@ mod tests {
     #[test]
     fn the_header_is_the_documented_one() {
         assert_eq!(
-            jobs_csv_header(false),
+            jobs_csv_header(&[]),
             "job_id,submit,start,end,wait,response,bsld,procs,runtime,estimate,prediction,\
              deadline_misses,absolute_inaccuracy,relative_accuracy,user,predictions"
         );
-        assert!(jobs_csv_header(true).ends_with(",user,gpus,predictions"));
+        assert!(jobs_csv_header(&OPTIONAL_COLUMNS).ends_with(",user,gpus,energy_j,carbon_g,predictions"));
     }
 }

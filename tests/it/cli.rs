@@ -1769,3 +1769,86 @@ fn misspelt_names_get_a_suggestion() {
         "<--trace <TRACE>|--model <MODEL>>",
     );
 }
+
+/// Each job's energy and carbon in `--jobs-out`, by hand: one node of 2 cores at 100 W idle
+/// and 300 W busy (a job's core counts at 150 W, its busy share), a series at 100 g/kWh
+/// for the first hour and 300 after. Job 1 (2 cores, 0-7,200 s) draws 300 W: 2,160,000 J;
+/// 0.3 kWh at 100 g and 0.3 at 300: 120 g. Job 2 (1 core, submitted at 7,200, 1,800 s)
+/// draws 150 W: 270,000 J; 0.075 kWh at 300 g: 22.5 g. An hour's offset: job 1 180 g.
+/// The energies sum to the run's `jobs_kwh`; without the series there is no `carbon_g`,
+/// without a power model neither column; `compare` reads all three files.
+#[test]
+fn jobs_out_carries_each_jobs_energy_and_carbon_by_hand() {
+    let dir = common::scratch("cli-job-costs");
+    let path = |name: &str| dir.join(name).display().to_string();
+    std::fs::write(
+        path("m.toml"),
+        "[[partition]]\nname = \"p\"\ndefault = true\n[[partition.nodes]]\ncount = 1\ncores = 2\n\
+         idle_w = 100\nbusy_w = 300\n",
+    )
+    .unwrap();
+    std::fs::write(path("i.csv"), "time,gco2_per_kwh\n0,100\n3600,300\n").unwrap();
+    std::fs::write(
+        path("t.swf"),
+        "; MaxProcs: 2\n1 0 -1 7200 2 -1 -1 2 7200 -1 1 1 1 -1 1 -1 -1 -1\n\
+         2 7200 -1 1800 1 -1 -1 1 1800 -1 1 1 1 -1 1 -1 -1 -1\n",
+    )
+    .unwrap();
+    // The run's `--jobs-out` rows and its JSON summary.
+    let run = |out: &str, extra: &[&str]| -> (Vec<String>, serde_json::Value) {
+        let (trace, out) = (path("t.swf"), path(out));
+        let mut args = vec![
+            "run",
+            "--trace",
+            &trace,
+            "--scheduler",
+            "fcfs",
+            "--json",
+            "--jobs-out",
+            &out,
+        ];
+        args.extend(extra);
+        let done = schedlab(&args);
+        assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
+        let rows = std::fs::read_to_string(&out)
+            .unwrap()
+            .lines()
+            .map(String::from)
+            .collect();
+        (rows, serde_json::from_slice(&done.stdout).unwrap())
+    };
+    let (machine, series) = (path("m.toml"), path("i.csv"));
+    let (rows, json) = run("carbon.csv", &["--machine", &machine, "--carbon", &series]);
+    let header: Vec<&str> = rows[0].split(',').collect();
+    let column = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let (energy, carbon) = (column("energy_j"), column("carbon_g"));
+    assert_eq!(header[energy + 1..], ["carbon_g", "predictions"]);
+    let value = |row: usize, k: usize| -> f64 { rows[row].split(',').nth(k).unwrap().parse().unwrap() };
+    assert_eq!((value(1, energy), value(2, energy)), (2_160_000.0, 270_000.0));
+    assert!((value(1, carbon) - 120.0).abs() < 1e-6, "{}", rows[1]);
+    assert!((value(2, carbon) - 22.5).abs() < 1e-6, "{}", rows[2]);
+    let jobs_kwh = json["energy"]["jobs_kwh"].as_f64().unwrap();
+    assert!((jobs_kwh * 3.6e6 - 2_430_000.0).abs() < 1e-6, "{json}");
+    // An hour's offset reads 300 g/kWh throughout.
+    let (rows, _) = run(
+        "late.csv",
+        &[
+            "--machine",
+            &machine,
+            "--carbon",
+            &series,
+            "--carbon-offset",
+            "3600",
+        ],
+    );
+    assert_eq!(rows[1].split(',').nth(carbon), Some("180.000000"), "{}", rows[1]);
+    let (rows, _) = run("energy.csv", &["--machine", &machine]);
+    assert!(rows[0].ends_with(",user,energy_j,predictions"), "{}", rows[0]);
+    let (rows, _) = run("plain.csv", &[]);
+    assert!(rows[0].ends_with(",user,predictions"), "{}", rows[0]);
+    for with_costs in ["carbon.csv", "energy.csv"] {
+        let done = schedlab(&["compare", &path(with_costs), &path("plain.csv")]);
+        assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1200,8 +1200,8 @@ proptest! {
         prop_assert!(e.peak_power_kw * 1e3 >= base + peak - 1e-9);
         prop_assert!((e.jobs_kwh + e.idle_kwh - e.energy_kwh).abs() < 1e-9);
         // The jobs' own energies (Batsim's consumed_energy) sum to the jobs' share.
-        let each = prepared.job_energy(&workload.jobs, outcome.start, outcome.end).unwrap();
-        let sum: f64 = each.iter().sum();
+        let each = prepared.job_costs(&workload.jobs, outcome.start, outcome.end).unwrap();
+        let sum: f64 = each.joules.iter().sum();
         prop_assert!((sum - e.jobs_kwh * 3.6e6).abs() <= 1e-9 * sum.max(1.0), "{} J vs {} kWh", sum, e.jobs_kwh);
         std::fs::remove_dir_all(&dir).unwrap();
     }
