@@ -151,3 +151,51 @@ fn the_event_loop_does_not_allocate_in_steady_state() {
         }
     }
 }
+
+#[test]
+fn probe_other_simulators() {
+    use schedlab::malleable::Allocation;
+    use schedlab::nondedicated::{LocalLoad, ParallelWorkload, Setup};
+    use schedlab::partition::{Measure, MoldableWorkload, Policy, generate, simulate};
+    let count = |f: &mut dyn FnMut()| {
+        let b = ALLOCATIONS.load(Ordering::Relaxed);
+        f();
+        ALLOCATIONS.load(Ordering::Relaxed) - b
+    };
+    for n in [1000usize, 4000] {
+        let mut p = DowneyParams::default();
+        p.jobs = Some(n);
+        let w = p.generate(3);
+        for a in ["avg", "opt", "pred", "bias", "heur"] {
+            let a: Allocation = a.parse().unwrap();
+            let c = count(&mut || {
+                schedlab::malleable::simulate(&w.jobs, w.procs, &a).unwrap();
+            });
+            eprintln!("malleable {n} {a}: {c}");
+        }
+        let jobs = generate("wk1".parse::<MoldableWorkload>().unwrap(), 100, 0.7, n, 3);
+        for pol in ["dyn-equi", "asp", "aep(2)", "sdf"] {
+            let pol: Policy = pol.parse().unwrap();
+            let m = Measure {
+                warmup: 0,
+                window: n,
+                saturation: None,
+            };
+            let c = count(&mut || {
+                simulate(&jobs, 100, pol, &m);
+            });
+            eprintln!("moldable {n} {pol}: {c}");
+        }
+        let wl = ParallelWorkload {
+            jobs: n,
+            ..Default::default()
+        };
+        let jobs = wl.generate(3);
+        let setup = Setup::basic(16);
+        let local = LocalLoad::Generated { share: 0.3, seed: 4 };
+        let c = count(&mut || {
+            schedlab::nondedicated::sim::simulate(&setup, &jobs, &local).unwrap();
+        });
+        eprintln!("nondedicated {n}: {c}");
+    }
+}

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# A one-node Slurm cluster on this machine, for the integration test.
+# A one-node Slurm cluster on this machine, with job accounting, for the integration tests.
 #
-#   scripts/slurm/local-cluster.sh start   install slurm-wlm and munge if needed, configure
-#                                          under $SLURM_DIR, start munged, slurmctld, slurmd
-#   scripts/slurm/local-cluster.sh stop    stop the daemons it started (by their pid files)
+#   scripts/slurm/local-cluster.sh start   install slurm-wlm, slurmdbd, munge and MariaDB if
+#                                          needed, configure under $SLURM_DIR, start munged,
+#                                          MariaDB, slurmdbd, slurmctld, slurmd
+#   scripts/slurm/local-cluster.sh stop    stop the daemons it started (by their pid files;
+#                                          MariaDB by its init script)
 #   scripts/slurm/local-cluster.sh env     print the export line for SLURM_CONF
 #
 # Needs root (it installs Debian packages and starts daemons). Exits non-zero, with a
@@ -14,12 +16,13 @@ dir=${SLURM_DIR:-/tmp/schedlab-slurm}
 conf=$dir/slurm.conf
 
 install() {
-  if command -v slurmctld >/dev/null && command -v slurmd >/dev/null && command -v munged >/dev/null; then
+  if command -v slurmctld >/dev/null && command -v slurmd >/dev/null && command -v munged >/dev/null \
+    && command -v slurmdbd >/dev/null && command -v mariadbd >/dev/null; then
     return 0
   fi
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
-  apt-get install -y -qq slurm-wlm munge >/dev/null
+  apt-get install -y -qq slurm-wlm slurmdbd munge mariadb-server >/dev/null
 }
 
 configure() {
@@ -48,10 +51,40 @@ SchedulerType=sched/backfill
 MpiDefault=none
 ReturnToService=2
 JobCompType=jobcomp/none
-AccountingStorageType=accounting_storage/none
+AccountingStorageType=accounting_storage/slurmdbd
+AccountingStorageHost=localhost
+JobAcctGatherType=jobacct_gather/none
 NodeName=$host CPUs=$cpus RealMemory=$mem State=UNKNOWN
 PartitionName=local Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 CONF
+  # slurmdbd reads slurmdbd.conf beside slurm.conf (SLURM_CONF's folder), owned by its
+  # user and private. MariaDB's root logs in through its socket, without a password.
+  cat >"$dir/slurmdbd.conf" <<CONF
+AuthType=auth/munge
+DbdHost=localhost
+SlurmUser=root
+LogFile=$dir/slurmdbd.log
+PidFile=$dir/slurmdbd.pid
+StorageType=accounting_storage/mysql
+StorageHost=localhost
+StorageUser=root
+StorageLoc=schedlab_slurm_acct
+CONF
+  chmod 600 "$dir/slurmdbd.conf"
+}
+
+# MariaDB, then slurmdbd on it, with this cluster registered.
+start_accounting() {
+  /etc/init.d/mariadb start >/dev/null
+  slurmdbd
+  for _ in $(seq 1 40); do
+    sacctmgr -i add cluster schedlab >/dev/null 2>&1 && return 0
+    sacctmgr -n list cluster format=cluster 2>/dev/null | grep -qw schedlab && return 0
+    sleep 0.25
+  done
+  echo "slurmdbd did not come up; its log:" >&2
+  tail -20 "$dir/slurmdbd.log" >&2 || true
+  return 1
 }
 
 start_munge() {
@@ -78,6 +111,7 @@ start() {
   configure
   start_munge
   export SLURM_CONF=$conf
+  start_accounting || { stop; exit 1; }
   slurmctld -f "$conf"
   slurmd -f "$conf"
   for _ in $(seq 1 60); do
@@ -94,12 +128,13 @@ start() {
 }
 
 stop() {
-  for d in slurmd slurmctld munged; do
+  for d in slurmd slurmctld slurmdbd munged; do
     if [ -f "$dir/$d.pid" ]; then
       kill "$(cat "$dir/$d.pid")" 2>/dev/null || true
       rm -f "$dir/$d.pid"
     fi
   done
+  /etc/init.d/mariadb stop >/dev/null 2>&1 || true
 }
 
 case "${1:-}" in

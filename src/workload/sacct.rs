@@ -13,7 +13,8 @@
 //! Per job: the job number is its row's position among the jobs, from 1 (array and
 //! heterogeneous jobs' ids, `123_4` and `123+0`, are not numbers); submit; runtime End -
 //! Start (a job that never started, or had not ended, has none and is skipped as
-//! `runtime_negative`); processors NCPUS; estimate Timelimit (`[D-]HH:MM:SS`, `MM:SS` or
+//! `runtime_negative`: Start `Unknown`, or a CANCELLED job whose Start is its End and whose
+//! AllocTRES, where exported, is empty, as Slurm records a job cancelled while waiting); processors NCPUS; estimate Timelimit (`[D-]HH:MM:SS`, `MM:SS` or
 //! minutes; `UNLIMITED` and `Partition_Limit` unknown, so the runtime); the recorded wait
 //! Start - Submit; users and partitions numbered from 1 in order of first appearance, the
 //! partitions' names kept in the header (`Partition: 1 batch`) for a machine file's
@@ -382,6 +383,13 @@ fn read_row(
         s if s.starts_with("CANCELLED") => 5,
         _ => 0,
     });
+    // Slurm records a job cancelled while it waited with Start = End = the cancel time and
+    // no allocation (real sacct output, Slurm 22.05): it never ran.
+    let never_ran = status == 5
+        && start.is_some()
+        && start == end
+        && columns.alloc_tres.is_none_or(|c| fields[c].is_empty());
+    let start = if never_ran { None } else { start };
     let record = JobRecord {
         user,
         partition,
@@ -473,14 +481,40 @@ mod tests {
 11_3|bob|gpu|2024-03-01T10:01:00|2024-03-01T10:30:00|2024-03-01T10:31:00|1-00:00:00|4|1|1000Mc|FAILED
 12|ann|batch|2024-03-01T10:02:00|Unknown|Unknown|10|2|1|4G|CANCELLED by 42
 13|cat|batch|2024-03-01T09:59:00|2024-03-01T09:59:00|2024-03-01T09:59:30|UNLIMITED|1|1|2G|COMPLETED
+14|ann|batch|2024-03-01T10:02:00|2024-03-01T10:03:00|2024-03-01T10:03:00|10|2|1|4G|CANCELLED by 42
 ";
+
+    /// Real output: `scripts/slurm/accounting-test.sh`'s jobs on a one-node Slurm 22.05
+    /// cluster of 2 CPUs with slurmdbd, as `sacct` wrote it (job steps, ReqMem per node, a
+    /// job cancelled while it waited: Start = End, no AllocTRES).
+    #[test]
+    fn real_slurm_accounting_reads_as_slurm_ran_it() {
+        let w = read(
+            include_str!("../../tests/data/sacct-slurm-22.05.txt"),
+            &SwfOptions::default(),
+        )
+        .unwrap();
+        let j = &w.jobs;
+        assert_eq!(j.swf_id, vec![1, 2, 3]);
+        assert_eq!(j.submit, vec![0, 0, 0]);
+        assert_eq!(j.runtime, vec![3, 2, 2]);
+        assert_eq!(j.recorded_wait, vec![3, 7, 10]);
+        assert_eq!(j.procs, vec![2, 2, 1]);
+        assert_eq!(j.estimate, vec![60, 120, 60]);
+        // --mem-per-cpu=100M, 200M and 300M, which sacct prints per node (200M, 400M, 300M).
+        assert_eq!(j.requested_memory, vec![100 << 10, 200 << 10, 300 << 10]);
+        assert_eq!(j.status, vec![1, 1, 1]);
+        assert_eq!(w.skipped.runtime_negative, 1);
+        assert_eq!(w.procs, 2);
+    }
 
     #[test]
     fn a_small_accounting_maps_as_documented() {
         let w = read(SMALL, &SwfOptions::default()).unwrap();
         let j = &w.jobs;
-        // Jobs 1 (id 10), 2 (11_3), 4 (13); 3 never started. Times from the first submit
-        // (job 13's, 09:59:00).
+        // Jobs 1 (id 10), 2 (11_3), 4 (13); 3 and 5 (14, cancelled while it waited, as
+        // Slurm records it: Start = End) never started. Times from the first submit (job
+        // 13's, 09:59:00).
         assert_eq!(j.swf_id, vec![4, 1, 2]);
         assert_eq!(j.submit, vec![0, 60, 120]);
         assert_eq!(j.runtime, vec![30, 3600, 60]);
@@ -492,7 +526,7 @@ mod tests {
         assert_eq!(j.status, vec![1, 1, 0]);
         // 16 GB a node over 4 processors a node: 4 GB each; 1000 MB a core; 2 GB a node of 1.
         assert_eq!(j.requested_memory, vec![2 << 20, 4 << 20, 1000 << 10]);
-        assert_eq!(w.skipped.runtime_negative, 1);
+        assert_eq!(w.skipped.runtime_negative, 2);
         assert_eq!(w.procs, 8);
         assert_eq!(
             w.header.unix_start_time,
