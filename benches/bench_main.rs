@@ -8,6 +8,7 @@ criterion_main!(
     benchmarks::cisne::benches,
     benchmarks::engine::benches,
     benchmarks::ga::benches,
+    benchmarks::machine::benches,
     benchmarks::models::benches,
     benchmarks::predict::benches,
     benchmarks::queue_time::benches,

@@ -2,6 +2,7 @@
 pub mod cisne;
 pub mod engine;
 pub mod ga;
+pub mod machine;
 pub mod models;
 pub mod predict;
 pub mod queue_time;

@@ -39,6 +39,20 @@ impl NodeRequest {
     }
 }
 
+impl NodeRequest {
+    /// Whether this request asks at least as much of every node as `other`: as many units
+    /// or more, each of as many cores, as much memory and as many GPUs or more, at most as
+    /// many per node. Then on any nodes it has at most `other`'s room, node by node, so it
+    /// fits nowhere `other` does not.
+    pub fn asks_at_least(&self, other: &NodeRequest) -> bool {
+        self.units >= other.units
+            && self.cores >= other.cores
+            && self.memory_kb >= other.memory_kb
+            && self.gpus >= other.gpus
+            && self.per_node <= other.per_node
+    }
+}
+
 /// Where a job holds a partition's resources: (node, units) pairs.
 pub type Placement = Vec<(u32, u32)>;
 
@@ -57,10 +71,19 @@ pub struct NodePool {
     /// Free cores over all nodes: a request for more is refused without looking at nodes,
     /// and one bound by cores alone is decided by it.
     free_total: u64,
+    /// The nodes that may take something (a free core and, node-exclusive, no job), bit
+    /// `n % 64` of word `n / 64`: a scan for room passes over the others, which are most
+    /// nodes when jobs wait, 64 at a time.
+    open: Vec<u64>,
     /// Nodes by room, for [`NodePool::choose`].
     by_room: Vec<(u32, u32)>,
     /// Whether some node describes its memory.
     memory_described: bool,
+    /// Whether every node has one core.
+    one_core: bool,
+    /// The least memory and GPUs of a node ([`UNLIMITED`] memory where none is described).
+    least_memory_kb: u64,
+    least_gpus: u32,
 }
 
 impl NodePool {
@@ -82,6 +105,9 @@ impl NodePool {
             }
         }
         pool.memory_described = pool.memory_kb.iter().any(|&m| m != UNLIMITED);
+        pool.one_core = pool.cores.iter().all(|&c| c == 1);
+        pool.least_memory_kb = pool.memory_kb.iter().copied().min().unwrap_or(UNLIMITED);
+        pool.least_gpus = pool.gpus.iter().copied().min().unwrap_or(0);
         pool.reset();
         pool
     }
@@ -94,12 +120,50 @@ impl NodePool {
         self.jobs_on.clear();
         self.jobs_on.resize(self.cores.len(), 0);
         self.free_total = self.cores.iter().map(|&c| c as u64).sum();
+        self.reopen();
     }
 
-    /// Whether only cores bound `r` (no memory, GPUs or whole nodes in the way): then it
-    /// fits exactly when the free cores, wherever they are, suffice.
+    /// [`NodePool::open`] from each node's state.
+    fn reopen(&mut self) {
+        self.open.clear();
+        self.open.resize(self.cores.len().div_ceil(64), 0);
+        for n in 0..self.cores.len() {
+            self.set_open(n);
+        }
+    }
+
+    /// Whether node `n` may take something, into [`NodePool::open`].
     #[inline]
-    fn cores_only(&self, r: &NodeRequest) -> bool {
+    fn set_open(&mut self, n: usize) {
+        let open = self.free_cores[n] > 0 && !(self.exclusive && self.jobs_on[n] > 0);
+        let (word, bit) = (n / 64, n % 64);
+        self.open[word] = (self.open[word] & !(1 << bit)) | ((open as u64) << bit);
+    }
+
+    /// The nodes that may take something, in order ([`NodePool::open`]); every other
+    /// node has no room for any request (each asks at least one core).
+    fn open_nodes(&self) -> impl Iterator<Item = usize> + '_ {
+        self.open.iter().enumerate().flat_map(|(w, &word)| {
+            let mut bits = word;
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let n = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    n
+                })
+            })
+        })
+    }
+
+    /// Whether `r` fits exactly when enough cores are free, wherever they are: one-core
+    /// tasks that nothing else bounds (no memory, GPUs or whole nodes in the way), or, on
+    /// one-core nodes, units of one core that every node holds when free (a node with a
+    /// free core is then a free node, and takes one unit whatever the others hold).
+    #[inline]
+    pub fn counts_cores(&self, r: &NodeRequest) -> bool {
+        if self.one_core {
+            return r.cores == 1 && r.memory_kb <= self.least_memory_kb && r.gpus <= self.least_gpus;
+        }
         !self.exclusive
             && r.cores == 1
             && r.gpus == 0
@@ -117,15 +181,21 @@ impl NodePool {
         if self.exclusive && self.jobs_on[n] > 0 {
             return 0;
         }
-        let mut k = r.per_node;
-        if let Some(by_cores) = self.free_cores[n].checked_div(r.cores) {
-            k = k.min(by_cores);
+        let free = self.free_cores[n];
+        let mut k = r.per_node.min(if r.cores == 1 {
+            free
+        } else {
+            free.checked_div(r.cores).unwrap_or(u32::MAX)
+        });
+        // Divide only where memory or GPUs bind: most often they do not, or leave no room.
+        if r.memory_kb > 0
+            && self.memory_kb[n] != UNLIMITED
+            && self.free_memory_kb[n] < (k as u64).saturating_mul(r.memory_kb)
+        {
+            k = (self.free_memory_kb[n] / r.memory_kb) as u32;
         }
-        if r.memory_kb > 0 && self.memory_kb[n] != UNLIMITED {
-            k = k.min((self.free_memory_kb[n] / r.memory_kb).min(u32::MAX as u64) as u32);
-        }
-        if let Some(by_gpus) = self.free_gpus[n].checked_div(r.gpus) {
-            k = k.min(by_gpus);
+        if r.gpus > 0 && self.free_gpus[n] < k.saturating_mul(r.gpus) {
+            k = self.free_gpus[n] / r.gpus;
         }
         k
     }
@@ -136,11 +206,11 @@ impl NodePool {
         if cores > self.free_total {
             return false;
         }
-        if self.cores_only(r) {
+        if self.counts_cores(r) {
             return true;
         }
         let mut placed: u64 = 0;
-        for n in 0..self.nodes() {
+        for n in self.open_nodes() {
             placed += self.room(n, r) as u64;
             if placed >= r.units as u64 {
                 return true;
@@ -152,34 +222,50 @@ impl NodePool {
     /// Where `r` goes now, best fit: while units remain, the node that takes them all with
     /// the least room to spare, else the node with the most room (ties: the lowest
     /// number), so a job spreads over as few nodes as fit. `false` (and `into` empty) if it
-    /// does not fit. O(nodes log nodes).
+    /// does not fit. O(open nodes log open nodes).
     pub fn choose(&mut self, r: &NodeRequest, into: &mut Placement) -> bool {
         into.clear();
-        if !self.fits(r) {
+        if r.units as u64 * r.cores as u64 > self.free_total {
             return false;
         }
         // Nodes with room, the most first, ties by number: the widest is the first left,
         // and the tightest that takes all `left` units the last with room >= left (the
         // first of its ties).
+        if self.one_core && self.counts_cores(r) {
+            // Every open node has room for one unit: best fit takes the lowest numbered.
+            into.extend(self.open_nodes().take(r.units as usize).map(|n| (n as u32, 1)));
+            return true;
+        }
         let mut by_room = std::mem::take(&mut self.by_room);
         by_room.clear();
-        // One node takes it all, most often: the tightest such, found in one pass.
+        // One node takes it all, most often: the tightest such, found in the same pass
+        // that counts the room (whether it fits at all).
         let mut tight: Option<(u32, u32)> = None;
-        for n in 0..self.nodes() {
+        let mut placed: u64 = 0;
+        for n in self.open_nodes() {
             let room = self.room(n, r);
             if room > 0 {
+                placed += room as u64;
                 by_room.push((room, n as u32));
                 if room >= r.units && tight.is_none_or(|(t, _)| room < t) {
                     tight = Some((room, n as u32));
                 }
             }
         }
+        if placed < r.units as u64 {
+            self.by_room = by_room;
+            return false;
+        }
         if let Some((_, n)) = tight {
             into.push((n, r.units));
             self.by_room = by_room;
             return true;
         }
-        by_room.sort_unstable_by_key(|&(room, n)| (std::cmp::Reverse(room), n));
+        // Pushed in node order: already in order where every room is the same (one-core
+        // nodes, most often).
+        if !by_room.is_sorted_by_key(|&(room, n)| (std::cmp::Reverse(room), n)) {
+            by_room.sort_unstable_by_key(|&(room, n)| (std::cmp::Reverse(room), n));
+        }
         let mut left = r.units;
         let mut first = 0;
         while left > 0 {
@@ -210,17 +296,22 @@ impl NodePool {
         self.free_gpus[n] -= units * r.gpus;
         self.jobs_on[n] += 1;
         self.free_total -= (units * r.cores) as u64;
+        if self.free_cores[n] == 0 || self.exclusive {
+            self.open[n / 64] &= !(1 << (n % 64));
+        }
     }
 
     /// Takes what `r` holds at `a` (from [`NodePool::choose`] on this pool, or on one with
     /// no more free anywhere).
     ///
     /// # Panics
-    /// If a node would go over its capacity: a scheduler bug.
+    /// In debug builds (the tests'), if a node would go over its capacity: a scheduler bug.
+    /// Release builds do not check: conservative backfilling takes every reservation for
+    /// every instant it tries, and the check cost a quarter of its time.
     pub fn take(&mut self, r: &NodeRequest, a: &Placement) {
         for &(n, units) in a {
             let n = n as usize;
-            assert!(
+            debug_assert!(
                 self.room(
                     n,
                     &NodeRequest {
@@ -245,6 +336,7 @@ impl NodePool {
             self.free_gpus[n] += units * r.gpus;
             self.jobs_on[n] -= 1;
             self.free_total += (units * r.cores) as u64;
+            self.set_open(n);
             debug_assert!(
                 self.free_cores[n] <= self.cores[n]
                     && self.free_gpus[n] <= self.gpus[n]
@@ -265,6 +357,11 @@ impl NodePool {
             self.jobs_on[n] = self.jobs_on[n].max(other.jobs_on[n]);
         }
         self.free_total = self.free_cores.iter().map(|&c| c as u64).sum();
+        // The least of two free counts is above 0 where both are, and the most jobs on a
+        // node is 0 where both are: a node is open where it is open in both.
+        for (word, other) in self.open.iter_mut().zip(&other.open) {
+            *word &= other;
+        }
     }
 
     /// Free cores over all nodes.

@@ -39,6 +39,9 @@ use crate::workload::{JobId, Jobs};
 use super::SchedulerKind;
 use super::easy::BackfillOrder;
 
+/// How many requests that did not fit an EASY pass keeps, to pass over those that ask more.
+const FAILED_KEPT: usize = 4;
+
 /// The policies that run on nodes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NodePolicy {
@@ -75,10 +78,11 @@ pub struct NodeScheduler {
     waiting: Vec<JobId>,
     backfilled: u64,
     /// The head's reservation after the last pass: its shadow time, with `at_shadow`
-    /// holding the nodes free then (less what jobs backfilled past it hold). Valid while
-    /// the head is the same and no job has ended nor changed its prediction since: starts
-    /// only shrink what is free, and arrivals change neither.
-    reservation: Option<(JobId, Time)>,
+    /// holding the nodes free then (less what jobs backfilled past it hold), or, where only
+    /// cores bind the head, the count of cores then to spare beyond it. Valid while the head
+    /// is the same and no job has ended nor changed its prediction since: starts only
+    /// shrink what is free, and arrivals change neither.
+    reservation: Option<(JobId, Time, Option<u64>)>,
     at_shadow: NodePool,
     /// Conservative: each waiting job's reservation (start, placement), by job.
     slots: Vec<Option<(Time, Placement)>>,
@@ -151,11 +155,30 @@ impl NodeScheduler {
         started
     }
 
-    /// The head's shadow time, with `at_shadow` left holding the nodes free then.
-    fn shadow(&mut self, ctx: &mut SchedCtx, head: JobId) -> Time {
-        self.at_shadow.clone_from(&self.pool);
+    /// The head's shadow time, with `at_shadow` left holding the nodes free then; or,
+    /// where only cores bind the head, the cores free then beyond its need, counted
+    /// without placing anything.
+    fn shadow(&mut self, ctx: &mut SchedCtx, head: JobId) -> (Time, Option<u64>) {
         let need = self.requests[head.index()];
         let running = ctx.running_sorted();
+        if self.pool.counts_cores(&need) {
+            // It fits wherever enough cores are free: EASY's count of processors.
+            let mut free = self.pool.free_cores();
+            let mut i = 0;
+            while i < running.len() {
+                let end = running[i].predicted_end;
+                while i < running.len() && running[i].predicted_end == end {
+                    let r = &self.requests[running[i].job.index()];
+                    free += r.units as u64 * r.cores as u64;
+                    i += 1;
+                }
+                if free >= need.units as u64 {
+                    return (end, Some(free - need.units as u64));
+                }
+            }
+            unreachable!("job {} fits its partition's empty nodes", head.0)
+        }
+        self.at_shadow.clone_from(&self.pool);
         let mut i = 0;
         while i < running.len() {
             let end = running[i].predicted_end;
@@ -165,7 +188,7 @@ impl NodeScheduler {
                 i += 1;
             }
             if self.at_shadow.fits(&need) {
-                return end;
+                return (end, None);
             }
         }
         unreachable!("job {} fits its partition's empty nodes", head.0)
@@ -173,36 +196,67 @@ impl NodeScheduler {
 
     fn backfill(&mut self, ctx: &mut SchedCtx, order: BackfillOrder) {
         let head = self.waiting[0];
-        let shadow = match self.reservation {
-            Some((h, shadow)) if h == head => shadow,
+        let (shadow, mut spare) = match self.reservation {
+            Some((h, shadow, spare)) if h == head => (shadow, spare),
             _ => self.shadow(ctx, head),
         };
-        self.reservation = Some((head, shadow));
         let need = self.requests[head.index()];
+        // In arrival order the candidates are the waiting jobs after the head, read in place
+        // (no job leaves the list until the pass ends); SJBF's are a sorted copy.
         let mut candidates = std::mem::take(&mut self.order);
-        candidates.clear();
-        candidates.extend_from_slice(&self.waiting[1..]);
-        if order == BackfillOrder::ShortestPrediction {
+        let sorted = order == BackfillOrder::ShortestPrediction;
+        if sorted {
+            candidates.clear();
+            candidates.extend_from_slice(&self.waiting[1..]);
             // Stable: ties stay in arrival order.
             candidates.sort_by_key(|&j| ctx.prediction(j));
         }
         let mut choice = std::mem::take(&mut self.choice);
         let now = ctx.now();
         let mut started = 0;
-        for &job in &candidates {
+        // Requests that did not fit in this pass: what is free only shrinks as jobs start,
+        // so a request that asks at least as much of every node as one of them cannot fit
+        // either, and is passed over without a scan of the nodes.
+        let mut failed = [NodeRequest::tasks(u32::MAX, u64::MAX); FAILED_KEPT];
+        let mut kept = 0;
+        for i in 1..self.waiting.len() {
+            let job = if sorted {
+                candidates[i - 1]
+            } else {
+                self.waiting[i]
+            };
             if self.pool.free_cores() == 0 {
                 break;
             }
             let r = self.requests[job.index()];
-            if !self.pool.choose(&r, &mut choice) {
+            if failed[..kept].iter().any(|f| r.asks_at_least(f)) {
                 continue;
             }
-            if now + ctx.prediction(job) > shadow {
+            let past_shadow = now + ctx.prediction(job) > shadow;
+            let taken = r.units as u64 * r.cores as u64;
+            if past_shadow && spare.is_some_and(|cores| taken > cores) {
+                // The head's count of cores, without placing anything.
+                continue;
+            }
+            if !self.pool.choose(&r, &mut choice) {
+                if kept < FAILED_KEPT {
+                    failed[kept] = r;
+                    kept += 1;
+                } else {
+                    failed[FAILED_KEPT - 1] = r;
+                }
+                continue;
+            }
+            if past_shadow {
                 // Still running at the shadow time: the head must fit beside it then.
-                self.at_shadow.take(&r, &choice);
-                if !self.at_shadow.fits(&need) {
-                    self.at_shadow.give_back(&r, &choice);
-                    continue;
+                if let Some(cores) = &mut spare {
+                    *cores -= taken;
+                } else {
+                    self.at_shadow.take(&r, &choice);
+                    if !self.at_shadow.fits(&need) {
+                        self.at_shadow.give_back(&r, &choice);
+                        continue;
+                    }
                 }
             }
             self.start(ctx, job, &choice);
@@ -210,6 +264,7 @@ impl NodeScheduler {
         }
         self.choice = choice;
         self.order = candidates;
+        self.reservation = Some((head, shadow, spare));
         if started > 0 {
             self.backfilled += started as u64;
             self.waiting.retain(|&j| ctx.start_time(j).is_none());

@@ -187,7 +187,10 @@ proptest! {
     ) {
         let dir = common::scratch("cap-property");
         let jobs: Vec<Job> = {
+            // One job that every cap holds (a core for 10 s), so that some job is left to
+            // simulate when the cap never holds the others.
             let mut sorted = jobs.clone();
+            sorted.push((0, 10, 1, 0));
             sorted.sort_by_key(|j| j.0);
             sorted.iter().map(|&(s, r, p, extra)| (s, r, p, r + extra, 1, 1)).collect()
         };
