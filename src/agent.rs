@@ -238,7 +238,8 @@ impl Environment {
         if spec.machine().is_some_and(|m| !m.is_plain_pool()) {
             return Err(invalid(
                 "machine: the environment schedules one pool; a machine of several partitions, of nodes with \
-                 memory or GPUs, under a power cap or switching nodes off, is not available in it yet"
+                 memory or GPUs, under a power cap, switching nodes off or naming a partition's scheduler, is \
+                 not available in it yet"
                     .into(),
             ));
         }

@@ -275,8 +275,8 @@ fn run_rigid_inner(
     {
         return Err(Failure::Library(schedlab::Error::Invalid(
             "priority: a Python priority function schedules one pool; a machine of several \
-             partitions, of nodes with memory or GPUs, under a power cap or switching nodes off, is not \
-             supported with it yet"
+             partitions, of nodes with memory or GPUs, under a power cap, switching nodes off or naming a \
+             partition's scheduler, is not supported with it yet"
                 .into(),
         )));
     }

@@ -448,6 +448,8 @@ impl Worker {
 pub struct PreparedRigid {
     pub workload: PreparedWorkload,
     pub scheduler: SchedulerKind,
+    /// On a machine, each partition's scheduler ([`Rigid::partition_schedulers`]).
+    pub partition_schedulers: Vec<SchedulerKind>,
     pub predictor: Option<PredictorKind>,
     pub window: Option<Window>,
 }
@@ -459,6 +461,7 @@ impl Rigid {
         Ok(PreparedRigid {
             workload: self.workload.prepare(shared, window)?,
             scheduler: self.scheduler,
+            partition_schedulers: self.partition_schedulers.clone(),
             predictor: self.predictor,
             window: window.cloned(),
         })
@@ -521,10 +524,15 @@ impl PreparedRigid {
         seed: u64,
         first: Option<Time>,
     ) -> Outcome<'w> {
-        let scheduler = worker
-            .schedulers
-            .entry(self.scheduler)
-            .or_insert_with(|| self.scheduler.build());
+        // Partition `p`'s scheduler: its own, else the run's; the run's predictor serves those
+        // that read predictions.
+        let kind = |p: usize| {
+            self.partition_schedulers
+                .get(p)
+                .copied()
+                .unwrap_or(self.scheduler)
+        };
+        let predictor = |kind: SchedulerKind| self.predictor.filter(|_| kind.uses_predictor());
         let machine = self.workload.spec.machine();
         let one_pool = |m: &&Machine| {
             m.partitions.len() == 1
@@ -536,6 +544,10 @@ impl PreparedRigid {
             .filter(one_pool)
             .map_or(workload.procs, |m| m.partitions[0].usable_cores() as u32);
         let Some(machine) = machine.filter(|m| !one_pool(m)) else {
+            let scheduler = worker
+                .schedulers
+                .entry(kind(0))
+                .or_insert_with(|| kind(0).build());
             scheduler.set_seed(mix64(seed ^ GA_STREAM));
             worker
                 .engine
@@ -550,7 +562,7 @@ impl PreparedRigid {
                 &mut worker.engine,
                 &workload.jobs,
                 procs,
-                self.predictor,
+                predictor(kind(0)),
                 self.window.as_ref(),
             );
         };
@@ -564,18 +576,19 @@ impl PreparedRigid {
             // Under a power cap, the cores that may be busy at once.
             let cores = partition.usable_cores() as u32;
             worker.engine.set_switch_off(partition.switch_off_policy(), first);
+            let kind = kind(p);
+            let node_policy = || NodePolicy::of(kind).expect("refused when the experiment was built");
             let outcome = if let Some(capacity) = partition.capacity() {
-                let policy = NodePolicy::of(self.scheduler).expect("refused when the experiment was built");
-                let mut capped = CappedScheduler::new(policy, capacity);
-                capped.simulate(&mut worker.engine, &jobs, cores, self.predictor, window.as_ref())
+                let mut capped = CappedScheduler::new(node_policy(), capacity);
+                capped.simulate(&mut worker.engine, &jobs, cores, predictor(kind), window.as_ref())
             } else if partition.needs_nodes() {
-                let policy = NodePolicy::of(self.scheduler).expect("refused when the experiment was built");
                 let requests = (0..jobs.len()).map(|j| machine.request(&jobs, j)).collect();
-                let mut nodes = NodeScheduler::new(policy, partition.pool(), requests);
-                nodes.simulate(&mut worker.engine, &jobs, cores, self.predictor, window.as_ref())
+                let mut nodes = NodeScheduler::new(node_policy(), partition.pool(), requests);
+                nodes.simulate(&mut worker.engine, &jobs, cores, predictor(kind), window.as_ref())
             } else {
+                let scheduler = worker.schedulers.entry(kind).or_insert_with(|| kind.build());
                 scheduler.set_seed(mix64(seed ^ GA_STREAM ^ p as u64));
-                scheduler.simulate(&mut worker.engine, &jobs, cores, self.predictor, window.as_ref())
+                scheduler.simulate(&mut worker.engine, &jobs, cores, predictor(kind), window.as_ref())
             };
             worker.parts.absorb_partition(&outcome, rows, p);
         }
@@ -709,7 +722,8 @@ impl PreparedRigid {
             .partitions
             .iter()
             .zip(&rows)
-            .map(|(p, rows)| {
+            .enumerate()
+            .map(|(i, (p, rows))| {
                 let jobs = workload.jobs.gather(rows);
                 let cores = p.cores() as u32;
                 let (start, end) = (pick(start, rows), pick(end, rows));
@@ -717,6 +731,7 @@ impl PreparedRigid {
                     Summary::of_window(&jobs, cores, &start, &end, 0..rows.len(), &Default::default());
                 PartitionSummary {
                     partition: p.name.clone(),
+                    scheduler: p.scheduler.as_ref().map(|_| self.partition_schedulers[i]),
                     summary,
                 }
             })
@@ -758,6 +773,8 @@ impl PreparedRigid {
 #[derive(Clone, Debug)]
 pub struct PartitionSummary {
     pub partition: String,
+    /// Its own scheduler, where its `[[partition]]` names one (not the run's).
+    pub scheduler: Option<SchedulerKind>,
     pub summary: Summary,
 }
 
@@ -765,7 +782,7 @@ impl PartitionSummary {
     /// Its main figures, as `--json` and the Python package give them.
     pub fn json(&self) -> serde_json::Value {
         let s = &self.summary;
-        serde_json::json!({
+        let mut object = serde_json::json!({
             "partition": self.partition,
             "cores": s.procs,
             "jobs": s.jobs,
@@ -773,15 +790,20 @@ impl PartitionSummary {
             "p50_wait": s.wait.p50,
             "mean_bsld": s.mean_bsld,
             "utilization": s.utilization,
-        })
+        });
+        if let Some(kind) = self.scheduler {
+            object["scheduler"] = serde_json::json!(kind.to_string());
+        }
+        object
     }
 
     /// Its line in `schedlab run`'s text.
     pub fn write_text(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         let s = &self.summary;
+        let own = self.scheduler.map_or(String::new(), |k| format!(" ({k})"));
         writeln!(
             out,
-            "partition    {}: {} cores, {} jobs, wait mean {:.2} s p50 {:.2}, bsld mean {:.2}, utilization {:.4}",
+            "partition    {}{own}: {} cores, {} jobs, wait mean {:.2} s p50 {:.2}, bsld mean {:.2}, utilization {:.4}",
             self.partition, s.procs, s.jobs, s.mean_wait, s.wait.p50, s.mean_bsld, s.utilization
         )
     }

@@ -138,6 +138,9 @@ pub struct WorkloadSpec {
 pub struct Rigid {
     pub workload: WorkloadSpec,
     pub scheduler: SchedulerKind,
+    /// On a machine, each partition's scheduler: its own (`scheduler` in its
+    /// `[[partition]]`), else `scheduler`. Empty without a machine.
+    pub partition_schedulers: Vec<SchedulerKind>,
     /// Runtime predictor, for schedulers that use one.
     pub predictor: Option<PredictorKind>,
 }
@@ -742,42 +745,21 @@ fn workload_spec(
 pub fn from_params(params: &Params, base_dir: &Path, window: Option<&Window>) -> Result<Rigid, ParamError> {
     let workload = workload_spec(params, base_dir, window, &POLICY_KEYS)?;
     let (scheduler, predictor) = policies(params)?;
-    if let Some(m) = workload.machine()
-        && let Some(p) = m.partitions.iter().find(|p| p.needs_nodes())
-        && NodePolicy::of(scheduler).is_none()
+    let partition_schedulers = match workload.machine() {
+        Some(m) => {
+            let file = params.text("machine").unwrap_or_default();
+            partition_schedulers(m, &file, scheduler, workload.augmentation.is_some())?
+        }
+        None => Vec::new(),
+    };
+    if workload.feedback
+        && let Some(p) = workload
+            .machine()
+            .and_then(|m| m.partitions.iter().find(|p| p.cap_over_time.is_some()))
     {
         return Err(ParamError::Invalid(format!(
-            "scheduler = {scheduler}: does not run on nodes yet (partition {} describes memory, GPUs or \
-             whole nodes); {} do",
-            p.name,
-            NodePolicy::NAMES.join(", ")
-        )));
-    }
-    if let Some(m) = workload.machine()
-        && let Some(p) = m.partitions.iter().find(|p| p.cap_over_time.is_some())
-    {
-        if NodePolicy::of(scheduler).is_none() {
-            return Err(ParamError::Invalid(format!(
-                "scheduler = {scheduler}: not built under a power cap over time yet (partition {}); {} are",
-                p.name,
-                NodePolicy::NAMES.join(", ")
-            )));
-        }
-        if workload.feedback {
-            return Err(ParamError::Invalid(
-                "feedback: not built under a power cap over time yet".into(),
-            ));
-        }
-    }
-    if let Some(m) = workload.machine()
-        && let Some(p) = m.partitions.iter().find(|p| p.switch_off.is_some())
-        && !scheduler.counts_boots()
-    {
-        return Err(ParamError::Invalid(format!(
-            "scheduler = {scheduler}: its reservations do not leave room for boots yet (partition {} switches \
-             idle nodes off); {} do",
-            p.name,
-            SchedulerKind::names_counting_boots().join(", ")
+            "feedback: not built under a power cap over time yet (partition {})",
+            p.name
         )));
     }
     if let Some(what) = scheduler.needs()
@@ -790,8 +772,66 @@ pub fn from_params(params: &Params, base_dir: &Path, window: Option<&Window>) ->
     Ok(Rigid {
         workload,
         scheduler,
+        partition_schedulers,
         predictor,
     })
+}
+
+/// Each partition's scheduler on `machine` (read from `file`): its own, else the run's
+/// `scheduler`; refused where a partition's scheduler does not run on what it describes, or
+/// needs priorities the jobs lack (`priorities`: whether they have them), naming both.
+fn partition_schedulers(
+    machine: &Machine,
+    file: &str,
+    scheduler: SchedulerKind,
+    priorities: bool,
+) -> Result<Vec<SchedulerKind>, ParamError> {
+    machine
+        .partitions
+        .iter()
+        .map(|p| {
+            // Where the partition names its own, the message says so.
+            let (kind, whose) = match &p.scheduler {
+                None => (scheduler, String::new()),
+                Some(text) => {
+                    let whose = format!("machine {file}: partition {}: ", p.name);
+                    let kind = text
+                        .parse::<SchedulerKind>()
+                        .map_err(|e| ParamError::Invalid(format!("{whose}{e}")))?;
+                    (kind, whose)
+                }
+            };
+            if let (Some(what), false, false) = (kind.needs(), priorities, whose.is_empty()) {
+                return Err(ParamError::Invalid(format!(
+                    "{whose}scheduler = {kind}: needs {what}; set priorities (e.g. \"sdsc-blue\")"
+                )));
+            }
+            if p.needs_nodes() && NodePolicy::of(kind).is_none() {
+                return Err(ParamError::Invalid(format!(
+                    "{whose}scheduler = {kind}: does not run on nodes yet (partition {} describes memory, \
+                     GPUs or whole nodes); {} do",
+                    p.name,
+                    NodePolicy::NAMES.join(", ")
+                )));
+            }
+            if p.cap_over_time.is_some() && NodePolicy::of(kind).is_none() {
+                return Err(ParamError::Invalid(format!(
+                    "{whose}scheduler = {kind}: not built under a power cap over time yet (partition {}); {} are",
+                    p.name,
+                    NodePolicy::NAMES.join(", ")
+                )));
+            }
+            if p.switch_off.is_some() && !kind.counts_boots() {
+                return Err(ParamError::Invalid(format!(
+                    "{whose}scheduler = {kind}: its reservations do not leave room for boots yet (partition {} \
+                     switches idle nodes off); {} do",
+                    p.name,
+                    SchedulerKind::names_counting_boots().join(", ")
+                )));
+            }
+            Ok(kind)
+        })
+        .collect()
 }
 
 #[cfg(test)]

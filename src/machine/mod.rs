@@ -10,6 +10,7 @@
 //! swf = [1, 2]          # the SWF partition numbers (field 16) whose jobs it runs
 //! default = true        # and every job no partition lists (unknown, -1, included)
 //! exclusive = false     # true: a job holds whole nodes and shares none
+//! scheduler = "fcfs"    # its own scheduler (else the run's)
 //! [[partition.nodes]]
 //! name = "thin"
 //! count = 64
@@ -114,6 +115,10 @@ pub struct Partition {
     /// any, is `cap_w`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cap_over_time: Option<cap::CapOverTime>,
+    /// The scheduler of this partition's queue, as written (`scheduler = "fcfs"`; read by
+    /// the experiment, which knows the schedulers). `None`: the run's scheduler.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scheduler: Option<String>,
 }
 
 impl Partition {
@@ -272,6 +277,7 @@ struct RawPartition {
     cap_w: Option<f64>,
     switch_off_after: Option<i64>,
     keep_on: Option<i64>,
+    scheduler: Option<String>,
     #[serde(default)]
     nodes: Vec<RawNodes>,
 }
@@ -316,6 +322,7 @@ impl Machine {
                 cap_w: None,
                 switch_off: None,
                 cap_over_time: None,
+                scheduler: None,
             }],
         }
     }
@@ -394,6 +401,7 @@ impl Machine {
                 cap_w: p.cap_w,
                 switch_off: None,
                 cap_over_time: None,
+                scheduler: p.scheduler,
             };
             if let Some(cap) = p.cap_w {
                 check_cap(&partition, cap).map_err(|e| err(format!("{at}.cap_w = {cap}: {}", e.message)))?;
@@ -751,11 +759,16 @@ fn check_power(partitions: &[Partition]) -> std::result::Result<(), FieldError> 
 
 impl Machine {
     /// Whether the machine is one plain pool of cores: one partition, no node placement,
-    /// no power cap, nodes that stay on. What runs outside the engine's own assembly of a
-    /// run (the environment, Python priority functions) takes only such machines.
+    /// no power cap, nodes that stay on, no scheduler of its own. What runs outside the
+    /// engine's own assembly of a run (the environment, Python priority functions) takes
+    /// only such machines.
     pub fn is_plain_pool(&self) -> bool {
         let [p] = &self.partitions[..] else { return false };
-        !p.needs_nodes() && p.cap_w.is_none() && p.cap_over_time.is_none() && p.switch_off.is_none()
+        !p.needs_nodes()
+            && p.cap_w.is_none()
+            && p.cap_over_time.is_none()
+            && p.switch_off.is_none()
+            && p.scheduler.is_none()
     }
 
     /// Whether the machine describes its nodes' power.
@@ -948,6 +961,7 @@ mod tests {
                 cap_w: None,
                 switch_off: None,
                 cap_over_time: None,
+                scheduler: None,
             };
             let r = NodeRequest {
                 units,

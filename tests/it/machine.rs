@@ -169,10 +169,18 @@ pub(crate) fn swf_line(
 pub(crate) type Job = (i64, i64, u32, i64, i32, i32);
 
 /// Runs `jobs` on a machine of partitions with `cores` (partition i numbered i + 1, no
-/// default), and each partition's jobs alone on a machine of its cores; the machine's
-/// schedule must be the union of the partitions' own, and the skipped jobs those no
-/// partition runs or that ask for more than their partition has.
-fn check_independent_pools(dir: &Path, jobs: &[Job], cores: &[u32], scheduler: &str, max_procs: u32) {
+/// default, and its own scheduler where `schedulers[i]` names one), and each partition's jobs
+/// alone on a machine of its cores under its scheduler; the machine's schedule must be the
+/// union of the partitions' own, and the skipped jobs those no partition runs or that ask
+/// for more than their partition has.
+fn check_independent_pools(
+    dir: &Path,
+    jobs: &[Job],
+    cores: &[u32],
+    scheduler: &str,
+    schedulers: &[Option<&str>],
+    max_procs: u32,
+) {
     let mut whole = format!("; MaxProcs: {max_procs}\n");
     for (i, &job) in jobs.iter().enumerate() {
         swf_line(&mut whole, i + 1, job);
@@ -181,9 +189,10 @@ fn check_independent_pools(dir: &Path, jobs: &[Job], cores: &[u32], scheduler: &
     std::fs::write(&trace, &whole).unwrap();
     let mut machine = String::new();
     for (i, c) in cores.iter().enumerate() {
+        let own = schedulers[i].map_or(String::new(), |k| format!("scheduler = \"{k}\"\n"));
         writeln!(
             machine,
-            "[[partition]]\nname = \"p{i}\"\n[[partition.nodes]]\ncount = {c}\ncores = 1"
+            "[[partition]]\nname = \"p{i}\"\n{own}[[partition.nodes]]\ncount = {c}\ncores = 1"
         )
         .unwrap();
     }
@@ -233,7 +242,8 @@ fn check_independent_pools(dir: &Path, jobs: &[Job], cores: &[u32], scheduler: &
         }
         let path = dir.join(format!("p{i}.swf"));
         std::fs::write(&path, own).unwrap();
-        for (id, start, end) in run(&experiment(&path, scheduler, &[]), 5).schedule {
+        let alone = schedulers[i].unwrap_or(scheduler);
+        for (id, start, end) in run(&experiment(&path, alone, &[]), 5).schedule {
             expected.insert(id, (start, end));
         }
     }
@@ -264,12 +274,14 @@ proptest! {
 
     /// On random machines of one to three partitions and random jobs (ties, zero runtimes,
     /// estimates below and above the runtime, unplaced and oversized jobs), every scheduler
-    /// schedules each partition's jobs exactly as it would alone.
+    /// schedules each partition's jobs exactly as it would alone, and so does each
+    /// partition's own scheduler where it names one.
     #[test]
     fn each_partition_schedules_its_jobs_as_alone(
         cores in prop::collection::vec(1u32..=8, 1..=3),
         specs in prop::collection::vec((0i64..15, 0i64..40, 1u32..=8, 0i64..60, 0i32..3, 1i32..=4), 1..60),
         which in 0usize..5,
+        owns in prop::collection::vec(0usize..8, 3),
     ) {
         let mut t = 0;
         let jobs: Vec<Job> = specs
@@ -279,9 +291,12 @@ proptest! {
                 (t, runtime, procs, estimate, user, partition)
             })
             .collect();
-        let scheduler = ["fcfs", "easy", "sjbf", "conservative", "easy-pred"][which];
+        const NAMES: [&str; 5] = ["fcfs", "easy", "sjbf", "conservative", "easy-pred"];
+        let scheduler = NAMES[which];
+        // A partition names its own scheduler five times in eight.
+        let own: Vec<Option<&str>> = owns.iter().map(|&k| NAMES.get(k).copied()).collect();
         let dir = common::scratch(&format!("machine-prop-{which}"));
-        check_independent_pools(&dir, &jobs, &cores, scheduler, 8);
+        check_independent_pools(&dir, &jobs, &cores, scheduler, &own, 8);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
@@ -390,6 +405,70 @@ fn two_partitions_do_not_interfere() {
         let pool = run(&experiment(&trace, scheduler, &[]), 1);
         assert_eq!(pool.schedule[1], (2, 1, 11));
     }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A partition that names its own scheduler runs it, by hand: two partitions of 4 cores,
+/// the same jobs in each (a 2-core job for 100 s, a 4-core job behind it, a 1-core job of
+/// 10 s that fits beside the first). Under the run's EASY the third is backfilled at once;
+/// in the partition that names FCFS it waits behind the second. The summary names the
+/// partition's own scheduler, and not the other's. A name no scheduler has, and a
+/// scheduler that needs what the jobs lack, are refused naming the file and partition.
+#[test]
+fn a_partition_runs_its_own_scheduler() {
+    let dir = common::scratch("machine-own-scheduler");
+    let mut text = String::from("; MaxProcs: 8\n");
+    let mut number = 0;
+    for partition in [1, 2] {
+        for job in [(0, 100, 2, 100), (1, 10, 4, 10), (2, 10, 1, 10)] {
+            number += 1;
+            swf_line(&mut text, number, (job.0, job.1, job.2, job.3, 1, partition));
+        }
+    }
+    let trace = dir.join("t.swf");
+    std::fs::write(&trace, text).unwrap();
+    let machine = |own: &str| {
+        let path = dir.join("m.toml");
+        std::fs::write(
+            &path,
+            format!(
+                "[[partition]]\nname = \"a\"\nscheduler = \"{own}\"\n[[partition.nodes]]\ncount = 4\ncores = 1\n\
+                 [[partition]]\nname = \"b\"\n[[partition.nodes]]\ncount = 4\ncores = 1\n"
+            ),
+        )
+        .unwrap();
+        vec![("machine", Value::Str(path.display().to_string()))]
+    };
+    let r = run(&experiment(&trace, "easy", &machine("fcfs")), 1);
+    // In submit order, the two partitions' jobs interleaved.
+    assert_eq!(
+        r.schedule,
+        [
+            (1, 0, 100),
+            (4, 0, 100),
+            (2, 100, 110),
+            (5, 100, 110),
+            (3, 110, 120),
+            (6, 2, 12)
+        ]
+    );
+    let json: serde_json::Value = serde_json::from_str(&r.json).unwrap();
+    assert_eq!(json["scheduler"], "easy");
+    assert_eq!(json["partitions"][0]["scheduler"], "fcfs");
+    assert!(json["partitions"][1].get("scheduler").is_none(), "{json}");
+    // Named as the run's scheduler, it is the run without it.
+    let same = run(&experiment(&trace, "easy", &machine("easy")), 1);
+    assert!(same.schedule.contains(&(3, 2, 12)), "{:?}", same.schedule);
+    let e = refusal(&trace, "easy", &machine("eazy"));
+    assert!(
+        e.contains("m.toml: partition a: scheduler 'eazy': unknown name (did you mean 'easy'?)"),
+        "{e}"
+    );
+    let e = refusal(&trace, "easy", &machine("prio"));
+    assert!(
+        e.contains("m.toml: partition a: scheduler = prio: needs priorities"),
+        "{e}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
