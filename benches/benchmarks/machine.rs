@@ -60,7 +60,7 @@ fn simulate(c: &mut Criterion) {
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(6))
         .sample_size(10);
-    for (name, trace, machine, gpu_share) in cases {
+    for (name, trace, machine, gpu_share) in &cases {
         let trace = traces.join(trace);
         if !trace.exists() {
             eprintln!("SKIPPED {name}: {} is absent", trace.display());
@@ -72,19 +72,24 @@ fn simulate(c: &mut Criterion) {
             params.insert("machine", Value::Str(machine.display().to_string()));
             params.insert("scheduler", Value::Str(scheduler.into()));
             if let Some(share) = gpu_share {
-                params.insert("gpu_share", Value::Float(share));
+                params.insert("gpu_share", Value::Float(*share));
             }
             let rigid = rigid::from_params(&params, Path::new(""), None).expect("a valid experiment");
             let prepared = rigid.prepare(&mut Shared::default(), None).expect("prepared");
             let workload = prepared.workload.draw(1).expect("a workload");
             let mut worker = Worker::with_engine(Engine::new().with_validation(false));
             group.throughput(Throughput::Elements(workload.jobs.len() as u64));
-            group.bench_with_input(BenchmarkId::new(scheduler, name), &workload, |b, w| {
+            group.bench_with_input(BenchmarkId::new(scheduler, *name), &workload, |b, w| {
                 b.iter(|| prepared.simulate(&mut worker, w, 1).events)
             });
         }
     }
     group.finish();
+    for (_, _, machine, _) in &cases {
+        if machine.starts_with(std::env::temp_dir()) {
+            std::fs::remove_file(machine).ok();
+        }
+    }
 }
 
 criterion_group!(benches, simulate);

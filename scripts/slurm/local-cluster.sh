@@ -73,9 +73,13 @@ CONF
   chmod 600 "$dir/slurmdbd.conf"
 }
 
-# MariaDB, then slurmdbd on it, with this cluster registered.
+# MariaDB (unless it already runs; then it is left running at stop), then slurmdbd on
+# it, with this cluster registered.
 start_accounting() {
-  /etc/init.d/mariadb start >/dev/null
+  if ! mysqladmin ping >/dev/null 2>&1; then
+    /etc/init.d/mariadb start >/dev/null
+    touch "$dir/mariadb.started"
+  fi
   slurmdbd
   for _ in $(seq 1 40); do
     sacctmgr -i add cluster schedlab >/dev/null 2>&1 && return 0
@@ -107,7 +111,7 @@ start_munge() {
 }
 
 start() {
-  install || { echo "Slurm could not be installed (apt-get install slurm-wlm munge failed)" >&2; exit 1; }
+  install || { echo "Slurm could not be installed (apt-get install slurm-wlm slurmdbd munge mariadb-server failed)" >&2; exit 1; }
   configure
   start_munge
   export SLURM_CONF=$conf
@@ -134,7 +138,10 @@ stop() {
       rm -f "$dir/$d.pid"
     fi
   done
-  /etc/init.d/mariadb stop >/dev/null 2>&1 || true
+  if [ -f "$dir/mariadb.started" ]; then
+    /etc/init.d/mariadb stop >/dev/null 2>&1 || true
+    rm -f "$dir/mariadb.started"
+  fi
 }
 
 case "${1:-}" in

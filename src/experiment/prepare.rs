@@ -706,11 +706,13 @@ impl PreparedRigid {
         })
     }
 
-    /// On a machine of several partitions, each partition's own summary of a run of
-    /// `workload` (all its jobs) that started and ended them at `start` and `end`; empty
-    /// otherwise.
+    /// On a machine of several partitions, or one whose partition names its own scheduler,
+    /// each partition's own summary of a run of `workload` (all its jobs) that started and
+    /// ended them at `start` and `end`; empty otherwise.
     pub fn by_partition(&self, workload: &Workload, start: &[Time], end: &[Time]) -> Vec<PartitionSummary> {
-        let Some(machine) = self.workload.spec.machine().filter(|m| m.partitions.len() > 1) else {
+        let apart =
+            |m: &&Machine| m.partitions.len() > 1 || m.partitions.iter().any(|p| p.scheduler.is_some());
+        let Some(machine) = self.workload.spec.machine().filter(apart) else {
             return Vec::new();
         };
         let mut rows = Vec::new();
@@ -731,7 +733,10 @@ impl PreparedRigid {
                     Summary::of_window(&jobs, cores, &start, &end, 0..rows.len(), &Default::default());
                 PartitionSummary {
                     partition: p.name.clone(),
-                    scheduler: p.scheduler.as_ref().map(|_| self.partition_schedulers[i]),
+                    scheduler: p
+                        .scheduler
+                        .as_ref()
+                        .and_then(|_| self.partition_schedulers.get(i).copied()),
                     summary,
                 }
             })
@@ -741,7 +746,8 @@ impl PreparedRigid {
     /// The run as one JSON object, as `schedlab run --json` prints it and the Python
     /// package returns it: workload, scheduler, predictor, seed and the jobs outside the
     /// selection, then the summary's keys (jobs, mean_wait, ...) at the top level, and on a
-    /// machine of several partitions, `partitions`: each one's name and main figures.
+    /// machine of several partitions (or one that names its own scheduler), `partitions`:
+    /// each one's name, its own scheduler where it names one, and main figures.
     pub fn summary_json(
         &self,
         workload: &Workload,

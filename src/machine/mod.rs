@@ -301,6 +301,40 @@ struct RawNodes {
     boot_w: Option<f64>,
 }
 
+/// A partition's `switch_off_after` and `keep_on` as read, checked against it; refused
+/// naming the key and its value.
+fn switch_off_of(
+    partition: &Partition,
+    after: Option<i64>,
+    keep_on: Option<i64>,
+) -> std::result::Result<Option<SwitchOff>, FieldError> {
+    let after = match (after, keep_on) {
+        (None, None) => return Ok(None),
+        (None, Some(_)) => return Err(FieldError::new("keep_on", "applies with switch_off_after")),
+        (Some(after), _) => after,
+    };
+    let field = format!("switch_off_after = {after}");
+    if !(1..=MAX_SWITCH_SECONDS).contains(&after) {
+        return Err(FieldError::new(
+            field,
+            format!("expected whole seconds from 1 to {MAX_SWITCH_SECONDS}"),
+        ));
+    }
+    let nodes = partition.nodes.iter().map(|g| g.count as i64).sum::<i64>();
+    let keep_on = keep_on.unwrap_or(0);
+    if !(0..=nodes).contains(&keep_on) {
+        return Err(FieldError::new(
+            format!("keep_on = {keep_on}"),
+            format!("expected a whole number of nodes from 0 to {nodes}"),
+        ));
+    }
+    check_switch_off(partition).map_err(|e| FieldError::new(field, e.message))?;
+    Ok(Some(SwitchOff {
+        after: after as Time,
+        keep_on: keep_on as u32,
+    }))
+}
+
 impl Machine {
     /// Today's machine: one partition of `procs` one-core nodes, running every job.
     pub fn single(procs: u32) -> Machine {
@@ -406,32 +440,8 @@ impl Machine {
             if let Some(cap) = p.cap_w {
                 check_cap(&partition, cap).map_err(|e| err(format!("{at}.cap_w = {cap}: {}", e.message)))?;
             }
-            match (p.switch_off_after, p.keep_on) {
-                (None, None) => {}
-                (None, Some(_)) => {
-                    return Err(err(format!("{at}.keep_on: applies with switch_off_after")));
-                }
-                (Some(after), keep_on) => {
-                    if !(1..=MAX_SWITCH_SECONDS).contains(&after) {
-                        return Err(err(format!(
-                            "{at}.switch_off_after = {after}: expected whole seconds from 1 to {MAX_SWITCH_SECONDS}"
-                        )));
-                    }
-                    let nodes = partition.nodes.iter().map(|g| g.count as i64).sum::<i64>();
-                    let keep_on = keep_on.unwrap_or(0);
-                    if !(0..=nodes).contains(&keep_on) {
-                        return Err(err(format!(
-                            "{at}.keep_on = {keep_on}: expected a whole number of nodes from 0 to {nodes}"
-                        )));
-                    }
-                    partition.switch_off = Some(SwitchOff {
-                        after: after as Time,
-                        keep_on: keep_on as u32,
-                    });
-                    check_switch_off(&partition)
-                        .map_err(|e| err(format!("{at}.switch_off_after = {after}: {}", e.message)))?;
-                }
-            }
+            partition.switch_off = switch_off_of(&partition, p.switch_off_after, p.keep_on)
+                .map_err(|e| err(format!("{at}.{}: {}", e.field, e.message)))?;
             partitions.push(partition);
         }
         let defaults: Vec<&str> = partitions

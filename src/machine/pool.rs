@@ -228,14 +228,14 @@ impl NodePool {
         if r.units as u64 * r.cores as u64 > self.free_total {
             return false;
         }
-        // Nodes with room, the most first, ties by number: the widest is the first left,
-        // and the tightest that takes all `left` units the last with room >= left (the
-        // first of its ties).
         if self.one_core && self.counts_cores(r) {
             // Every open node has room for one unit: best fit takes the lowest numbered.
             into.extend(self.open_nodes().take(r.units as usize).map(|n| (n as u32, 1)));
             return true;
         }
+        // Nodes with room, the most first, ties by number: the widest is the first left,
+        // and the tightest that takes all `left` units the last with room >= left (the
+        // first of its ties).
         let mut by_room = std::mem::take(&mut self.by_room);
         by_room.clear();
         // One node takes it all, most often: the tightest such, found in the same pass
@@ -436,6 +436,99 @@ mod tests {
         assert_eq!(pool.free_cores(), 8);
         assert!(pool.fits(&NodeRequest::tasks(4, 4 * gb)));
         assert!(!pool.fits(&NodeRequest::tasks(1, 9 * gb)));
+    }
+
+    /// Best fit as the plain scan of every node computes it: the tightest node that takes
+    /// all the units, else the widest first (ties: the lowest number), until the rest fits
+    /// on one node.
+    fn plain_choose(pool: &NodePool, r: &NodeRequest) -> Option<Placement> {
+        let mut rooms: Vec<(u32, u32)> = (0..pool.nodes())
+            .map(|n| (pool.room(n, r), n as u32))
+            .filter(|&(room, _)| room > 0)
+            .collect();
+        if rooms.iter().map(|&(room, _)| room as u64).sum::<u64>() < r.units as u64 {
+            return None;
+        }
+        rooms.sort_by_key(|&(room, n)| (std::cmp::Reverse(room), n));
+        let mut placement = Placement::new();
+        let mut left = r.units;
+        let mut rest = &rooms[..];
+        while left > 0 {
+            // The tightest node that takes all that is left, the lowest numbered of its ties.
+            let tightest = rest
+                .iter()
+                .filter(|&&(room, _)| room >= left)
+                .map(|&(room, _)| room)
+                .min();
+            if let Some(t) = tightest {
+                let n = rest
+                    .iter()
+                    .filter(|&&(room, _)| room == t)
+                    .map(|&(_, n)| n)
+                    .min()
+                    .unwrap();
+                placement.push((n, left));
+                left = 0;
+            } else {
+                placement.push((rest[0].1, rest[0].0));
+                left -= rest[0].0;
+                rest = &rest[1..];
+            }
+        }
+        Some(placement)
+    }
+
+    /// On pools of 130 to 200 nodes (three words of the open-node bitset and more), one-core
+    /// or of several cores, with memory and GPUs or not, exclusive or not, thousands of
+    /// random placements, starts and ends: `choose` places every request as the plain scan
+    /// of every node does, and `fits` agrees.
+    #[test]
+    fn choose_places_as_the_plain_scan_over_many_nodes() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |bound: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % bound
+        };
+        let gb = KB_PER_GB as u64;
+        for case in 0..24 {
+            let cores = [1, 1, 4, 8][case % 4];
+            let memory = [0.0, 2.0][case / 4 % 2];
+            let gpus = [0, 2][case / 8 % 2];
+            let exclusive = case >= 16 && case % 2 == 0;
+            let mut pool = NodePool::new(
+                &[
+                    group(70 + next(60) as u32, cores, memory, gpus),
+                    group(60, 1, 4.0, 0),
+                ],
+                exclusive,
+            );
+            let mut held: Vec<(NodeRequest, Placement)> = Vec::new();
+            let mut into = Placement::new();
+            for _ in 0..600 {
+                if !held.is_empty() && next(3) == 0 {
+                    let (r, a) = held.swap_remove(next(held.len() as u64) as usize);
+                    pool.give_back(&r, &a);
+                    continue;
+                }
+                let r = NodeRequest {
+                    units: 1 + next(40) as u32,
+                    cores: 1 + next(2) as u32 * (next(cores as u64) as u32),
+                    memory_kb: [0, gb / 2, gb][next(3) as usize],
+                    gpus: [0, 0, 1][next(3) as usize],
+                    per_node: [u32::MAX, 1][next(2) as usize],
+                };
+                let plain = plain_choose(&pool, &r);
+                assert_eq!(pool.fits(&r), plain.is_some(), "case {case}: {r:?}");
+                assert_eq!(pool.choose(&r, &mut into), plain.is_some(), "case {case}: {r:?}");
+                if let Some(a) = plain {
+                    assert_eq!(into, a, "case {case}: {r:?}");
+                    pool.take(&r, &a);
+                    held.push((r, a));
+                }
+            }
+        }
     }
 
     #[test]

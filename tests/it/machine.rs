@@ -427,35 +427,58 @@ fn a_partition_runs_its_own_scheduler() {
     }
     let trace = dir.join("t.swf");
     std::fs::write(&trace, text).unwrap();
-    let machine = |own: &str| {
+    // Partition a's nodes describe memory in the second case: its jobs are then placed on
+    // nodes, by the node scheduler of its own policy.
+    let machine_with = |own: &str, memory: &str| {
         let path = dir.join("m.toml");
         std::fs::write(
             &path,
             format!(
-                "[[partition]]\nname = \"a\"\nscheduler = \"{own}\"\n[[partition.nodes]]\ncount = 4\ncores = 1\n\
+                "[[partition]]\nname = \"a\"\nscheduler = \"{own}\"\n[[partition.nodes]]\ncount = 4\ncores = 1\n{memory}\
                  [[partition]]\nname = \"b\"\n[[partition.nodes]]\ncount = 4\ncores = 1\n"
             ),
         )
         .unwrap();
         vec![("machine", Value::Str(path.display().to_string()))]
     };
-    let r = run(&experiment(&trace, "easy", &machine("fcfs")), 1);
-    // In submit order, the two partitions' jobs interleaved.
-    assert_eq!(
-        r.schedule,
-        [
-            (1, 0, 100),
-            (4, 0, 100),
-            (2, 100, 110),
-            (5, 100, 110),
-            (3, 110, 120),
-            (6, 2, 12)
-        ]
+    let machine = |own: &str| machine_with(own, "");
+    for memory in ["", "memory_gb = 1\n"] {
+        let r = run(&experiment(&trace, "easy", &machine_with("fcfs", memory)), 1);
+        // In submit order, the two partitions' jobs interleaved.
+        assert_eq!(
+            r.schedule,
+            [
+                (1, 0, 100),
+                (4, 0, 100),
+                (2, 100, 110),
+                (5, 100, 110),
+                (3, 110, 120),
+                (6, 2, 12)
+            ],
+            "{memory}"
+        );
+        let json: serde_json::Value = serde_json::from_str(&r.json).unwrap();
+        assert_eq!(json["scheduler"], "easy");
+        assert_eq!(json["partitions"][0]["scheduler"], "fcfs");
+        assert!(json["partitions"][1].get("scheduler").is_none(), "{json}");
+    }
+    // A machine of one partition that names its own: the summary says which ran.
+    let one = dir.join("one.toml");
+    std::fs::write(
+        &one,
+        "[[partition]]\nname = \"a\"\ndefault = true\nscheduler = \"fcfs\"\n[[partition.nodes]]\ncount = 8\ncores = 1\n",
+    )
+    .unwrap();
+    let r = run(
+        &experiment(
+            &trace,
+            "easy",
+            &[("machine", Value::Str(one.display().to_string()))],
+        ),
+        1,
     );
     let json: serde_json::Value = serde_json::from_str(&r.json).unwrap();
-    assert_eq!(json["scheduler"], "easy");
-    assert_eq!(json["partitions"][0]["scheduler"], "fcfs");
-    assert!(json["partitions"][1].get("scheduler").is_none(), "{json}");
+    assert_eq!(json["partitions"][0]["scheduler"], "fcfs", "{json}");
     // Named as the run's scheduler, it is the run without it.
     let same = run(&experiment(&trace, "easy", &machine("easy")), 1);
     assert!(same.schedule.contains(&(3, 2, 12)), "{:?}", same.schedule);
