@@ -150,4 +150,33 @@ fn the_event_loop_does_not_allocate_in_steady_state() {
             assert_eq!(allocations, 0, "{}: {kind} allocated in steady state", w.name);
         }
     }
+    nondedicated_allocations_per_job();
+}
+
+/// The non-dedicated cluster (Hanzich et al.) allocates per job it starts (its nodes, kept
+/// in the outcome and while it runs, and as the policy chose them), never per pass or
+/// event: at most 3 per job and a few for the run, at 1,000 and 4,000 jobs, which take
+/// about 2.6 passes a job.
+fn nondedicated_allocations_per_job() {
+    use schedlab::nondedicated::{LocalLoad, ParallelWorkload, Setup};
+    for n in [1000, 4000] {
+        let jobs = ParallelWorkload {
+            jobs: n,
+            ..Default::default()
+        }
+        .generate(3);
+        let local = LocalLoad::Generated { share: 0.3, seed: 4 };
+        let before = ALLOCATIONS.load(Ordering::Relaxed);
+        let run = schedlab::nondedicated::sim::simulate(&Setup::basic(16), &jobs, &local).unwrap();
+        let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
+        eprintln!(
+            "non-dedicated, {n} jobs: {allocations} allocations in {} passes",
+            run.passes
+        );
+        assert!(run.passes as usize >= 2 * n);
+        assert!(
+            allocations as usize <= 3 * n + 100,
+            "{allocations} allocations for {n} jobs"
+        );
+    }
 }

@@ -185,6 +185,9 @@ struct Cluster<'a> {
     generation: Vec<u32>,
     scratch: PassScratch,
     started: Vec<(usize, Vec<u32>)>,
+    /// The running jobs as a pass sees them, kept across passes: each entry's node list
+    /// is refilled in place.
+    projected: Vec<Projected>,
     passes: u64,
 }
 
@@ -220,11 +223,20 @@ pub trait Observer {
     fn started(&mut self, _job: usize, _state: &Snapshot) {}
     /// `job` has ended.
     fn ended(&mut self, _job: usize, _outcome: &JobOutcome) {}
+    /// Whether it reads arrivals and starts at all: if not, the run builds no snapshot for
+    /// it (a snapshot copies every running job's nodes).
+    fn watches(&self) -> bool {
+        true
+    }
 }
 
 /// Observes nothing.
 pub struct NoObserver;
-impl Observer for NoObserver {}
+impl Observer for NoObserver {
+    fn watches(&self) -> bool {
+        false
+    }
+}
 
 /// Runs `jobs` (in arrival order) on the cluster with the local users of `local`.
 pub fn simulate(setup: &Setup, jobs: &[ParallelJob], local: &LocalLoad) -> Result<ClusterRun, SimError> {
@@ -329,13 +341,16 @@ pub fn simulate_observed(
         while next_arrival < jobs.len() && jobs[next_arrival].arrival == now {
             happened = true;
             c.queue.push(next_arrival);
-            observer.arrived(next_arrival, &c.snapshot(now));
+            if observer.watches() {
+                observer.arrived(next_arrival, &c.snapshot(now));
+            }
             next_arrival += 1;
         }
         if happened && c.schedule(now) {
             last_start = now;
             let started = std::mem::take(&mut c.started);
-            for (job, _) in &started {
+            let watches = observer.watches();
+            for (job, _) in started.iter().filter(|_| watches) {
                 observer.started(*job, &c.snapshot(now));
             }
             c.started = started;
@@ -439,6 +454,7 @@ impl<'j> Cluster<'j> {
             generation: vec![0; jobs.len()],
             scratch: PassScratch::default(),
             started: Vec::new(),
+            projected: Vec::new(),
             passes: 0,
         }
     }
@@ -540,17 +556,25 @@ impl Cluster<'_> {
     /// One pass of the job selection policy; whether any job started.
     fn schedule(&mut self, now: f64) -> bool {
         self.passes += 1;
-        let projected: Vec<Projected> = self
-            .running
-            .iter()
-            .map(|r| Projected {
-                // Progress so far at the rate that held; the rest at the rate the nodes give
-                // now (this instant's ends and starts may have changed it).
-                end: now + (r.remaining - r.rate * (now - r.last)).max(0.0) / rate(&self.nodes, &r.nodes),
-                app: self.jobs[r.job].app,
-                nodes: r.nodes.clone(),
-            })
-            .collect();
+        // Entries past the running jobs keep their buffers for later passes.
+        let mut projected = std::mem::take(&mut self.projected);
+        for (i, r) in self.running.iter().enumerate() {
+            // Progress so far at the rate that held; the rest at the rate the nodes give now
+            // (this instant's ends and starts may have changed it).
+            let end = now + (r.remaining - r.rate * (now - r.last)).max(0.0) / rate(&self.nodes, &r.nodes);
+            let app = self.jobs[r.job].app;
+            match projected.get_mut(i) {
+                Some(p) => {
+                    (p.end, p.app) = (end, app);
+                    p.nodes.clone_from(&r.nodes);
+                }
+                None => projected.push(Projected {
+                    end,
+                    app,
+                    nodes: r.nodes.clone(),
+                }),
+            }
+        }
         let mut started = std::mem::take(&mut self.started);
         started.clear();
         pass(
@@ -558,7 +582,7 @@ impl Cluster<'_> {
             self.jobs,
             &mut self.nodes,
             &mut self.queue,
-            &projected,
+            &projected[..self.running.len()],
             now,
             &mut self.scratch,
             &mut started,
@@ -568,6 +592,7 @@ impl Cluster<'_> {
         }
         let any = !started.is_empty();
         self.started = started;
+        self.projected = projected;
         any
     }
 }
