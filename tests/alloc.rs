@@ -156,7 +156,8 @@ fn the_event_loop_does_not_allocate_in_steady_state() {
 /// The non-dedicated cluster (Hanzich et al.) allocates per job it starts (its nodes, kept
 /// in the outcome and while it runs, and as the policy chose them), never per pass or
 /// event: at most 3 per job and a few for the run, at 1,000 and 4,000 jobs, which take
-/// about 2.6 passes a job.
+/// about 2.6 passes a job. Debug builds check each run after it (`check_run`), copying
+/// every job's nodes once more: 5 per job there (4.5 measured).
 fn nondedicated_allocations_per_job() {
     use schedlab::nondedicated::{LocalLoad, ParallelWorkload, Setup};
     for n in [1000, 4000] {
@@ -174,8 +175,9 @@ fn nondedicated_allocations_per_job() {
             run.passes
         );
         assert!(run.passes as usize >= 2 * n);
+        let per_job = if cfg!(debug_assertions) { 5 } else { 3 };
         assert!(
-            allocations as usize <= 3 * n + 100,
+            allocations as usize <= per_job * n + 100,
             "{allocations} allocations for {n} jobs"
         );
     }
