@@ -273,7 +273,10 @@ fn write_outputs(
     workload: &schedlab::workload::Workload,
     outcome: &schedlab::sim::Outcome,
 ) -> Result<()> {
-    let costs = prepared.job_costs(&workload.jobs, outcome.start, outcome.end);
+    // Each job's energy and carbon, for the files that carry them, computed once.
+    let costs = (args.jobs_out.is_some() || args.batsim_jobs_out.is_some())
+        .then(|| prepared.job_costs(&workload.jobs, outcome.start, outcome.end))
+        .flatten();
     if let Some(path) = &args.jobs_out {
         write_atomically(path, |w| {
             write_jobs_csv(w, &workload.jobs, outcome, costs.as_ref())
