@@ -15,6 +15,12 @@ Several `--bin` compare builds side by side: each round runs every build at ever
 count (in alternating order), each build gets its own table, and all must write the same
 bytes.
 
+`--processes` also runs, for each thread count T above 1, T processes of one thread at once,
+one shard of the sweep each (`--shard K/T`): the same tasks without sharing an address
+space. If one process of T threads spends more CPU than T processes, the cost is in the
+process (allocator, page faults, locks); if both spend alike, it is the machine's (caches,
+memory bandwidth, clock speed with every core busy).
+
     python3 benches/scaling.py --bin target/release/schedlab --threads 1,2 \
         --rounds 3 sweeps/quick.toml
 """
@@ -73,15 +79,45 @@ def alternating(items, r):
     return items if r % 2 == 0 else items[::-1]
 
 
-def sweep(binaries, path, threads, rounds, scratch):
+def shards(binary, path, t, out):
+    """Runs `path` as `t` one-thread processes at once, shard k of t each; returns the wall
+    seconds until the last ends and the CPU seconds of each."""
+    start = time.perf_counter()
+    children = [
+        subprocess.Popen(
+            [binary, "sweep", path, "--threads", "1", "--shard", f"{k}/{t}", "--out", f"{out}-{k}", "--force", "--quiet"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for k in range(t)
+    ]
+    cpu = []
+    for child in children:
+        _, status, usage = os.wait4(child.pid, 0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            sys.exit(f"scaling: shard of {path} failed")
+        cpu.append(usage.ru_utime + usage.ru_stime)
+    return time.perf_counter() - start, cpu
+
+
+def sweep(binaries, path, threads, rounds, scratch, processes):
     USAGE.clear()
     runs = [(b, t) for t in threads for b in range(len(binaries))]
     walls = {run: [] for run in runs}
+    split = {run: [] for run in runs if processes and run[1] > 1}
     outs = {run: os.path.join(scratch, f"{os.path.basename(path)}-{run[0]}-{run[1]}") for run in runs}
     for r in range(rounds):
         for b, t in alternating(runs, r):
             cmd = [binaries[b], "sweep", path, "--threads", str(t), "--out", outs[b, t], "--force", "--quiet"]
             walls[b, t].append(timed(cmd, key=(b, t))[0])
+            if (b, t) in split:
+                split[b, t].append(shards(binaries[b], path, t, outs[b, t] + "-shard"))
+    for (b, t), measured in split.items():
+        print(f"\n{path}, {binaries[b]}: {t} one-thread processes, one shard each")
+        print("| round | wall (s) | CPU, all processes (s) | CPU of the busiest (s) |")
+        print("|---|---|---|---|")
+        for r, (wall, cpu) in enumerate(measured):
+            print(f"| {r} | {wall:.2f} | {sum(cpu):.2f} | {max(cpu):.2f} |")
     for run in runs[1:]:
         for name in ("runs.csv", "summary.csv"):
             a, b = os.path.join(outs[runs[0]], name), os.path.join(outs[run], name)
@@ -117,13 +153,16 @@ def main():
     parser.add_argument("--threads", default="1,2", help="comma-separated thread counts")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--ga", action="append", default=[], help="`schedlab run` arguments of a GA run")
+    parser.add_argument(
+        "--processes", action="store_true", help="also run each sweep as T one-thread processes, one shard each"
+    )
     args = parser.parse_args()
     threads = [int(t) for t in args.threads.split(",")]
     binaries = args.bin or ["target/release/schedlab"]
     print(f"cores: {os.cpu_count()}, rounds: {args.rounds}, builds: {', '.join(binaries)}")
     with tempfile.TemporaryDirectory() as scratch:
         for path in args.sweeps:
-            sweep(binaries, path, threads, args.rounds, scratch)
+            sweep(binaries, path, threads, args.rounds, scratch, args.processes)
     for spec in args.ga:
         ga(binaries, spec, threads, args.rounds)
 

@@ -649,6 +649,15 @@ fn the_quick_demo_spec_is_valid() {
     assert!(plan.cells.len() >= 8);
 }
 
+/// `benches/scaling.py --processes` runs the contention sweep as 16 one-thread shards, one
+/// cell each, so it must plan 16 cells.
+#[test]
+fn the_contention_bench_spec_is_valid() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/sweeps/contention.toml");
+    let plan = Plan::from_file(&path).unwrap();
+    assert_eq!(plan.cells.len(), 16);
+}
+
 #[test]
 fn a_trace_sweep_scales_the_load_and_selects_jobs() {
     let Some(_) = std::fs::metadata(concat!(

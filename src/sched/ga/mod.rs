@@ -225,6 +225,8 @@ pub struct Ga {
     fitness: Vec<f64>,
     /// Seed-ordering keys.
     keys: Vec<(f64, u32)>,
+    /// One row outside the team: a seed being drawn, the ordering chosen.
+    order: Vec<u32>,
     started: Vec<JobId>,
     /// Buffers of the projection that picks the jobs to start.
     scratch: Scratch,
@@ -249,6 +251,7 @@ impl Ga {
             team: Team::default(),
             fitness: Vec::new(),
             keys: Vec::new(),
+            order: Vec::new(),
             started: Vec::new(),
             running: Vec::new(),
             candidates: Vec::new(),
@@ -310,18 +313,18 @@ impl Ga {
                 self.keys.push((key, i as u32));
             }
             self.keys.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-            let row = self.team.seed_row(seed);
-            row.clear();
-            row.extend(self.keys.iter().map(|k| k.1));
+            self.order.clear();
+            self.order.extend(self.keys.iter().map(|k| k.1));
+            self.team.set_seed_row(shape, seed, &self.order);
         }
         for seed in pop.min(4)..pop {
-            let row = self.team.seed_row(seed);
-            row.clear();
-            row.extend(0..q as u32);
+            self.order.clear();
+            self.order.extend(0..q as u32);
             for i in (1..q).rev() {
                 let j = below(&mut self.rng, i + 1);
-                row.swap(i, j);
+                self.order.swap(i, j);
             }
+            self.team.set_seed_row(shape, seed, &self.order);
         }
         // Each generation keeps the fittest row and breeds the others from two parents
         // chosen by tournament, with a chance of a swap.
@@ -399,11 +402,8 @@ impl Ga {
         };
         let (shape, best) = self.evolve(&snapshot, jobs.priority.as_deref());
         self.started.clear();
-        snapshot.project(
-            self.team.final_row(shape, best),
-            &mut self.scratch,
-            Some(&mut self.started),
-        );
+        self.team.final_row(shape, best, &mut self.order);
+        snapshot.project(&self.order, &mut self.scratch, Some(&mut self.started));
         (self.running, self.candidates) = (running, candidates);
     }
 }
@@ -682,8 +682,10 @@ mod tests {
             let (shape, best) = pool.install(|| ga.evolve(&snapshot, None));
             proptest::prop_assert_eq!(&ga.fitness, &fitness);
             proptest::prop_assert_eq!(best, argmax(&fitness));
+            let mut final_row = Vec::new();
             for (row, plain) in rows.iter().enumerate() {
-                proptest::prop_assert_eq!(ga.team.final_row(shape, row), &plain[..]);
+                ga.team.final_row(shape, row, &mut final_row);
+                proptest::prop_assert_eq!(&final_row, plain);
             }
         }
     }
@@ -717,7 +719,8 @@ mod tests {
         let (shape, best) = ga.evolve(&snapshot, None);
         assert_eq!(ga.fitness.len(), 9);
         for row in 0..9 {
-            let mut sorted = ga.team.final_row(shape, row).to_vec();
+            let mut sorted = Vec::new();
+            ga.team.final_row(shape, row, &mut sorted);
             sorted.sort_unstable();
             assert_eq!(sorted, (0..30).collect::<Vec<u32>>());
         }

@@ -17,9 +17,16 @@
 //! Generations alternate between two sets of rows: generation g reads its parents from set
 //! (g - 1) mod 2 and writes its children into set g mod 2, so no row is copied or swapped
 //! between generations.
+//!
+//! Rows, fitness and the plan are atomics read and written with relaxed order, not locks: a
+//! row of generation g is written by the one member holding its ticket and read only after
+//! g's hand-over, which the `done` and `published` counters order (release, then acquire).
+//! A read lock writes its count, so with locks every member copying a popular parent (the
+//! elite, a tournament's winner) wrote the same cache line, about once a microsecond on
+//! each of 16 cores.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Mutex, RwLock};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
 use crossbeam_utils::{Backoff, CachePadded};
 
@@ -40,19 +47,50 @@ pub(super) struct MemberScratch {
     pub projection: Scratch,
     /// Which queue indices the child holds (all false between rows).
     taken: Vec<bool>,
+    /// The parents, copied out of the shared rows, and the child bred from them.
+    a: Vec<u32>,
+    b: Vec<u32>,
+    child: Vec<u32>,
 }
 
 /// What the team shares across decisions; buffers grow to the largest decision seen and
 /// are then reused, so a warm decision allocates nothing.
 #[derive(Debug, Default)]
 pub(super) struct Team {
-    /// Two sets of `population` rows of queue indices (the module docs).
-    rows: [Vec<RwLock<Vec<u32>>>; 2],
+    /// Two sets of `population` rows of `queue` indices, row r at `r * stride(queue)..`
+    /// (the module docs).
+    rows: [Vec<AtomicU32>; 2],
     /// Fitness of the rows of the generation being computed, as `f64` bits.
-    fitness: Vec<AtomicU64>,
-    /// Breeding of rows `1..` of the published generation (row 0 is the elite).
-    plan: RwLock<Vec<Breeding>>,
+    fitness: Vec<CachePadded<AtomicU64>>,
+    /// Breeding of rows `1..` of the published generation (row 0 is the elite), packed by
+    /// [`Breeding::pack`].
+    plan: Vec<[AtomicU64; 2]>,
+    /// The leader's draw of the next plan, before it is published.
+    drawn: Vec<Breeding>,
     members: Vec<Mutex<MemberScratch>>,
+}
+
+impl Breeding {
+    /// No swap: positions are below the queue's length, itself below `u32::MAX`.
+    const NO_SWAP: u64 = u64::MAX;
+
+    fn pack(&self) -> [u64; 2] {
+        let pair = |i: u32, j: u32| u64::from(i) | u64::from(j) << 32;
+        [
+            pair(self.a, self.b),
+            self.swap.map_or(Self::NO_SWAP, |(i, j)| pair(i, j)),
+        ]
+    }
+
+    fn unpack([parents, swap]: [u64; 2]) -> Breeding {
+        let split = |v: u64| (v as u32, (v >> 32) as u32);
+        let (a, b) = split(parents);
+        Breeding {
+            a,
+            b,
+            swap: (swap != Self::NO_SWAP).then(|| split(swap)),
+        }
+    }
 }
 
 /// Where one decision stands; the counters every member reads, on separate cache lines.
@@ -105,17 +143,21 @@ impl Shape {
 impl Team {
     /// Sizes the buffers for a decision of `shape` on up to `members` threads.
     pub fn prepare(&mut self, shape: Shape, members: usize) {
+        let cells = shape.population * stride(shape.queue);
         for set in &mut self.rows {
-            if set.len() < shape.population {
-                set.resize_with(shape.population, RwLock::default);
+            if set.len() < cells {
+                set.resize_with(cells, AtomicU32::default);
             }
         }
         if self.fitness.len() < shape.population {
-            self.fitness.resize_with(shape.population, AtomicU64::default);
+            self.fitness.resize_with(shape.population, Default::default);
         }
-        let plan = self.plan.get_mut().unwrap();
-        plan.clear();
-        plan.resize(shape.population.saturating_sub(1), Breeding::default());
+        let breedings = shape.population.saturating_sub(1);
+        if self.plan.len() < breedings {
+            self.plan.resize_with(breedings, Default::default);
+        }
+        self.drawn.clear();
+        self.drawn.resize(breedings, Breeding::default());
         if self.members.len() < members {
             self.members.resize_with(members, Mutex::default);
         }
@@ -126,14 +168,30 @@ impl Team {
         }
     }
 
-    /// Row `row` of the seed generation, to be filled before `evolve`.
-    pub fn seed_row(&mut self, row: usize) -> &mut Vec<u32> {
-        self.rows[0][row].get_mut().unwrap()
+    /// Row `row` of the seed generation, to be set before `evolve`.
+    pub fn set_seed_row(&mut self, shape: Shape, row: usize, order: &[u32]) {
+        let start = row * stride(shape.queue);
+        let cells = &mut self.rows[0][start..start + shape.queue];
+        for (cell, &job) in cells.iter_mut().zip(order) {
+            *cell.get_mut() = job;
+        }
     }
 
-    /// Row `row` of the last generation of a decision of `shape`, after `evolve`.
-    pub fn final_row(&mut self, shape: Shape, row: usize) -> &[u32] {
-        self.rows[shape.generations % 2][row].get_mut().unwrap()
+    /// Row `row` of the last generation of a decision of `shape`, after `evolve`, into
+    /// `out`.
+    pub fn final_row(&self, shape: Shape, row: usize, out: &mut Vec<u32>) {
+        out.clear();
+        out.extend(
+            self.row(shape.generations, shape, row)
+                .iter()
+                .map(|c| c.load(Ordering::Relaxed)),
+        );
+    }
+
+    /// Row `row` of generation `generation`'s set.
+    fn row(&self, generation: usize, shape: Shape, row: usize) -> &[AtomicU32] {
+        let start = row * stride(shape.queue);
+        &self.rows[generation % 2][start..start + shape.queue]
     }
 
     /// Evolves the seeds through `shape.generations` generations on `members` threads
@@ -149,6 +207,8 @@ impl Team {
         mut breed: impl FnMut(&[f64], &mut [Breeding]) + Send,
     ) {
         let progress = Progress::default();
+        // Taken out so that the leader draws into it while the members share `self`.
+        let mut drawn = std::mem::take(&mut self.drawn);
         let team = &*self;
         let mut lead = || {
             let _flag = PanicFlag(&progress);
@@ -159,14 +219,17 @@ impl Team {
             for generation in 1..=shape.generations {
                 team.read_fitness(shape, fitness);
                 let best = super::argmax(fitness);
-                let (from, to) = (&team.rows[(generation - 1) % 2], &team.rows[generation % 2]);
-                {
-                    let mut elite = to[0].write().unwrap();
-                    elite.clear();
-                    elite.extend_from_slice(&from[best].read().unwrap());
+                let elite = team.row(generation - 1, shape, best).iter();
+                for (to, from) in team.row(generation, shape, 0).iter().zip(elite) {
+                    to.store(from.load(Ordering::Relaxed), Ordering::Relaxed);
                 }
                 team.fitness[0].store(fitness[best].to_bits(), Ordering::Relaxed);
-                breed(fitness, &mut team.plan.write().unwrap());
+                breed(fitness, &mut drawn);
+                for (to, breeding) in team.plan.iter().zip(&drawn) {
+                    let packed = breeding.pack();
+                    to[0].store(packed[0], Ordering::Relaxed);
+                    to[1].store(packed[1], Ordering::Relaxed);
+                }
                 publish(generation);
                 team.help(snapshot, shape, &progress, &mut member, shape.end_of(generation));
             }
@@ -177,6 +240,7 @@ impl Team {
         } else {
             rayon::join(lead, || team.spawn(snapshot, shape, &progress, 1..members));
         }
+        self.drawn = drawn;
         self.read_fitness(shape, fitness);
     }
 
@@ -225,7 +289,7 @@ impl Team {
                 }
                 backoff.snooze();
             }
-            self.compute(snapshot, generation, row, &mut member);
+            self.compute(snapshot, shape, generation, row, &mut member);
             progress.done.fetch_add(1, Ordering::AcqRel);
         }
     }
@@ -251,7 +315,7 @@ impl Team {
                 .is_ok()
             {
                 let (generation, row) = shape.locate(ticket);
-                self.compute(snapshot, generation, row, member);
+                self.compute(snapshot, shape, generation, row, member);
                 progress.done.fetch_add(1, Ordering::AcqRel);
             }
         }
@@ -266,33 +330,51 @@ impl Team {
     }
 
     /// Breeds (after the seeds) and projects one row.
-    fn compute(&self, snapshot: &Snapshot, generation: usize, row: usize, member: &mut MemberScratch) {
-        let to = &self.rows[generation % 2][row];
-        let fitness = if generation == 0 {
-            snapshot.project(&to.read().unwrap(), &mut member.projection, None)
-        } else {
-            let breeding = self.plan.read().unwrap()[row - 1];
-            let from = &self.rows[(generation - 1) % 2];
-            let mut child = to.write().unwrap();
-            child.clear();
-            let a = from[breeding.a as usize].read().unwrap();
-            if breeding.a == breeding.b {
-                zipper(&a, &a, &mut member.taken, &mut child);
-            } else {
-                zipper(
-                    &a,
-                    &from[breeding.b as usize].read().unwrap(),
-                    &mut member.taken,
-                    &mut child,
-                );
-            }
-            if let Some((i, j)) = breeding.swap {
-                child.swap(i as usize, j as usize);
-            }
-            snapshot.project(&child, &mut member.projection, None)
+    fn compute(
+        &self,
+        snapshot: &Snapshot,
+        shape: Shape,
+        generation: usize,
+        row: usize,
+        member: &mut MemberScratch,
+    ) {
+        let read = |cells: &[AtomicU32], out: &mut Vec<u32>| {
+            out.clear();
+            out.extend(cells.iter().map(|c| c.load(Ordering::Relaxed)));
         };
+        let to = self.row(generation, shape, row);
+        if generation == 0 {
+            read(to, &mut member.child);
+        } else {
+            let plan = &self.plan[row - 1];
+            let breeding =
+                Breeding::unpack([plan[0].load(Ordering::Relaxed), plan[1].load(Ordering::Relaxed)]);
+            let parents = generation - 1;
+            read(self.row(parents, shape, breeding.a as usize), &mut member.a);
+            let b = if breeding.a == breeding.b {
+                &member.a
+            } else {
+                read(self.row(parents, shape, breeding.b as usize), &mut member.b);
+                &member.b
+            };
+            member.child.clear();
+            zipper(&member.a, b, &mut member.taken, &mut member.child);
+            if let Some((i, j)) = breeding.swap {
+                member.child.swap(i as usize, j as usize);
+            }
+            for (cell, &job) in to.iter().zip(&member.child) {
+                cell.store(job, Ordering::Relaxed);
+            }
+        }
+        let fitness = snapshot.project(&member.child, &mut member.projection, None);
         self.fitness[row].store(fitness.to_bits(), Ordering::Relaxed);
     }
+}
+
+/// Cells from one row's start to the next: whole cache lines (16 indices of 4 bytes), so
+/// that members writing neighbouring rows never write the same line.
+fn stride(queue: usize) -> usize {
+    queue.next_multiple_of(16)
 }
 
 /// Marks the decision as failed if its member unwinds, so that the leader stops waiting.
