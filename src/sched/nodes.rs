@@ -73,7 +73,7 @@ pub struct NodeScheduler {
     pool: NodePool,
     /// Per job of the run.
     requests: Vec<NodeRequest>,
-    held: Vec<Placement>,
+    held: Held,
     /// Waiting jobs in arrival order.
     waiting: Vec<JobId>,
     backfilled: u64,
@@ -103,6 +103,49 @@ pub struct NodeScheduler {
     order: Vec<JobId>,
 }
 
+/// Where the running jobs hold their nodes. A placement per job of the run, kept after the
+/// job ended, cost about 50 bytes a job (the list's header and its smallest block); here a
+/// job holds an index into placements that are reused once their job ends, so the lists
+/// number the jobs running at once.
+#[derive(Debug, Default)]
+struct Held {
+    /// Per job of the run: its placement's index, while it runs.
+    index: Vec<u32>,
+    placements: Vec<Placement>,
+    /// Placements no running job holds.
+    unused: Vec<u32>,
+}
+
+impl Held {
+    fn reset(&mut self, jobs: usize) {
+        self.index.clear();
+        self.index.resize(jobs, u32::MAX);
+        self.unused.clear();
+        self.unused.extend(0..self.placements.len() as u32);
+    }
+
+    /// Records that `job` holds `placement`.
+    fn keep(&mut self, job: JobId, placement: &Placement) {
+        let i = self.unused.pop().unwrap_or_else(|| {
+            self.placements.push(Placement::new());
+            self.placements.len() as u32 - 1
+        });
+        self.placements[i as usize].clone_from(placement);
+        self.index[job.index()] = i;
+    }
+
+    /// What running `job` holds.
+    fn of(&self, job: JobId) -> &Placement {
+        &self.placements[self.index[job.index()] as usize]
+    }
+
+    /// `job` ended: its placement is free for another.
+    fn release(&mut self, job: JobId) {
+        let i = std::mem::replace(&mut self.index[job.index()], u32::MAX);
+        self.unused.push(i);
+    }
+}
+
 impl NodeScheduler {
     /// `policy` on `pool`, for jobs asking `requests` (one per job of the run, in its
     /// order).
@@ -122,7 +165,7 @@ impl NodeScheduler {
             instants: Vec::new(),
             pool,
             requests,
-            held: Vec::new(),
+            held: Held::default(),
             waiting: Vec::new(),
             backfilled: 0,
             reservation: None,
@@ -135,7 +178,7 @@ impl NodeScheduler {
     fn start(&mut self, ctx: &mut SchedCtx, job: JobId, a: &Placement) {
         let r = self.requests[job.index()];
         self.pool.take(&r, a);
-        self.held[job.index()].clone_from(a);
+        self.held.keep(job, a);
         ctx.start(job);
     }
 
@@ -184,7 +227,8 @@ impl NodeScheduler {
             let end = running[i].predicted_end;
             while i < running.len() && running[i].predicted_end == end {
                 let job = running[i].job.index();
-                self.at_shadow.give_back(&self.requests[job], &self.held[job]);
+                self.at_shadow
+                    .give_back(&self.requests[job], self.held.of(running[i].job));
                 i += 1;
             }
             if self.at_shadow.fits(&need) {
@@ -293,7 +337,7 @@ impl NodeScheduler {
                 if from <= instant && instant < to {
                     let placement = match &self.slots[holder.index()] {
                         Some((_, p)) => p,
-                        None => &self.held[holder.index()],
+                        None => self.held.of(holder),
                     };
                     self.at.take(&self.requests[holder.index()], placement);
                 }
@@ -424,13 +468,14 @@ impl Scheduler for NodeScheduler {
     fn reset(&mut self, jobs: &Jobs, _procs: u32) {
         assert_eq!(jobs.len(), self.requests.len(), "one request per job");
         self.pool.reset();
-        self.held.iter_mut().for_each(Vec::clear);
-        self.held.resize_with(jobs.len(), Vec::new);
+        self.held.reset(jobs.len());
         self.waiting.clear();
         self.backfilled = 0;
         self.reservation = None;
-        self.slots.iter_mut().for_each(|s| *s = None);
-        self.slots.resize_with(jobs.len(), || None);
+        self.slots.clear();
+        if self.policy == NodePolicy::Conservative {
+            self.slots.resize_with(jobs.len(), || None);
+        }
         self.refit = false;
     }
 
@@ -448,10 +493,9 @@ impl Scheduler for NodeScheduler {
         let start = ctx.start_time(job).expect("a terminated job started");
         // Ended before its estimate: its nodes are free earlier than reservations assumed.
         self.refit |= ctx.now() < start + ctx.jobs().estimate[job.index()];
-        let held = std::mem::take(&mut self.held[job.index()]);
-        self.pool.give_back(&self.requests[job.index()], &held);
-        self.held[job.index()] = held;
-        self.held[job.index()].clear();
+        self.pool
+            .give_back(&self.requests[job.index()], self.held.of(job));
+        self.held.release(job);
     }
 
     fn backfilled(&self) -> u64 {
