@@ -102,7 +102,7 @@ impl Shared {
         };
         let mut fit = None;
         if let Some(machine) = &t.machine {
-            workload = machine.place(&workload);
+            workload = machine.place(workload);
             fit = Some(Fit::of(&workload, machine, Path::new("")));
         }
         workload.require_jobs(&t.path)?;

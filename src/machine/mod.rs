@@ -488,7 +488,7 @@ impl Machine {
     /// `procs_exceed_machine`, `request_exceeds_nodes`); the machine's size its cores. On a
     /// machine without GPUs the jobs' GPU requests are not simulated ([`Machine::request`])
     /// but kept, for the outputs. `w` must hold field 16 (read with every column).
-    pub fn place(&self, w: &Workload) -> Workload {
+    pub fn place(&self, w: Workload) -> Workload {
         let jobs = &w.jobs;
         let mut skipped = w.skipped.clone();
         let mut kept = Vec::with_capacity(jobs.len());
@@ -507,17 +507,18 @@ impl Machine {
                 Some(_) => kept.push(j as u32),
             }
         }
+        // Moved, not copied, when every job fits: a copy beside the table doubled a machine
+        // run's peak memory (docs/performance.md, "Memory per job").
+        let jobs = if kept.len() == w.jobs.len() {
+            w.jobs
+        } else {
+            w.jobs.gather(&kept)
+        };
         Workload {
-            name: w.name.clone(),
-            jobs: if kept.len() == jobs.len() {
-                jobs.clone()
-            } else {
-                jobs.gather(&kept)
-            },
+            jobs,
             procs: self.cores() as u32,
-            header: w.header.clone(),
             skipped,
-            not_selected: w.not_selected,
+            ..w
         }
     }
 
