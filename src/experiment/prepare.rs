@@ -570,7 +570,9 @@ impl PreparedRigid {
         worker.parts.begin(workload.jobs.len());
         worker.engine.set_feedback(None);
         for (p, rows) in worker.rows.iter().enumerate().filter(|(_, r)| !r.is_empty()) {
-            let jobs = workload.jobs.gather(rows);
+            // What the partition's simulation reads; its requests come from the whole table,
+            // which holds the memory columns.
+            let jobs = workload.jobs.gather_simulated(rows);
             let window = self.window.as_ref().map(|w| w.of_part(rows));
             let partition = &machine.partitions[p];
             // Under a power cap, the cores that may be busy at once.
@@ -582,7 +584,7 @@ impl PreparedRigid {
                 let mut capped = CappedScheduler::new(node_policy(), capacity);
                 capped.simulate(&mut worker.engine, &jobs, cores, predictor(kind), window.as_ref())
             } else if partition.needs_nodes() {
-                let requests = (0..jobs.len()).map(|j| machine.request(&jobs, j)).collect();
+                let requests = rows.iter().map(|&r| machine.request(&workload.jobs, r as usize)).collect();
                 let mut nodes = NodeScheduler::new(node_policy(), partition.pool(), requests);
                 nodes.simulate(&mut worker.engine, &jobs, cores, predictor(kind), window.as_ref())
             } else {
@@ -726,7 +728,7 @@ impl PreparedRigid {
             .zip(&rows)
             .enumerate()
             .map(|(i, (p, rows))| {
-                let jobs = workload.jobs.gather(rows);
+                let jobs = workload.jobs.gather_simulated(rows);
                 let cores = p.cores() as u32;
                 let (start, end) = (pick(start, rows), pick(end, rows));
                 let summary =

@@ -263,11 +263,26 @@ impl Jobs {
 
     /// A table of the rows `order` names, in that order; a row may be named more than once.
     pub fn gather(&self, order: &[u32]) -> Jobs {
+        self.gather_columns(order, true)
+    }
+
+    /// [`Jobs::gather`] of the columns a simulation reads: those of
+    /// [`Jobs::push_simulated`] and the optional ones (priorities, utility functions, GPUs,
+    /// malleable jobs); the others are left empty, as in a table read for a simulation
+    /// alone.
+    pub fn gather_simulated(&self, order: &[u32]) -> Jobs {
+        self.gather_columns(order, false)
+    }
+
+    fn gather_columns(&self, order: &[u32], every: bool) -> Jobs {
         fn pick<T: Clone>(column: &[T], order: &[u32]) -> Vec<T> {
             if column.is_empty() {
                 return Vec::new();
             }
             order.iter().map(|&i| column[i as usize].clone()).collect()
+        }
+        fn unread<T: Clone>(every: bool, column: &[T], order: &[u32]) -> Vec<T> {
+            if every { pick(column, order) } else { Vec::new() }
         }
         Jobs {
             swf_id: pick(&self.swf_id, order),
@@ -276,19 +291,19 @@ impl Jobs {
             procs: pick(&self.procs, order),
             estimate: pick(&self.estimate, order),
             user: pick(&self.user, order),
-            group: pick(&self.group, order),
+            group: unread(every, &self.group, order),
             executable: pick(&self.executable, order),
-            queue: pick(&self.queue, order),
-            partition: pick(&self.partition, order),
-            status: pick(&self.status, order),
-            recorded_wait: pick(&self.recorded_wait, order),
-            avg_cpu: pick(&self.avg_cpu, order),
-            used_memory: pick(&self.used_memory, order),
-            requested_procs: pick(&self.requested_procs, order),
+            queue: unread(every, &self.queue, order),
+            partition: unread(every, &self.partition, order),
+            status: unread(every, &self.status, order),
+            recorded_wait: unread(every, &self.recorded_wait, order),
+            avg_cpu: unread(every, &self.avg_cpu, order),
+            used_memory: unread(every, &self.used_memory, order),
+            requested_procs: unread(every, &self.requested_procs, order),
             requested_time: pick(&self.requested_time, order),
-            requested_memory: pick(&self.requested_memory, order),
-            preceding_job: pick(&self.preceding_job, order),
-            think_time: pick(&self.think_time, order),
+            requested_memory: unread(every, &self.requested_memory, order),
+            preceding_job: unread(every, &self.preceding_job, order),
+            think_time: unread(every, &self.think_time, order),
             malleable: self.malleable.as_ref().map(|m| MalleableColumns {
                 lifetime: pick(&m.lifetime, order),
                 avg_parallelism: pick(&m.avg_parallelism, order),
