@@ -584,7 +584,10 @@ impl PreparedRigid {
                 let mut capped = CappedScheduler::new(node_policy(), capacity);
                 capped.simulate(&mut worker.engine, &jobs, cores, predictor(kind), window.as_ref())
             } else if partition.needs_nodes() {
-                let requests = rows.iter().map(|&r| machine.request(&workload.jobs, r as usize)).collect();
+                let requests = rows
+                    .iter()
+                    .map(|&r| machine.request(&workload.jobs, r as usize))
+                    .collect();
                 let mut nodes = NodeScheduler::new(node_policy(), partition.pool(), requests);
                 nodes.simulate(&mut worker.engine, &jobs, cores, predictor(kind), window.as_ref())
             } else {
