@@ -226,9 +226,9 @@ impl NodeScheduler {
         while i < running.len() {
             let end = running[i].predicted_end;
             while i < running.len() && running[i].predicted_end == end {
-                let job = running[i].job.index();
+                let job = running[i].job;
                 self.at_shadow
-                    .give_back(&self.requests[job], self.held.of(running[i].job));
+                    .give_back(&self.requests[job.index()], self.held.of(job));
                 i += 1;
             }
             if self.at_shadow.fits(&need) {
