@@ -418,7 +418,7 @@ fn read_trace<'py>(
         procs,
         selection: Selection { range, first },
         lenient,
-        simulation_only: false,
+        columns: schedlab::workload::Columns::Every,
     };
     let (columns, info, warnings) = py
         .detach(|| -> Result<_, schedlab::Error> {

@@ -28,9 +28,9 @@ use anyhow::Result;
 use clap::{Parser, Subcommand};
 
 use schedlab::experiment::{Params, Value};
-use schedlab::workload::Selection;
 use schedlab::workload::selection::JobRange;
 use schedlab::workload::swf::SwfOptions;
+use schedlab::workload::{Columns, Selection};
 
 #[derive(Parser)]
 #[command(
@@ -125,7 +125,7 @@ impl ReadArgs {
                 first: self.first,
             },
             lenient: self.lenient,
-            simulation_only: false,
+            columns: Columns::Every,
         }
     }
 }

@@ -14,8 +14,8 @@ use schedlab::experiment::Value;
 use schedlab::experiment::rigid::WorkloadSpec;
 use schedlab::machine::{Fit, Machine};
 use schedlab::workload::info::TraceInfo;
-use schedlab::workload::read_trace;
 use schedlab::workload::swf::{SwfOptions, recorded_starts, write_swf};
+use schedlab::workload::{Columns, read_trace};
 
 /// How a replication draws a new workload from a trace (`run`, `trace resample`).
 #[derive(Args, Default)]
@@ -135,9 +135,12 @@ pub fn run(command: TraceCommand) -> Result<()> {
         None => None,
     };
     // What `trace info` reports comes from the simulated columns alone; a machine's fit
-    // also reads the partitions (field 16).
+    // also reads the partitions (field 16) and the memory.
     let options = SwfOptions {
-        simulation_only: machine.is_none(),
+        columns: match machine {
+            Some(_) => Columns::Machine,
+            None => Columns::Simulated,
+        },
         ..read.swf_options()
     };
     let workload = read_trace(&path, &options).with_context(|| format!("reading {}", path.display()))?;

@@ -4,7 +4,7 @@
 //! Python package, the agent's environment and `trace resample` all assemble runs here.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -21,10 +21,10 @@ use crate::predict::PredictorKind;
 use crate::sched::{AnyScheduler, CappedScheduler, NodePolicy, NodeScheduler, SchedulerKind};
 use crate::seed::mix64;
 use crate::sim::{Engine, Outcome, Parts, Window};
-use crate::workload::Workload;
 use crate::workload::info::TraceInfo;
 use crate::workload::read_trace;
 use crate::workload::swf::SwfOptions;
+use crate::workload::{Columns, Workload};
 
 /// Identity of a trace as read (before any load scaling), the columns kept aside, and the
 /// machine its jobs are placed on (as JSON: two descriptions of one machine are one).
@@ -55,31 +55,32 @@ pub struct ReadTrace {
 /// and DYN-EQUI's reference runs for moldable cells.
 #[derive(Default)]
 pub struct Shared {
-    /// Traces that every experiment replaying them reads in the simulated columns alone.
-    simulated_columns_only: HashSet<TraceKey>,
+    /// The columns each trace is read into: the most any experiment replaying it reads.
+    columns: HashMap<TraceKey, Columns>,
     traces: HashMap<TraceKey, Arc<ReadTrace>>,
     references: Arc<References>,
 }
 
 impl Shared {
-    /// For runs of `workloads`: a trace is read in the columns a simulation reads alone
-    /// (about half the memory, `Jobs::push_simulated`) when no workload replaying it needs
-    /// the others and `every_column` is false (a caller that writes the trace back, say).
+    /// For runs of `workloads`: a trace is read in the columns the workloads replaying it
+    /// read ([`WorkloadSpec::columns_read`]; the simulated ones alone take about half the
+    /// memory of every column), or in every column where `every_column` is set (a caller
+    /// that writes the trace back, say).
     pub fn new<'a>(workloads: impl IntoIterator<Item = &'a WorkloadSpec>, every_column: bool) -> Shared {
-        let mut partial = HashSet::new();
-        let mut full = HashSet::new();
+        let mut columns = HashMap::new();
         for w in workloads {
             if let Source::Trace(t) = &w.source {
-                let set = if w.reads_only_simulated_columns() && !every_column {
-                    &mut partial
+                let read = if every_column {
+                    Columns::Every
                 } else {
-                    &mut full
+                    w.columns_read()
                 };
-                set.insert(trace_key(t));
+                let most = columns.entry(trace_key(t)).or_insert(read);
+                *most = (*most).max(read);
             }
         }
         Shared {
-            simulated_columns_only: partial.difference(&full).cloned().collect(),
+            columns,
             ..Shared::default()
         }
     }
@@ -91,7 +92,7 @@ impl Shared {
             return Ok(read.clone());
         }
         let options = SwfOptions {
-            simulation_only: self.simulated_columns_only.contains(&key),
+            columns: self.columns.get(&key).copied().unwrap_or_default(),
             ..t.options.clone()
         };
         let mut workload = read_trace(&t.path, &options)?;

@@ -15,6 +15,7 @@ use crate::predict::PredictorKind;
 use crate::sched::{NodePolicy, SchedulerKind};
 use crate::sim::Window;
 use crate::utility::{Augmentation, PriorityMap, UtilityModel};
+use crate::workload::Columns;
 use crate::workload::estimates::Tsafrir;
 use crate::workload::resample::{Resample, UserResampling};
 use crate::workload::selection::JobRange;
@@ -380,7 +381,7 @@ fn trace(params: &Params, base_dir: &Path, extra: &[Key]) -> Result<TraceSource,
                 first: params.whole("first")?.map(|n| n as usize),
             },
             lenient: params.flag("lenient", false)?,
-            simulation_only: false,
+            columns: Columns::Every,
         },
         load,
         load_scale,
@@ -673,16 +674,19 @@ impl WorkloadSpec {
         }
     }
 
-    /// Whether a run of this workload on a trace reads only the columns a simulation reads
-    /// (`Jobs::push_simulated`): not when it resamples the trace, generates priorities and
-    /// utility functions, infers sessions or places jobs on a machine's partitions, which
-    /// read the others.
-    pub fn reads_only_simulated_columns(&self) -> bool {
+    /// The columns a run of this workload on a trace reads: every one when it resamples the
+    /// trace, generates priorities and utility functions or infers sessions; else those a
+    /// simulation reads, with those a machine reads when it places jobs on a machine's
+    /// partitions.
+    pub fn columns_read(&self) -> Columns {
         match &self.source {
-            Source::Trace(t) => {
-                t.resample.is_none() && self.augmentation.is_none() && !self.feedback && t.machine.is_none()
+            Source::Trace(t) if t.resample.is_none() && self.augmentation.is_none() && !self.feedback => {
+                match t.machine {
+                    Some(_) => Columns::Machine,
+                    None => Columns::Simulated,
+                }
             }
-            Source::Model(_) => false,
+            _ => Columns::Every,
         }
     }
 }

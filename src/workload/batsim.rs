@@ -27,7 +27,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::swf::{SwfHeader, SwfOptions};
-use super::{JobRecord, Jobs, MAX_GPUS, MAX_PROCS, MAX_TIME, SkipCounts, Workload, narrow};
+use super::{Columns, JobRecord, Jobs, MAX_GPUS, MAX_PROCS, MAX_TIME, SkipCounts, Workload, narrow};
 use crate::Time;
 use crate::error::{Error, FieldError, Result};
 
@@ -207,7 +207,7 @@ fn parse(path: &Path, text: &str, options: &SwfOptions) -> Result<Workload> {
         Ok(rounded as Time)
     };
     let mut jobs = Jobs::default();
-    if !options.simulation_only {
+    if options.columns == Columns::Every {
         jobs.reserve(file.jobs.len());
     }
     let mut skipped = SkipCounts::default();
@@ -270,7 +270,7 @@ fn parse(path: &Path, text: &str, options: &SwfOptions) -> Result<Workload> {
                     ));
                 }
             };
-            jobs.push_columns(&record, options.simulation_only);
+            jobs.push_columns(&record, options.columns);
             gpus.push(requested);
             if options.selection.first.is_some_and(|n| jobs.len() >= n) {
                 break;

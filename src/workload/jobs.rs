@@ -30,8 +30,23 @@ pub struct MalleableColumns {
 ///
 /// Fields the simulation does not read (CPU time, memory, preceding job, think time) are
 /// kept so that a schedule written back as SWF loses nothing; `-1` means unknown, as in SWF.
-/// A table read for a simulation alone ([`crate::workload::swf::SwfOptions::simulation_only`])
-/// leaves them empty: only the columns of [`Jobs::push_simulated`] have rows.
+/// A table read for a simulation alone ([`Columns::Simulated`]) leaves them empty: only the
+/// columns of [`Jobs::push_simulated`] have rows.
+/// Which columns a trace is read into, in order of what they hold: each holds the one
+/// before it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Columns {
+    /// Those a simulation on one pool reads ([`Jobs::push_simulated`]), about half the
+    /// memory of every column.
+    Simulated,
+    /// Those and the ones a machine of nodes reads: the partition and the requested and
+    /// used memory (`Machine::request`).
+    Machine,
+    /// Every field, so that the trace can be written back or other fields derived.
+    #[default]
+    Every,
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Jobs {
     /// SWF job number (field 1).
@@ -214,11 +229,31 @@ impl Jobs {
         self.requested_time.reserve_exact(additional);
     }
 
-    /// Appends `r`: its simulated columns alone (`Jobs::push_simulated`), or all.
-    pub fn push_columns(&mut self, r: &JobRecord, simulation_only: bool) {
-        match simulation_only {
-            true => self.push_simulated(r),
-            false => self.push(r),
+    /// Appends `r`'s `columns`.
+    pub fn push_columns(&mut self, r: &JobRecord, columns: Columns) {
+        match columns {
+            Columns::Simulated => self.push_simulated(r),
+            Columns::Machine => {
+                self.push_simulated(r);
+                self.partition.push(r.partition);
+                self.used_memory.push(r.used_memory);
+                self.requested_memory.push(r.requested_memory);
+            }
+            Columns::Every => self.push(r),
+        }
+    }
+
+    /// Reserves room for `additional` more jobs in `columns`.
+    pub fn reserve_columns(&mut self, additional: usize, columns: Columns) {
+        match columns {
+            Columns::Simulated => self.reserve_simulated(additional),
+            Columns::Machine => {
+                self.reserve_simulated(additional);
+                self.partition.reserve_exact(additional);
+                self.used_memory.reserve_exact(additional);
+                self.requested_memory.reserve_exact(additional);
+            }
+            Columns::Every => self.reserve(additional),
         }
     }
 

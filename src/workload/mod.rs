@@ -13,7 +13,7 @@ pub mod swf;
 pub mod synth;
 pub mod utility_function;
 
-pub use jobs::{JobId, JobRecord, Jobs, MalleableColumns, narrow};
+pub use jobs::{Columns, JobId, JobRecord, Jobs, MalleableColumns, narrow};
 pub use selection::Selection;
 pub use utility_function::{UtilityError, UtilityFunction};
 

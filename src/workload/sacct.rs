@@ -456,7 +456,7 @@ fn into_jobs(
         r.runtime = runtime.min(estimate);
         r.estimate = estimate;
         r.recorded_wait = row.start.map_or(-1, |s| narrow(s - row.submit));
-        jobs.push_columns(&r, options.simulation_only);
+        jobs.push_columns(&r, options.columns);
         gpus.push(row.gpus);
         if options.selection.first.is_some_and(|n| jobs.len() >= n) {
             break;

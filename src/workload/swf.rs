@@ -24,7 +24,9 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
-use super::{JobRecord, Jobs, MAX_GPUS, MAX_PROCS, MAX_TIME, Selection, SkipCounts, Workload, narrow};
+use super::{
+    Columns, JobRecord, Jobs, MAX_GPUS, MAX_PROCS, MAX_TIME, Selection, SkipCounts, Workload, narrow,
+};
 use crate::Time;
 use crate::error::{Error, FieldError, Result};
 
@@ -170,10 +172,9 @@ pub struct SwfOptions {
     pub selection: Selection,
     /// Skip malformed lines (counted) instead of failing on the first one.
     pub lenient: bool,
-    /// Keep only the columns a simulation reads ([`Jobs::push_simulated`]), about half the
-    /// memory; for runs that neither write the trace back nor derive anything from the
-    /// other fields (`experiment::rigid::Rigid::reads_only_simulated_columns`).
-    pub simulation_only: bool,
+    /// The columns kept: fewer for runs that neither write the trace back nor derive
+    /// anything from the other fields (`experiment::rigid::WorkloadSpec::columns_read`).
+    pub columns: Columns,
 }
 
 impl SwfOptions {
@@ -248,8 +249,8 @@ struct Sizing {
     size: Option<u64>,
     /// Bytes read so far.
     read: u64,
-    /// Room in the simulated columns alone ([`SwfOptions::simulation_only`]).
-    simulation_only: bool,
+    /// The columns read ([`SwfOptions::columns`]).
+    columns: Columns,
 }
 
 impl Sizing {
@@ -264,10 +265,7 @@ impl Sizing {
     }
 
     fn reserve(&self, jobs: &mut Jobs, additional: usize) {
-        match self.simulation_only {
-            true => jobs.reserve_simulated(additional),
-            false => jobs.reserve(additional),
-        }
+        jobs.reserve_columns(additional, self.columns);
     }
 
     /// Makes room for at least one more job: from 4,096 rows on (which set the rate), the
@@ -477,7 +475,7 @@ impl<'a> Reading<'a> {
             sizing: Sizing {
                 size,
                 read: 0,
-                simulation_only: options.simulation_only,
+                columns: options.columns,
             },
             header: SwfHeader::default(),
             skipped: SkipCounts::default(),
@@ -601,7 +599,7 @@ impl<'a> Reading<'a> {
         if self.jobs.len() == self.jobs.capacity() {
             self.sizing.grow(&mut self.jobs);
         }
-        self.jobs.push_columns(&record, options.simulation_only);
+        self.jobs.push_columns(&record, options.columns);
         self.utility.extend(function);
         if gpu_field {
             self.gpus.push(gpus);

@@ -136,8 +136,8 @@ fn blue_runs_under_every_backfilling_scheduler() {
 
 #[test]
 fn a_run_reading_only_the_simulated_columns_reports_the_same() {
-    // A plain `run` without --swf-out reads half the columns; --swf-out, which writes every
-    // field back, reads them all. Both must simulate and report the same, byte for byte,
+    // A plain `run` without --swf-out reads half the columns (with a machine, those and
+    // the partition and memory); --swf-out, which writes every field back, reads them all. Both must simulate and report the same, byte for byte,
     // under schedulers and predictors that read the user, the executable and the estimate.
     let Some(path) = common::trace("SDSC-SP2-1998-4.2-cln.swf.gz") else {
         return;
@@ -145,7 +145,7 @@ fn a_run_reading_only_the_simulated_columns_reports_the_same() {
     let lean = read_swf(
         &path,
         &SwfOptions {
-            simulation_only: true,
+            columns: schedlab::workload::Columns::Simulated,
             ..SwfOptions::default()
         },
     )
@@ -160,7 +160,15 @@ fn a_run_reading_only_the_simulated_columns_reports_the_same() {
 
     let dir = common::scratch("lean");
     let trace = path.to_str().unwrap();
+    // On a machine of nodes the run also reads the partition and memory columns.
+    let machine = dir.join("machine.toml");
+    std::fs::write(
+        &machine,
+        "[[partition]]\nname = \"all\"\ndefault = true\n[[partition.nodes]]\ncount = 16\ncores = 8\nmemory_gb = 1\n",
+    )
+    .unwrap();
     for run in [
+        vec!["--scheduler", "easy", "--machine", machine.to_str().unwrap()],
         vec!["--scheduler", "easy"],
         vec!["--scheduler", "conservative", "--jobs", "1..=20000"],
         vec!["--scheduler", "sjbf", "--predictor", "application"],
