@@ -487,7 +487,8 @@ impl Machine {
     /// GPUs) no set of its nodes can hold, skipped and counted (`partition_unplaced`,
     /// `procs_exceed_machine`, `request_exceeds_nodes`); the machine's size its cores. On a
     /// machine without GPUs the jobs' GPU requests are not simulated ([`Machine::request`])
-    /// but kept, for the outputs. `w` must hold field 16 (read with every column).
+    /// but kept, for the outputs. `w` must hold field 16 and the memory (read with
+    /// `Columns::Machine` or every column).
     pub fn place(&self, w: Workload) -> Workload {
         let jobs = &w.jobs;
         let mut skipped = w.skipped.clone();
@@ -856,7 +857,8 @@ pub struct Fit {
 }
 
 impl Fit {
-    /// Where `w`'s jobs (read with every column: field 16 is needed) fall on `machine`.
+    /// Where `w`'s jobs fall on `machine` (read with `Columns::Machine` or every column:
+    /// field 16 is needed).
     pub fn of(w: &Workload, machine: &Machine, path: &Path) -> Fit {
         let jobs = &w.jobs;
         let span = match (jobs.submit.first(), jobs.submit.last()) {
