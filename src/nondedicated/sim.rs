@@ -348,12 +348,13 @@ pub fn simulate_observed(
         }
         if happened && c.schedule(now) {
             last_start = now;
-            let started = std::mem::take(&mut c.started);
-            let watches = observer.watches();
-            for (job, _) in started.iter().filter(|_| watches) {
-                observer.started(*job, &c.snapshot(now));
+            if observer.watches() {
+                let started = std::mem::take(&mut c.started);
+                for (job, _) in &started {
+                    observer.started(*job, &c.snapshot(now));
+                }
+                c.started = started;
             }
-            c.started = started;
         }
         c.update_rates(now);
     }

@@ -203,18 +203,7 @@ impl Jobs {
 
     /// Reserves room for `additional` more jobs in every column.
     pub fn reserve(&mut self, additional: usize) {
-        self.reserve_simulated(additional);
-        self.group.reserve_exact(additional);
-        self.queue.reserve_exact(additional);
-        self.partition.reserve_exact(additional);
-        self.status.reserve_exact(additional);
-        self.recorded_wait.reserve_exact(additional);
-        self.avg_cpu.reserve_exact(additional);
-        self.used_memory.reserve_exact(additional);
-        self.requested_procs.reserve_exact(additional);
-        self.requested_memory.reserve_exact(additional);
-        self.preceding_job.reserve_exact(additional);
-        self.think_time.reserve_exact(additional);
+        self.reserve_columns(additional, Columns::Every);
     }
 
     /// Reserves room for `additional` more jobs in the columns of [`Jobs::push_simulated`].
@@ -231,45 +220,46 @@ impl Jobs {
 
     /// Appends `r`'s `columns`.
     pub fn push_columns(&mut self, r: &JobRecord, columns: Columns) {
-        match columns {
-            Columns::Simulated => self.push_simulated(r),
-            Columns::Machine => {
-                self.push_simulated(r);
-                self.partition.push(r.partition);
-                self.used_memory.push(r.used_memory);
-                self.requested_memory.push(r.requested_memory);
-            }
-            Columns::Every => self.push(r),
+        self.push_simulated(r);
+        if columns >= Columns::Machine {
+            self.partition.push(r.partition);
+            self.used_memory.push(r.used_memory);
+            self.requested_memory.push(r.requested_memory);
+        }
+        if columns == Columns::Every {
+            self.group.push(r.group);
+            self.queue.push(r.queue);
+            self.status.push(r.status);
+            self.recorded_wait.push(r.recorded_wait);
+            self.avg_cpu.push(r.avg_cpu);
+            self.requested_procs.push(r.requested_procs);
+            self.preceding_job.push(r.preceding_job);
+            self.think_time.push(r.think_time);
         }
     }
 
     /// Reserves room for `additional` more jobs in `columns`.
     pub fn reserve_columns(&mut self, additional: usize, columns: Columns) {
-        match columns {
-            Columns::Simulated => self.reserve_simulated(additional),
-            Columns::Machine => {
-                self.reserve_simulated(additional);
-                self.partition.reserve_exact(additional);
-                self.used_memory.reserve_exact(additional);
-                self.requested_memory.reserve_exact(additional);
-            }
-            Columns::Every => self.reserve(additional),
+        self.reserve_simulated(additional);
+        if columns >= Columns::Machine {
+            self.partition.reserve_exact(additional);
+            self.used_memory.reserve_exact(additional);
+            self.requested_memory.reserve_exact(additional);
+        }
+        if columns == Columns::Every {
+            self.group.reserve_exact(additional);
+            self.queue.reserve_exact(additional);
+            self.status.reserve_exact(additional);
+            self.recorded_wait.reserve_exact(additional);
+            self.avg_cpu.reserve_exact(additional);
+            self.requested_procs.reserve_exact(additional);
+            self.preceding_job.reserve_exact(additional);
+            self.think_time.reserve_exact(additional);
         }
     }
 
     pub fn push(&mut self, r: &JobRecord) {
-        self.push_simulated(r);
-        self.group.push(r.group);
-        self.queue.push(r.queue);
-        self.partition.push(r.partition);
-        self.status.push(r.status);
-        self.recorded_wait.push(r.recorded_wait);
-        self.avg_cpu.push(r.avg_cpu);
-        self.used_memory.push(r.used_memory);
-        self.requested_procs.push(r.requested_procs);
-        self.requested_memory.push(r.requested_memory);
-        self.preceding_job.push(r.preceding_job);
-        self.think_time.push(r.think_time);
+        self.push_columns(r, Columns::Every);
     }
 
     /// Appends the fields a simulation reads: the job number, submit, runtime, processors
@@ -298,7 +288,7 @@ impl Jobs {
 
     /// A table of the rows `order` names, in that order; a row may be named more than once.
     pub fn gather(&self, order: &[u32]) -> Jobs {
-        self.gather_columns(order, true)
+        self.gather_columns(order, Columns::Every)
     }
 
     /// [`Jobs::gather`] of the columns a simulation reads: those of
@@ -306,19 +296,20 @@ impl Jobs {
     /// malleable jobs); the others are left empty, as in a table read for a simulation
     /// alone.
     pub fn gather_simulated(&self, order: &[u32]) -> Jobs {
-        self.gather_columns(order, false)
+        self.gather_columns(order, Columns::Simulated)
     }
 
-    fn gather_columns(&self, order: &[u32], every: bool) -> Jobs {
+    fn gather_columns(&self, order: &[u32], columns: Columns) -> Jobs {
         fn pick<T: Clone>(column: &[T], order: &[u32]) -> Vec<T> {
             if column.is_empty() {
                 return Vec::new();
             }
             order.iter().map(|&i| column[i as usize].clone()).collect()
         }
-        fn unread<T: Clone>(every: bool, column: &[T], order: &[u32]) -> Vec<T> {
-            if every { pick(column, order) } else { Vec::new() }
+        fn pick_if<T: Clone>(kept: bool, column: &[T], order: &[u32]) -> Vec<T> {
+            if kept { pick(column, order) } else { Vec::new() }
         }
+        let (machine, every) = (columns >= Columns::Machine, columns == Columns::Every);
         Jobs {
             swf_id: pick(&self.swf_id, order),
             submit: pick(&self.submit, order),
@@ -326,19 +317,19 @@ impl Jobs {
             procs: pick(&self.procs, order),
             estimate: pick(&self.estimate, order),
             user: pick(&self.user, order),
-            group: unread(every, &self.group, order),
+            group: pick_if(every, &self.group, order),
             executable: pick(&self.executable, order),
-            queue: unread(every, &self.queue, order),
-            partition: unread(every, &self.partition, order),
-            status: unread(every, &self.status, order),
-            recorded_wait: unread(every, &self.recorded_wait, order),
-            avg_cpu: unread(every, &self.avg_cpu, order),
-            used_memory: unread(every, &self.used_memory, order),
-            requested_procs: unread(every, &self.requested_procs, order),
+            queue: pick_if(every, &self.queue, order),
+            partition: pick_if(machine, &self.partition, order),
+            status: pick_if(every, &self.status, order),
+            recorded_wait: pick_if(every, &self.recorded_wait, order),
+            avg_cpu: pick_if(every, &self.avg_cpu, order),
+            used_memory: pick_if(machine, &self.used_memory, order),
+            requested_procs: pick_if(every, &self.requested_procs, order),
             requested_time: pick(&self.requested_time, order),
-            requested_memory: unread(every, &self.requested_memory, order),
-            preceding_job: unread(every, &self.preceding_job, order),
-            think_time: unread(every, &self.think_time, order),
+            requested_memory: pick_if(machine, &self.requested_memory, order),
+            preceding_job: pick_if(every, &self.preceding_job, order),
+            think_time: pick_if(every, &self.think_time, order),
             malleable: self.malleable.as_ref().map(|m| MalleableColumns {
                 lifetime: pick(&m.lifetime, order),
                 avg_parallelism: pick(&m.avg_parallelism, order),
