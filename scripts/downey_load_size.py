@@ -32,4 +32,4 @@ for n in procs:
     for load in loads:
         base = turnaround(n, load, "avg")
         cells.append(" / ".join(f"{100 * (turnaround(n, load, s) / base - 1):+.0f}" for s in OTHERS) + "%")
-    print(f"| PRED / BIAS / HEUR | " + " | ".join(cells) + " |")
+    print("| PRED / BIAS / HEUR | " + " | ".join(cells) + " |")

@@ -15,8 +15,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ledger import (Ledger, NOT_REPRODUCED, compare, compare_paired, holds, interval, over_cases, read_runs,  # noqa: E402
-                    read_summary, show, worst)
+from ledger import (Ledger, NOT_REPRODUCED, compare, compare_paired, holds, interval, over_cases,  # noqa: E402
+                    over_replications, pm, read_runs, read_summary, replications, show, worst)
 
 system_dir, application_dir, sensitivity_dir = (sys.argv[1:4] if len(sys.argv) > 3 else
                                                 ["results/downey1997", "results/downey1997-application",
@@ -55,6 +55,18 @@ def signed(x):
     return f"{100 * x:+.1f}%"
 
 
+def percent(x):
+    return f"{100 * x:.1f}%"
+
+
+# One table per replication, {(strategy, metric): value}: every strategy replays the same
+# workloads, so a ratio or a difference of strategies computed per replication is paired.
+APPLICATION_METRICS = ["rebel_fraction", "savings_per_job", "median_savings_per_rebel", "mean_savings_per_rebel",
+                       "prediction_correlation"]
+application_reps = replications(application_dir, ["strategy"], APPLICATION_METRICS)
+system_reps = replications(system_dir, ["strategy"], ["mean_response", "utilization", "prediction_correlation"])
+
+
 system_runs = read_runs(system_dir, ["strategy"], ["mean_response"])
 
 
@@ -82,7 +94,8 @@ jobs = sensitivity[("floor", "system", "avg", "jobs")]
 ledger.claim("sec. 5.2", "jobs in 120 days at rho 0.75", "30,421", ci(sensitivity, ("floor", "system", "avg", "jobs")),
              holds(abs(jobs[0] - 30421) <= 0.02 * 30421))
 spoiled = app("opt", "spoiled_fraction")
-ledger.claim("sec. 5.2", "jobs AVG gives their maximum (spoiled)", "63%", pct(spoiled), compare([0.63], [spoiled], 0.03))
+ledger.claim("sec. 5.2", "jobs AVG gives their maximum (spoiled)", "63%",
+             show(application[("opt", "spoiled_fraction")], percent), compare([0.63], [spoiled], 0.03))
 runs = [sys_("avg", "p50_run") / MIN, sys_("avg", "mean_run") / MIN]
 ledger.claim("sec. 5.2, 7", "job duration (run time) under AVG: median; mean, minutes", "3; 78 (1.3 h)",
              f"{ci(system, ('avg', 'p50_run'), MIN, 1)}; {ci(system, ('avg', 'mean_run'), MIN, 1)}",
@@ -101,40 +114,75 @@ for strategy, (rebels, saving, losers) in TABLE1.items():
                  worst(compare([rebels], [ours[0]], 0.03), compare([saving], [ours[1]], 2.0),
                        compare([losers], [ours[2]], 0.03)))
 opt_rebels = [app("opt", "median_savings_per_rebel") / MIN, app("opt", "mean_savings_per_rebel") / MIN]
-ledger.claim("sec. 5.2", "OPT rebel's saving: median; mean, minutes", "15; 96 (1.6 h)",
-             f"{opt_rebels[0]:.0f}; {opt_rebels[1]:.0f}", compare([15, 96], opt_rebels, 5.0))
+
+
+def rebel_savings(strategy):
+    return "; ".join(ci(application, (strategy, m), MIN) for m in ("median_savings_per_rebel", "mean_savings_per_rebel"))
+
+
+ledger.claim("sec. 5.2", "OPT rebel's saving: median; mean, minutes", "15; 96 (1.6 h)", rebel_savings("opt"),
+             compare([15, 96], opt_rebels, 5.0))
 pred_rebels = [app("pred", "median_savings_per_rebel") / MIN, app("pred", "mean_savings_per_rebel") / MIN]
-ledger.claim("sec. 5.3", "PRED rebel's saving: median; mean, minutes", "55; 162 (2.7 h)",
-             f"{pred_rebels[0]:.0f}; {pred_rebels[1]:.0f}", compare([55, 162], pred_rebels, 10.0))
-fewer = [app(s, "rebel_fraction") < app("opt", "rebel_fraction") for s in ("pred", "bias")]
-ledger.claim("Table 1", "PRED and BIAS rebel less than OPT; HEUR far more", "8%, 10% < 14% < 37%",
-             ", ".join(pct(app(s, "rebel_fraction")) for s in ("pred", "bias", "opt", "heur")),
-             holds(all(fewer) and app("heur", "rebel_fraction") > 2 * app("opt", "rebel_fraction")))
+ledger.claim("sec. 5.3", "PRED rebel's saving: median; mean, minutes", "55; 162 (2.7 h)", rebel_savings("pred"),
+             compare([55, 162], pred_rebels, 10.0))
+# Paired per replication: OPT's rebel fraction less PRED's and BIAS's; HEUR's over OPT's.
+fewer = over_replications(lambda t: [t[("opt", "rebel_fraction")] - t[(s, "rebel_fraction")] for s in ("pred", "bias")]
+                          + [t[("heur", "rebel_fraction")] / t[("opt", "rebel_fraction")]], application_reps)
+ledger.claim("Table 1", "PRED and BIAS rebel less than OPT; HEUR far more (OPT's share less PRED's, BIAS's "
+             "(paired); HEUR's over OPT's)", "8%, 10% < 14% < 37%",
+             ", ".join(show(application[(s, "rebel_fraction")], percent) for s in ("pred", "bias", "opt", "heur"))
+             + f"; {pm(fewer[:2], percent)}; {fewer[2][0]:.2f}x ± {fewer[2][1]:.2f}",
+             holds(all(m - h > 0 for m, h in fewer[:2]) and fewer[2][0] - fewer[2][1] > 2,
+                   all(m > 0 for m, _ in fewer[:2]) and fewer[2][0] > 2))
+
+
+def saving_ratio(strategy, base):
+    """`strategy`'s saving per job over `base`'s, per replication: (mean, half)."""
+    return over_replications(lambda t: t[(strategy, "savings_per_job")] / t[(base, "savings_per_job")],
+                             application_reps)[0]
+
+
 for strategy, paper, tolerance_note in (("pred", 12.8 / 13.8, "within 7%"), ("bias", 13.5 / 13.8, "within 2%")):
-    ratio = app(strategy, "savings_per_job") / app("opt", "savings_per_job")
-    ledger.claim("sec. 5.3-5.4", f"{strategy.upper()}'s saving per job against OPT's ({tolerance_note} of optimal)",
-                 pct(paper), pct(ratio), compare([paper], [ratio], 0.03))
-heur = app("heur", "savings_per_job") / app("pred", "savings_per_job")
-ledger.claim("sec. 5.5", "HEUR's saving per job equals PRED's", "100%", pct(heur), compare([1.0], [heur], 0.03))
+    ratio = saving_ratio(strategy, "opt")
+    ledger.claim("sec. 5.3-5.4", f"{strategy.upper()}'s saving per job against OPT's ({tolerance_note} of optimal; "
+                 "paired)", pct(paper), pm([ratio], percent), compare([paper], [ratio[0]], 0.03))
+heur = saving_ratio("heur", "pred")
+ledger.claim("sec. 5.5", "HEUR's saving per job equals PRED's (paired)", "100%", pm([heur], percent),
+             compare([1.0], [heur[0]], 0.03))
 longer = app("opt", "rebel_lifetime_ratio")
-ledger.claim("sec. 5.5", "OPT's rebels live 8 times longer than docile jobs (mean L)", "8x", f"{longer:.1f}x",
+ledger.claim("sec. 5.5", "OPT's rebels live 8 times longer than docile jobs (mean L)", "8x",
+             show(application[("opt", "rebel_lifetime_ratio")], lambda x: f"{x:.1f}") + "x",
              holds(abs(longer / 8 - 1) <= 0.25, longer > 1))
+
+
+def two(stats, strategies, metrics):
+    """`metric` of each strategy (or each metric of one) with its interval, two decimals."""
+    return "; ".join(show(stats[(s, m)], lambda x: f"{x:.2f}") for s in strategies for m in metrics)
+
+
+def correlations(stats, reps):
+    """Row 16-17's figures: PRED's and BIAS's correlation, and BIAS's less PRED's, paired."""
+    [gap] = over_replications(lambda t: t[("bias", "prediction_correlation")] - t[("pred", "prediction_correlation")],
+                              reps)
+    cc = [stats[(s, "prediction_correlation")][0] for s in ("pred", "bias")]
+    verdict = compare([0.48, 0.59], cc, 0.05) if gap[0] - gap[1] > 0 else (NOT_REPRODUCED if gap[0] < 0 else
+                                                                           worst(compare([0.48, 0.59], cc, 0.05),
+                                                                                 "shape only"))
+    return two(stats, ("pred", "bias"), ["prediction_correlation"]) + f"; {pm([gap], lambda x: f'{x:.2f}')}", verdict
+
+
 # Figure 5: prediction quality, log space.
-cc = [app("pred", "prediction_correlation"), app("bias", "prediction_correlation")]
-ledger.claim("sec. 5.4", "correlation of predicted and actual queue time: PRED; BIAS (application replay)",
-             "0.48; 0.59", f"{cc[0]:.2f}; {cc[1]:.2f}", compare([0.48, 0.59], cc, 0.05)
-             if cc[1] > cc[0] else NOT_REPRODUCED)
-sys_cc = [sys_("pred", "prediction_correlation"), sys_("bias", "prediction_correlation")]
-ledger.claim("sec. 5.4", "the same in the system-centric runs: PRED; BIAS", "0.48; 0.59",
-             f"{sys_cc[0]:.2f}; {sys_cc[1]:.2f}", compare([0.48, 0.59], sys_cc, 0.05) if sys_cc[1] > sys_cc[0]
-             else NOT_REPRODUCED)
+ledger.claim("sec. 5.4", "correlation of predicted and actual queue time: PRED; BIAS; BIAS less PRED (application "
+             "replay)", "0.48; 0.59", *correlations(application, application_reps))
+ledger.claim("sec. 5.4", "the same in the system-centric runs: PRED; BIAS; BIAS less PRED", "0.48; 0.59",
+             *correlations(system, system_reps))
 fit = [sys_("pred", "prediction_slope"), sys_("pred", "prediction_intercept")]
 ledger.claim("sec. 5.4", "PRED's trend line of actual on predicted (log): slope; intercept", "0.6; 1.7",
-             f"{fit[0]:.2f}; {fit[1]:.2f}", compare([0.6], [fit[0]], 0.1) if abs(fit[1] - 1.7) <= 0.3 else
-             holds(False, fit[0] < 1 and fit[1] > 0))
+             two(system, ["pred"], ["prediction_slope", "prediction_intercept"]),
+             compare([0.6], [fit[0]], 0.1) if abs(fit[1] - 1.7) <= 0.3 else holds(False, fit[0] < 1 and fit[1] > 0))
 fit = [sys_("bias", "prediction_slope"), sys_("bias", "prediction_intercept")]
-ledger.claim("sec. 5.4", "BIAS's trend line: slope; intercept", "1.01; -0.01", f"{fit[0]:.2f}; {fit[1]:.2f}",
-             compare([1.01, -0.01], fit, 0.1))
+ledger.claim("sec. 5.4", "BIAS's trend line: slope; intercept", "1.01; -0.01",
+             two(system, ["bias"], ["prediction_slope", "prediction_intercept"]), compare([1.01, -0.01], fit, 0.1))
 
 # Table 2 and section 6.
 TABLE2 = {"opt": 0.09, "pred": -0.03, "bias": 0.05, "heur": 0.37}
@@ -142,9 +190,11 @@ for strategy, paper in TABLE2.items():
     ours = paired(strategy)
     ledger.claim("Table 2", f"{strategy.upper()}'s mean turnaround against AVG (paired)", signed(paper),
                  signed_interval(ours), compare_paired(paper, *ours, 0.03))
-utilization = [sys_(s, "utilization") / sys_("avg", "utilization") - 1 for s in ("opt", "pred", "bias", "heur")]
-ledger.claim("Table 2", "utilisation against AVG: OPT; PRED; BIAS; HEUR", "+0.1%; +2.4%; +1.0%; -5%",
-             "; ".join(signed(u) for u in utilization), compare([0.001, 0.024, 0.01, -0.05], utilization, 0.01))
+utilization = over_replications(lambda t: [t[(s, "utilization")] / t[("avg", "utilization")] - 1
+                                           for s in ("opt", "pred", "bias", "heur")], system_reps)
+ledger.claim("Table 2", "utilisation against AVG: OPT; PRED; BIAS; HEUR (paired)", "+0.1%; +2.4%; +1.0%; -5%",
+             "; ".join(signed_interval(u) for u in utilization),
+             worst(*(compare_paired(p, m, h, 0.01) for p, (m, h) in zip([0.001, 0.024, 0.01, -0.05], utilization))))
 shorter = paired(LOCK, "bias")
 ledger.claim("sec. 6.1", "lock-in shortens BIAS's turnaround (5,048 to 5,011 s; paired)", "-0.7%",
              signed_interval(shorter), holds(shorter[0] + shorter[1] < 0, shorter[0] < 0))
@@ -153,21 +203,26 @@ ledger.claim("sec. 6.1", "BIAS with lock-in against AVG (paired)", "+4.5%", sign
 ledger.claim("sec. 6.1, 7", "BIAS with lock-in and risk aversion 0.2 against AVG (as good as the best "
              "system-centric policy; paired)", "-0.3%", signed_interval(paired(LOCK_RISK)),
              compare_paired(-0.003, *paired(LOCK_RISK), 0.03))
-worst_strategy = max(TABLE2, key=change)
-ledger.claim("sec. 6, 7", "HEUR is the worst for the system", "HEUR", worst_strategy.upper(), holds(worst_strategy == "heur"))
+worst_strategy, runner_up = sorted(TABLE2, key=change)[:-3:-1]
+lead = paired(worst_strategy, runner_up)
+ledger.claim("sec. 6, 7", "HEUR is the worst for the system (its mean turnaround over the next worst's, paired)",
+             "HEUR", f"{worst_strategy.upper()}, {signed_interval(lead)} over {runner_up.upper()}",
+             holds(worst_strategy == "heur" and lead[0] - lead[1] > 0, worst_strategy == "heur"))
 
 # Claims added after the first ledger, kept at the end so that row numbers stay.
 loss = app("pred", "mean_loss_per_losing_rebel") / MIN
-ledger.claim("sec. 5.3", "PRED's losing rebels lose little: mean loss, minutes", "3.7", f"{loss:.1f}",
-             compare([3.7], [loss], 1.0))
-more = [pred_rebels[i] > opt_rebels[i] for i in (0, 1)]
-ledger.claim("sec. 5.2-5.3", "PRED's rebels save more than OPT's (fewer, better chosen): median; mean",
-             "55 > 15; 162 > 96 min", f"{pred_rebels[0]:.0f} vs {opt_rebels[0]:.0f}; "
-             f"{pred_rebels[1]:.0f} vs {opt_rebels[1]:.0f} min", over_cases(more))
+ledger.claim("sec. 5.3", "PRED's losing rebels lose little: mean loss, minutes", "3.7",
+             ci(application, ("pred", "mean_loss_per_losing_rebel"), MIN, 1), compare([3.7], [loss], 1.0))
+more = over_replications(lambda t: [(t[("pred", m)] - t[("opt", m)]) / MIN
+                                    for m in ("median_savings_per_rebel", "mean_savings_per_rebel")], application_reps)
+ledger.claim("sec. 5.2-5.3", "PRED's rebels save more than OPT's (fewer, better chosen): median; mean (PRED's less "
+             "OPT's, paired)", "55 > 15; 162 > 96 min", f"{pred_rebels[0]:.0f} vs {opt_rebels[0]:.0f}; "
+             f"{pred_rebels[1]:.0f} vs {opt_rebels[1]:.0f} min; {pm(more, lambda x: f'{x:.0f}')} min",
+             worst(over_cases(m > 0 for m, _ in more), holds(all(m - h > 0 for m, h in more), True)))
 bias_by_length = [sys_("pred", "prediction_short_bias"), sys_("pred", "prediction_long_bias")]
 ledger.claim("sec. 5.4, Figure 5", "PRED's short predictions (under 10 min) are unbiased, longer ones too high "
              "(mean ln outcome / prediction: short; long)", "0; below 0",
-             f"{bias_by_length[0]:.2f}; {bias_by_length[1]:.2f}",
+             two(system, ["pred"], ["prediction_short_bias", "prediction_long_bias"]),
              holds(abs(bias_by_length[0]) <= 0.2 and bias_by_length[1] < -0.2))
 # HEUR's tuning (results/downey1997-heur): each setting's saving per job against the tuned
 # HEUR's on the same workloads, relative, with its 95% interval.

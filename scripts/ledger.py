@@ -156,6 +156,33 @@ def read_runs(folder, axes, metrics):
     return runs
 
 
+def replications(folder, axes, metrics):
+    """runs.csv as one table per replication, {(axis values..., metric): value}: the cells
+    of a sweep replay the same workloads in a replication (docs/sweeps.md), so a figure
+    computed from one table (a ratio, a difference, a best of several) is paired across
+    cells, and `over_replications` gives it an interval."""
+    tables = {}
+    for key, reps in read_runs(folder, axes, metrics).items():
+        for rep, values in reps.items():
+            table = tables.setdefault(rep, {})
+            for metric, value in values.items():
+                table[key + (metric,)] = value
+    return [tables[r] for r in sorted(tables)]
+
+
+def over_replications(figure, tables):
+    """`figure` (of one table: a number or a list of them) on every replication's table:
+    one (mean, 95% Student-t half-width) per number."""
+    values = [figure(t) for t in tables]
+    values = [v if isinstance(v, list) else [v] for v in values]
+    return [interval([v[i] for v in values]) for i in range(len(values[0]))]
+
+
+def pm(estimates, write):
+    """(mean, half) pairs as "mean ± half" (half written by `write` too), " / " between."""
+    return " / ".join(f"{write(m)} ± {write(h)}" for m, h in estimates)
+
+
 def over_cases(flags):
     """The verdict on a claim over several cases: reproduced if it holds in every case;
     shape only if it holds in most of them (more than half); else not reproduced."""
