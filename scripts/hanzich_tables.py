@@ -95,6 +95,20 @@ ledger = Ledger("The ground truth follows the CPU model exactly unless a row say
                 "[low, high]: the 95% interval (docs/sweeps.md).")
 
 
+# The experiments behind the claims that do not reproduce: the noisy ground truth
+# (results/hanzich-sensitivity) tells which gaps come from a cluster that follows the CPU
+# model exactly.
+TRUTH = ("sweeps/hanzich-sensitivity.toml (rows 18-24)",
+         "with a noisy ground truth the analytic kernels lose their exactness and the estimators that learn from "
+         "history win more often (Hybrid under Basic, Historical at MPL 4): the paper's ranking needs a cluster "
+         "that departs from the CPU model; Hybrid still does not overtake Historical at MPL 4, because it keys its "
+         "history on the tasks sharing a job's nodes, which predicts execution less well than the CPU demand")
+PROP = ("sweeps/hanzich-sensitivity.toml (row 19)",
+        "under both truths PROP with the CPU model's CPU time is as good as the best method: a job's rate changes "
+        "only when a node's load changes, rarely within a run; PROP failing needs progress that varies within a "
+        "run, which neither truth models, so the cause is argued, not shown")
+
+
 def claims(truth, label):
     """The claims whose verdict a noisy ground truth could change, for `truth` (None: main)."""
     t = f" ({label})" if label else ""
@@ -108,14 +122,15 @@ def claims(truth, label):
     prop = [v(basic(f"prop-{c}"), D, truth) < v(others[c][0], D, truth) for c in ("mpl", "cpu")]
     ledger.claim("Figure 7", f"PROP is the worst RemTime method (cases of 2 where it is worse than the worse other "
                  f"one){t}", "2 of 2", case_text(prop_worst) + (f"; best in {sum(prop)}" if any(prop) else ""),
-                 holding(prop_worst))
+                 holding(prop_worst), experiment=PROP)
     cpu = case_gaps([((basic(f"{r}-cpu"), D), (basic(f"{r}-mpl"), D)) for r in ("prop", "mpl", "cpu")], truth)
     ledger.claim("Figure 7", f"CPUtime_cur from CPU usage beats MPL (cases of 3){t}", "3 of 3", case_text(cpu),
                  holding(cpu))
     hist = case_gaps([((basic(e), D), (basic("historical"), D)) for e in ("hybrid", "mpl-cpu")], truth)
     ledger.claim("Figure 7", f"Historical is poor under Basic: above Hybrid and MPL-CPU (D_v %; the paired gaps){t}",
                  "above both", f"{dv(basic('historical'), truth)} against {dv(basic('hybrid'), truth)} and "
-                 f"{dv(basic('mpl-cpu'), truth)}; " + case_text(hist), holds(all(g > 0 for g, _ in hist)))
+                 f"{dv(basic('mpl-cpu'), truth)}; " + case_text(hist), holds(all(g > 0 for g, _ in hist)),
+                 experiment=TRUTH)
     cells = [(basic, FIG7)] + [((lambda e, j=j, n=n: fig8(j, n, e)), FIG8) for j, n in POLICIES]
     best = [min(ests, key=lambda e: v(f(e), D, truth)) for f, ests in cells]
     # Hybrid against the best other estimator of each policy (by the mean).
@@ -124,7 +139,7 @@ def claims(truth, label):
     ledger.claim("Figures 7-8, sec. 7", f"Hybrid is the most accurate under every policy (policies of 5 where it "
                  f"is; the winners; Hybrid's lead over the best other){t}", "5 of 5",
                  f"{best.count('hybrid')} of 5: " + ", ".join(best) + "; " + case_text(lead),
-                 over_cases(b == "hybrid" for b in best))
+                 over_cases(b == "hybrid" for b in best), experiment=TRUTH)
     worst_cell = max((f("hybrid") for f, _ in cells), key=lambda k: v(k, D, truth))
     worst_hybrid = v(worst_cell, D, truth)
     ledger.claim("sec. 7", f"Hybrid's turnaround error is always below 30% (largest, Figures 7-8){t}", "below 30%",
@@ -148,7 +163,11 @@ ledger.claim("Figure 8, sec. 7", "under backfilling estimates are optimistic (ne
 hist_uniform = case_gaps([((fig8(j, "normal", "historical"), D), (fig8(j, "uniform", "historical"), D))
                           for j in ("fcfs", "backfilling")])
 ledger.claim("Figure 8", "Historical does worst with Uniform (cases of 2)", "2 of 2", case_text(hist_uniform),
-             holding(hist_uniform))
+             holding(hist_uniform),
+             experiment=("sweeps/hanzich.toml (Figure 8's table, 40 paired replications)",
+                         "under backfilling Historical's error with Uniform and with Normal differ by less than the "
+                         "interval of their paired gap (the weakest case): the replications cannot tell which is "
+                         "worse there"))
 uniform = case_gaps([((fig8(j, "uniform", e), D), (fig8(j, "normal", e), D))
                      for j in ("fcfs", "backfilling") for e in ("mpl-mpl", "mpl-cpu", "hybrid")])
 ledger.claim("Figure 8, sec. 7", "for the other estimators Uniform is more predictable than Normal (cases of 6)",
@@ -163,18 +182,31 @@ ledger.claim("Figure 10", "MPL-CPU and Hybrid fit better than Historical in exec
              "4 of 4", case_text(sim_better, 3), holding(sim_better))
 harder = case_gaps([((fit + (e,), "ra_wait"), (fit + (e,), "ra_run")) for e in ("mpl-cpu", "historical", "hybrid")])
 ledger.claim("Figure 10", "waiting time is harder to predict than execution time (R_a wait < R_a execution; cases "
-             "of 3)", "3 of 3", case_text(harder, 3), holding(harder))
+             "of 3)", "3 of 3", case_text(harder, 3), holding(harder),
+             experiment=("sweeps/hanzich.toml (Figure 10's table; the queue, row 1)",
+                         "waits are short here (a mean queue of a few jobs at MPL 4) and the simulation kernels "
+                         "project them from the real queue, so they fit waits better than execution; only "
+                         "Historical, which sees no queue, finds waits harder"))
 offline = {e: max((fig11(sh, "offline", e) for sh in SHARES), key=lambda k: v(k, D)) for e in ("mpl-cpu", "hybrid")}
 ledger.claim("Figure 11", "off-line error stays below 50% (Simulation) and 40% (Hybrid)", "50%; 40%",
              f"{dv(offline['mpl-cpu'])}%; {dv(offline['hybrid'])}%",
-             holds(v(offline["mpl-cpu"], D) < 50 and v(offline["hybrid"], D) < 40))
+             holds(v(offline["mpl-cpu"], D) < 50 and v(offline["hybrid"], D) < 40),
+             experiment=("sweeps/hanzich.toml, sweeps/hanzich-sensitivity.toml (Figure 11's tables)",
+                         "off-line estimation knows every later arrival but not the local users' comings and goings, "
+                         "and its error is largest where most nodes carry one (75%) under both truths; at low local "
+                         "load it beats on-line estimation; why the paper's stays within its bounds is open"))
 # Each estimator's error from one local share to the next (0% aside): each step a case.
 steps = {e: case_gaps([((fig11(b, "online", e), D), (fig11(a, "online", e), D)) for a, b in zip(SHARES[1:], SHARES[2:])])
          for e in ("mpl-cpu", "hybrid")}
 falling = [all(g >= 0 for g, _ in steps[e]) for e in steps]
 ledger.claim("Figure 11, sec. 7", "accuracy improves as the local load rises, 0% aside (estimators of 2; steps of "
              "each)", "2 of 2", f"{sum(falling)} of 2; steps: " + case_text(steps["mpl-cpu"] + steps["hybrid"]),
-             over_cases(falling))
+             over_cases(falling),
+             experiment=("sweeps/hanzich.toml, sweeps/hanzich-sensitivity.toml (Figure 11's tables)",
+                         "on-line errors grow with the share of nodes carrying a local user up to 75% under both "
+                         "truths, and fall at 100%, where availability no longer changes: the more nodes whose "
+                         "availability changes when a user comes or goes, the more an estimate made at submission "
+                         "misses; the paper's opposite trend is open"))
 ledger.claim("Table 4", "Simulation 7 ms, Historical 19 ms, Hybrid 98 ms an estimate", "7 / 19 / 98 ms", "-",
              NOT_ATTEMPTED + ": wall-clock, measured by cargo bench (prose below), not a sweep result")
 claims(NOISY, "noisy truth")

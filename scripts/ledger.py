@@ -11,6 +11,11 @@ Verdicts:
                   small both are; `compare`);
   not attempted   schedlab cannot measure it (the row says why).
 
+Every claim not reproduced names an experiment (`experiment=`): the sweep or command whose
+output shows why, and what it shows, or that the cause is still open. A ledger with a
+claim not reproduced and no experiment is refused (the script exits), so a result that
+turns a verdict makes its author say why.
+
 A paired difference with its 95% interval (`compare_paired`) is judged by the interval:
 its direction is the paper's only when the interval lies wholly on the paper's side of 0,
 the other one only when it lies wholly on the other side. An interval across 0 does not
@@ -25,8 +30,9 @@ tests/it/ledgers.rs checks it), one row per claim:
 
   id, claim, where (in the paper), paper (its figure), schedlab (ours, as in the README),
   interval (the intervals written in ours, empty where it has none), verdict, evidence
-  (the command and the sweep files behind it), explanation (why a claim is not attempted,
-  or what the row adds; the README's prose holds the longer reasons).
+  (the command and the sweep files behind it, then the experiment's), explanation (why a
+  claim is not attempted, what the row adds, or what the experiment shows; the README's
+  prose holds the longer reasons).
 """
 import csv
 import io
@@ -231,9 +237,18 @@ class Ledger:
         self.rows = []
         self.interval_note = interval_note
 
-    def claim(self, where, text, paper, ours, verdict, evidence=None, explanation=""):
-        """A claim; `evidence` defaults to the ledger's command and sweep files."""
-        self.rows.append((where, text, paper, ours, verdict, evidence or _evidence(), explanation))
+    def claim(self, where, text, paper, ours, verdict, evidence=None, explanation="", experiment=None):
+        """A claim; `evidence` defaults to the ledger's command and sweep files;
+        `experiment`, (its sweep files or command, what its output shows), is required of a
+        claim not reproduced."""
+        evidence = evidence or _evidence()
+        if experiment:
+            evidence = f"{evidence}; experiment: {experiment[0]}"
+            explanation = "; ".join(x for x in (explanation, experiment[1]) if x)
+        elif verdict == NOT_REPRODUCED:
+            sys.exit(f"{os.path.relpath(sys.argv[0])}: claim {len(self.rows) + 1} ({text}) is not reproduced "
+                     "and names no experiment that shows why")
+        self.rows.append((where, text, paper, ours, verdict, evidence, explanation))
 
     def print(self):
         if CLAIMS_CSV:

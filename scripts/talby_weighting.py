@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """Relative accuracy of SJBF + Constant 1 s against EASY when each job's predictions are
 weighted from its submission (Talby et al.'s Equation 2, and schedlab's metric) or only
-from its start, on the four logs: the experiment behind the ledger's Table 6 row.
+from its start, on the four logs: the experiment behind the ledger's Table 6 row. Given a
+baseline predictor and a predictor, SJBF with the one against SJBF with the other (the
+experiment behind the ledger's row on the unbalanced no-estimate SBH).
 
     cargo build --release && python3 scripts/talby_weighting.py
+    python3 scripts/talby_weighting.py 'ruh(k=3,stat=median,prop=true)' 'sbh-noest(growth=unbalanced)'
 
 Runs target/release/schedlab with --jobs-out into a temporary folder; standard library only.
 """
@@ -47,7 +50,16 @@ def relative_accuracy(path, from_start):
 
 if not os.path.exists(schedlab):
     sys.exit(f"{schedlab} not found: run cargo build --release first")
-print("| log | EASY | Constant 1 s, from submit | gain | Constant 1 s, from start | gain |")
+if len(sys.argv) == 3:
+    RUNS = (("baseline", ["--scheduler", "sjbf", "--predictor", sys.argv[1]]),
+            ("predictor", ["--scheduler", "sjbf", "--predictor", sys.argv[2]]))
+    names = (f"SJBF + {sys.argv[1]}", f"SJBF + {sys.argv[2]}")
+elif len(sys.argv) == 1:
+    RUNS = (("baseline", ["--scheduler", "easy"]), ("predictor", ["--scheduler", "sjbf", "--predictor", "constant(c=1)"]))
+    names = ("EASY", "Constant 1 s")
+else:
+    sys.exit("usage: talby_weighting.py [BASELINE_PREDICTOR PREDICTOR]")
+print(f"| log | {names[0]} | {names[1]}, from submit | gain | {names[1]}, from start | gain |")
 print("|---|---|---|---|---|---|")
 gains = {False: [], True: []}
 with tempfile.TemporaryDirectory() as tmp:
@@ -56,16 +68,15 @@ with tempfile.TemporaryDirectory() as tmp:
         if not os.path.exists(trace):
             sys.exit(f"{trace} not found: this experiment needs the logs in ../shared/traces")
         out = {}
-        for name, args in (("easy", ["--scheduler", "easy"]),
-                           ("constant", ["--scheduler", "sjbf", "--predictor", "constant(c=1)"])):
+        for name, args in RUNS:
             out[name] = os.path.join(tmp, f"{log}-{name}.csv")
             subprocess.run([schedlab, "run", "--trace", trace, *args, "--jobs-out", out[name]],
                            check=True, stdout=subprocess.DEVNULL)
-        easy = relative_accuracy(out["easy"], False)
-        cells = [f"{easy:.3f}"]
+        base = relative_accuracy(out["baseline"], False)
+        cells = [f"{base:.3f}"]
         for from_start in (False, True):
-            x = relative_accuracy(out["constant"], from_start)
-            gains[from_start].append((x - easy) / easy)
+            x = relative_accuracy(out["predictor"], from_start)
+            gains[from_start].append((x - base) / base)
             cells += [f"{x:.3f}", f"{100 * gains[from_start][-1]:.0f}%"]
         print(f"| {log} | " + " | ".join(cells) + " |")
 mean = {k: f"{100 * sum(v) / len(v):.0f}%" for k, v in gains.items()}

@@ -197,6 +197,57 @@ fn the_verdict_rules_are_no_looser_than_written() {
     );
 }
 
+/// Every claim that does not reproduce names the experiment that shows why (its evidence
+/// names it after "experiment:", its explanation says what the experiment shows), and a
+/// ledger script refuses such a claim without one; every claim that gives a figure gives
+/// its interval, or says why it has none.
+#[test]
+fn every_claim_not_reproduced_names_its_experiment() {
+    let mut papers = 0;
+    for readme in readmes() {
+        let path = readme.with_file_name("claims.csv");
+        if !path.exists() {
+            continue;
+        }
+        papers += 1;
+        let mut reader = csv::Reader::from_path(&path).expect("claims.csv readable");
+        for row in reader.deserialize::<std::collections::HashMap<String, String>>() {
+            let row = row.expect("a well-formed claims.csv row");
+            let (id, verdict) = (&row["id"], row["verdict"].as_str());
+            if verdict == "not reproduced" {
+                assert!(
+                    row["evidence"].contains("; experiment: ") && !row["explanation"].is_empty(),
+                    "{}: claim {id} is not reproduced and names no experiment",
+                    path.display()
+                );
+            }
+            if verdict != "not attempted" {
+                assert!(
+                    !row["interval"].is_empty() || !row["explanation"].is_empty(),
+                    "{}: claim {id} gives no interval and does not say why",
+                    path.display()
+                );
+            }
+        }
+    }
+    assert_eq!(papers, 5, "five papers keep a claims.csv");
+    if Command::new("python3").arg("--version").output().is_err() {
+        eprintln!("SKIPPED: python3 not found, so the ledger's refusal is not checked");
+        return;
+    }
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            "from ledger import Ledger, NOT_REPRODUCED\n\
+             Ledger('').claim('sec. 1', 'a claim', '1', '2', NOT_REPRODUCED)",
+        ])
+        .current_dir(root().join("scripts"))
+        .output()
+        .expect("python3 runs");
+    assert!(!out.status.success(), "a claim not reproduced without an experiment was accepted");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("names no experiment"));
+}
+
 /// Every committed value and interval lies in its metric's range (a wait is never
 /// negative, a share never above 1): `runs.csv` and `summary.csv` of each result, and the
 /// relative differences of `differences.csv` (never below -1 for a metric that cannot be
