@@ -14,8 +14,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ledger import (Estimate, Ledger, compare, estimate_of, holds, interval, over_cases, replications,  # noqa: E402
-                    show)
+from ledger import (Estimate, Ledger, case_text, compare, estimate_of, holds, interval, over_cases, pm,  # noqa: E402
+                    replications, show)
 
 folder = sys.argv[1] if len(sys.argv) > 1 else "results/anastasiadis-sevcik"
 sensitivity_folder = sys.argv[2] if len(sys.argv) > 2 else "results/anastasiadis-sevcik-sensitivity"
@@ -114,14 +114,12 @@ def estimate(w, load, policy, metric="normalized_response", digits=2, data=None)
 
 
 def percent_pm(mean_half, sign=""):
-    return f"{100 * mean_half[0]:{sign}.1f}% ± {100 * mean_half[1]:.1f}%"
+    return pm([mean_half], lambda x: f"{100 * x:{sign}.1f}%", lambda h: f"{100 * h:.1f}%")
 
 
-def cases_text(gaps):
-    """Of the cases' paired relative gaps (positive: the claim holds in that case), how many
-    hold significantly either way, and the weakest case's."""
-    return (f"{sum(m - h > 0 for m, h in gaps)} significantly, {sum(m + h < 0 for m, h in gaps)} significantly the "
-            f"other way; weakest {percent_pm(min(gaps), '+')}")
+def cases(gaps, holding=None):
+    """`ledger.case_text` of relative gaps, in percent."""
+    return case_text(gaps, lambda x: f"{100 * x:+.1f}%", lambda h: f"{100 * h:.1f}%", holding)
 
 
 EXACT = "no interval: the property holds or fails cell by cell, and saturation is not a quantity"
@@ -212,13 +210,12 @@ upper = [(w, l) for w in workloads for l in loads[1:]]
 aep_leads = leads("aep", ("asp", "ap1"), upper)
 wins = [c for c, (m, _) in zip(upper, aep_leads) if m > 0]
 ledger.claim("sec. 6.2", "AEP has the advantage over ASP and AP1 (cells at 30-90% where AEP is lowest)",
-             "WK4: all", f"WK4: {sum(w == 'wk4' for w, _ in wins)} of {len(loads) - 1}; all: {len(wins)} of "
-             f"{len(upper)} ({cases_text(aep_leads)})",
+             "WK4: all", f"WK4: {sum(w == 'wk4' for w, _ in wins)} of {len(loads) - 1}; all: {cases(aep_leads)}",
              holds(sum(w == "wk4" for w, _ in wins) == len(loads) - 1, len(wins) > 0))
 smaller = {m: leads("aep", ("asp", "ap1"), upper, m) for m in ("mean_partition", "mean_wait")}
 counts = {m: sum(x >= 0 for x, _ in g) for m, g in smaller.items()}
 ledger.claim("sec. 6.2, 7", "in almost all cases AEP gives smaller partitions; shorter waits (cells at 30-90%)",
-             "almost all", "; ".join(f"{counts[m]} of 16 ({cases_text(smaller[m])})" for m in smaller),
+             "almost all", "; ".join(cases(smaller[m], counts[m]) for m in smaller),
              holds(min(counts.values()) >= 14, min(counts.values()) >= 8))
 
 # 6.3: SDF.
@@ -253,8 +250,7 @@ best_free = leads("aep(2,dif=free)", ("asp(2,dif=free)", "ap1(2,dif=free)"),
                   [(w, l) for w in workloads for l in sens_loads[1:]], "mean_response", sensitivity_folder)
 n2 = sum(m >= 0 for m, _ in best2)
 ledger.claim("sec. 6.4", "AEP(2) always performs better than ASP(2) and AP1(2) (cells at 30-90% where it does; "
-             "with dif=free)", "all 16", "; ".join(f"{sum(m >= 0 for m, _ in g)} of 16 ({cases_text(g)})"
-                                                   for g in (best2, best_free)),
+             "with dif=free)", "all 16", "; ".join(cases(g, sum(m >= 0 for m, _ in g)) for g in (best2, best_free)),
              holds(n2 == 16, n2 >= 12))
 
 

@@ -15,8 +15,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ledger import (Ledger, NOT_REPRODUCED, compare, compare_paired, holds, interval, over_cases,  # noqa: E402
-                    over_replications, pm, read_runs, read_summary, replications, show, worst)
+from ledger import (Ledger, NOT_REPRODUCED, compare, compare_each, compare_paired, holds, interval,  # noqa: E402
+                    over_cases, over_replications, pm, read_runs, read_summary, replications, show, worst)
 
 system_dir, application_dir, sensitivity_dir = (sys.argv[1:4] if len(sys.argv) > 3 else
                                                 ["results/downey1997", "results/downey1997-application",
@@ -210,7 +210,7 @@ utilization = over_replications(lambda t: [t[(s, "utilization")] / t[("avg", "ut
                                            for s in ("opt", "pred", "bias", "heur")], system_reps)
 ledger.claim("Table 2", "utilisation against AVG: OPT; PRED; BIAS; HEUR (paired)", "+0.1%; +2.4%; +1.0%; -5%",
              "; ".join(signed_interval(u) for u in utilization),
-             worst(*(compare_paired(p, m, h, 0.01) for p, (m, h) in zip([0.001, 0.024, 0.01, -0.05], utilization))),
+             compare_each([0.001, 0.024, 0.01, -0.05], utilization, 0.01),
              experiment=("results/downey1997/summary.csv (utilization, utilization_while_waiting, "
                          "allocated_efficiency)",
                          "the paper's definition, the mean over time and processors of S(n)/n with idle processors "

@@ -13,8 +13,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ledger import (Ledger, NOT_ATTEMPTED, holds, over_cases, over_replications, read_summary,  # noqa: E402
-                    replications, show)
+from ledger import (Ledger, NOT_ATTEMPTED, case_text, holds, over_cases, over_replications,  # noqa: E402
+                    read_summary, replications, show)
 
 folder = sys.argv[1] if len(sys.argv) > 1 else "results/hanzich"
 sensitivity_folder = sys.argv[2] if len(sys.argv) > 2 else "results/hanzich-sensitivity"
@@ -61,12 +61,9 @@ def case_gaps(cases, truth=None):
     return over_replications(lambda t: [gap(t, a, b) for a, b in cases], main_reps if truth is None else sens_reps)
 
 
-def case_text(gaps, digits=1):
-    """How many cases hold on the mean, how many significantly either way, and the weakest
-    case's gap with its interval."""
-    m, h = min(gaps)
-    return (f"{sum(g > 0 for g, _ in gaps)} of {len(gaps)} ({sum(g - w > 0 for g, w in gaps)} significantly, "
-            f"{sum(g + w < 0 for g, w in gaps)} significantly the other way; weakest {m:+.{digits}f} ± {h:.{digits}f})")
+def cases(gaps, digits=1):
+    """`ledger.case_text` with the gaps in points (D_v) or in R_a (three digits)."""
+    return case_text(gaps, lambda x: f"{x:+.{digits}f}", lambda h: f"{h:.{digits}f}")
 
 
 def holding(gaps):
@@ -121,15 +118,15 @@ def claims(truth, label):
     prop_worst = case_gaps([((others[c][-1], D), (basic(f"prop-{c}"), D)) for c in ("mpl", "cpu")], truth)
     prop = [v(basic(f"prop-{c}"), D, truth) < v(others[c][0], D, truth) for c in ("mpl", "cpu")]
     ledger.claim("Figure 7", f"PROP is the worst RemTime method (cases of 2 where it is worse than the worse other "
-                 f"one){t}", "2 of 2", case_text(prop_worst) + (f"; best in {sum(prop)}" if any(prop) else ""),
+                 f"one){t}", "2 of 2", cases(prop_worst) + (f"; best in {sum(prop)}" if any(prop) else ""),
                  holding(prop_worst), experiment=PROP)
     cpu = case_gaps([((basic(f"{r}-cpu"), D), (basic(f"{r}-mpl"), D)) for r in ("prop", "mpl", "cpu")], truth)
-    ledger.claim("Figure 7", f"CPUtime_cur from CPU usage beats MPL (cases of 3){t}", "3 of 3", case_text(cpu),
+    ledger.claim("Figure 7", f"CPUtime_cur from CPU usage beats MPL (cases of 3){t}", "3 of 3", cases(cpu),
                  holding(cpu))
     hist = case_gaps([((basic(e), D), (basic("historical"), D)) for e in ("hybrid", "mpl-cpu")], truth)
     ledger.claim("Figure 7", f"Historical is poor under Basic: above Hybrid and MPL-CPU (D_v %; the paired gaps){t}",
                  "above both", f"{dv(basic('historical'), truth)} against {dv(basic('hybrid'), truth)} and "
-                 f"{dv(basic('mpl-cpu'), truth)}; " + case_text(hist), holds(all(g > 0 for g, _ in hist)),
+                 f"{dv(basic('mpl-cpu'), truth)}; " + cases(hist), holds(all(g > 0 for g, _ in hist)),
                  experiment=TRUTH)
     cells = [(basic, FIG7)] + [((lambda e, j=j, n=n: fig8(j, n, e)), FIG8) for j, n in POLICIES]
     best = [min(ests, key=lambda e: v(f(e), D, truth)) for f, ests in cells]
@@ -138,7 +135,7 @@ def claims(truth, label):
                                           D)) for f, ests in cells], truth)
     ledger.claim("Figures 7-8, sec. 7", f"Hybrid is the most accurate under every policy (policies of 5 where it "
                  f"is; the winners; Hybrid's lead over the best other){t}", "5 of 5",
-                 f"{best.count('hybrid')} of 5: " + ", ".join(best) + "; " + case_text(lead),
+                 f"{best.count('hybrid')} of 5: " + ", ".join(best) + "; " + cases(lead),
                  over_cases(b == "hybrid" for b in best), experiment=TRUTH)
     worst_cell = max((f("hybrid") for f, _ in cells), key=lambda k: v(k, D, truth))
     worst_hybrid = v(worst_cell, D, truth)
@@ -147,22 +144,22 @@ def claims(truth, label):
     online = case_gaps([((fig11(sh, "online", e), D), (fig11(sh, "offline", e), D))
                         for sh in SHARES for e in ("mpl-cpu", "hybrid")], truth)
     ledger.claim("Figure 11", f"on-line estimates beat off-line ones in every case (cases of 10){t}", "10 of 10",
-                 case_text(online), holding(online))
+                 cases(online), holding(online))
 
 
 claims(None, "")
 D = "dv_response"
 backfill = case_gaps([((fig8("fcfs", n, e), D), (fig8("backfilling", n, e), D))
                       for n in ("normal", "uniform") for e in FIG8])
-ledger.claim("Figure 8", "backfilling is harder to predict than FCFS (cases of 8)", "8 of 8", case_text(backfill),
+ledger.claim("Figure 8", "backfilling is harder to predict than FCFS (cases of 8)", "8 of 8", cases(backfill),
              holding(backfill))
 optimistic = case_gaps([((fig8("backfilling", n, e), "bias_response"), None) for n in ("normal", "uniform")
                         for e in FIG8])
 ledger.claim("Figure 8, sec. 7", "under backfilling estimates are optimistic (negative bias; cases of 8)", "8 of 8",
-             case_text(optimistic), holding(optimistic))
+             cases(optimistic), holding(optimistic))
 hist_uniform = case_gaps([((fig8(j, "normal", "historical"), D), (fig8(j, "uniform", "historical"), D))
                           for j in ("fcfs", "backfilling")])
-ledger.claim("Figure 8", "Historical does worst with Uniform (cases of 2)", "2 of 2", case_text(hist_uniform),
+ledger.claim("Figure 8", "Historical does worst with Uniform (cases of 2)", "2 of 2", cases(hist_uniform),
              holding(hist_uniform),
              experiment=("sweeps/hanzich.toml (Figure 8's table, 40 paired replications)",
                          "under backfilling Historical's error with Uniform and with Normal differ by less than the "
@@ -171,18 +168,18 @@ ledger.claim("Figure 8", "Historical does worst with Uniform (cases of 2)", "2 o
 uniform = case_gaps([((fig8(j, "uniform", e), D), (fig8(j, "normal", e), D))
                      for j in ("fcfs", "backfilling") for e in ("mpl-mpl", "mpl-cpu", "hybrid")])
 ledger.claim("Figure 8, sec. 7", "for the other estimators Uniform is more predictable than Normal (cases of 6)",
-             "6 of 6", case_text(uniform), holding(uniform))
+             "6 of 6", cases(uniform), holding(uniform))
 kernel = case_gaps([((fig8(j, n, "mpl-cpu"), D), (fig8(j, n, "mpl-mpl"), D)) for j, n in POLICIES])
-ledger.claim("Figure 8", "MPL-CPU beats MPL-MPL under every policy (cases of 4)", "4 of 4", case_text(kernel),
+ledger.claim("Figure 8", "MPL-CPU beats MPL-MPL under every policy (cases of 4)", "4 of 4", cases(kernel),
              holding(kernel))
 fit = ("4", "backfilling", "uniform", "0.75", "online")
 sim_better = case_gaps([((fit + ("historical",), m), (fit + (e,), m)) for e in ("mpl-cpu", "hybrid")
                         for m in ("ra_run", "ra_wait")])
 ledger.claim("Figure 10", "MPL-CPU and Hybrid fit better than Historical in execution and wait (R_a; cases of 4)",
-             "4 of 4", case_text(sim_better, 3), holding(sim_better))
+             "4 of 4", cases(sim_better, 3), holding(sim_better))
 harder = case_gaps([((fit + (e,), "ra_wait"), (fit + (e,), "ra_run")) for e in ("mpl-cpu", "historical", "hybrid")])
 ledger.claim("Figure 10", "waiting time is harder to predict than execution time (R_a wait < R_a execution; cases "
-             "of 3)", "3 of 3", case_text(harder, 3), holding(harder),
+             "of 3)", "3 of 3", cases(harder, 3), holding(harder),
              experiment=("sweeps/hanzich.toml (Figure 10's table; the queue, row 1)",
                          "waits are short here (a mean queue of a few jobs at MPL 4) and the simulation kernels "
                          "project them from the real queue, so they fit waits better than execution; only "
@@ -200,7 +197,7 @@ steps = {e: case_gaps([((fig11(b, "online", e), D), (fig11(a, "online", e), D)) 
          for e in ("mpl-cpu", "hybrid")}
 falling = [all(g >= 0 for g, _ in steps[e]) for e in steps]
 ledger.claim("Figure 11, sec. 7", "accuracy improves as the local load rises, 0% aside (estimators of 2; steps of "
-             "each)", "2 of 2", f"{sum(falling)} of 2; steps: " + case_text(steps["mpl-cpu"] + steps["hybrid"]),
+             "each)", "2 of 2", f"{sum(falling)} of 2; steps: " + cases(steps["mpl-cpu"] + steps["hybrid"]),
              over_cases(falling),
              experiment=("sweeps/hanzich.toml, sweeps/hanzich-sensitivity.toml (Figure 11's tables)",
                          "on-line errors grow with the share of nodes carrying a local user up to 75% under both "

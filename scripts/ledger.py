@@ -184,9 +184,28 @@ def over_replications(figure, tables):
     return [interval([v[i] for v in values]) for i in range(len(values[0]))]
 
 
-def pm(estimates, write):
-    """(mean, half) pairs as "mean ± half" (half written by `write` too), " / " between."""
-    return " / ".join(f"{write(m)} ± {write(h)}" for m, h in estimates)
+def pm(estimates, write, write_half=None):
+    """(mean, half) pairs as "mean ± half", " / " between: the mean written by `write`, the
+    half by `write_half` (by `write` without one)."""
+    write_half = write_half or write
+    return " / ".join(f"{write(m)} ± {write_half(h)}" for m, h in estimates)
+
+
+def compare_each(paper, estimates, tolerance):
+    """Paired figures, each (mean, half), against the paper's, each by `compare_paired`
+    (`tolerance` one for all or a list, one per figure): the weakest verdict."""
+    tolerances = tolerance if isinstance(tolerance, list) else [tolerance] * len(paper)
+    return worst(*(compare_paired(p, m, h, t) for p, (m, h), t in zip(paper, estimates, tolerances)))
+
+
+def case_text(gaps, write, write_half=None, holding=None):
+    """A claim over cases, from each case's paired gap (mean, half; positive where the claim
+    holds): how many cases hold (`holding`, else those whose mean is positive), how many
+    significantly either way, and the weakest case's gap."""
+    holding = sum(m > 0 for m, _ in gaps) if holding is None else holding
+    return (f"{holding} of {len(gaps)} ({sum(m - h > 0 for m, h in gaps)} significantly, "
+            f"{sum(m + h < 0 for m, h in gaps)} significantly the other way; weakest "
+            f"{pm([min(gaps)], write, write_half)})")
 
 
 def over_cases(flags):

@@ -14,8 +14,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ledger import (Ledger, NOT_ATTEMPTED, compare_paired, holds, interval, over_cases,  # noqa: E402
-                    over_replications, read_runs, replications, worst)
+from ledger import (Ledger, NOT_ATTEMPTED, compare_each, compare_paired, holds, interval, over_cases,  # noqa: E402
+                    over_replications, pm, read_runs, replications, worst)
 
 folder = sys.argv[1] if len(sys.argv) > 1 else "results/lee-snavely"
 sensitivity_folder = sys.argv[2] if len(sys.argv) > 2 else "results/lee-snavely-sensitivity"
@@ -106,7 +106,7 @@ def signed(x):
 
 def signed_pm(estimates):
     """(mean, half) gains as "+3.8% ± 1.2%", " / " between."""
-    return " / ".join(f"{signed(m)} ± {100 * h:.1f}%" for m, h in estimates)
+    return pm(estimates, signed, lambda h: f"{100 * h:.1f}%")
 
 
 def ci(estimate, write):
@@ -129,9 +129,7 @@ shaken = [{config() + key: value for key, value in t.items()}
 
 def and_shaken(text, figure, write, write_half=None):
     """`text` (the log as recorded) and `figure` over the shaken replications beside it."""
-    write_half = write_half or write
-    estimates = over_replications(figure, shaken)
-    return f"{text}; shaken {' / '.join(f'{write(m)} ± {write_half(h)}' for m, h in estimates)}"
+    return f"{text}; shaken {pm(over_replications(figure, shaken), write, write_half)}"
 
 
 def utility(t, c, s):
@@ -212,7 +210,7 @@ for label, tables, key in (("the log's load", reps, config()),
     ours = over_replications(ga_over, tables)
     text = signed_pm(ours) + (f"; shaken {signed_pm(over_replications(ga_over, shaken))}" if tables is reps else "")
     ledger.claim("sec. 7.1", f"GA over Cons / EASY / Prio, {label} (paired)", "+53% / +14% / +6%", text,
-                 worst(*(compare_paired(p, m, h, 0.05) for p, (m, h) in zip([0.53, 0.14, 0.06], ours))),
+                 compare_each([0.53, 0.14, 0.06], ours, 0.05),
                  experiment=LOAD if tables is reps else None)
 c = config()
 
@@ -303,7 +301,7 @@ rel = {d: gain(decays[d]["ga"], decays[d]["prio"]) for d in decays}
 best_rel = max(rel, key=rel.get) == "exponential"
 ledger.claim("sec. 7.2", "on exponential decay the GA does best relative to the others: over their average; over "
              "Prio (paired)", "+40%; +20%", signed_pm(over).replace(" / ", "; "),
-             worst(*(compare_paired(p, m, h, 0.05) for p, (m, h) in zip([0.40, 0.20], over)), holds(best_rel)),
+             worst(compare_each([0.40, 0.20], over, 0.05), holds(best_rel)),
              experiment=("sweeps/lee-snavely-decay.toml (row 24)",
                          "at the calibrated load the GA's gains on exponential decay are the paper's size or larger "
                          "(row 24); at the log's light load every scheduler earns about as much"))
@@ -350,7 +348,7 @@ easy_exact = {load: over_replications(lambda t: gain(sutility(t, load, "easy", e
                                       sens_reps)[0] for load in ("1", CAL)}
 ledger.claim("Figure 9", "exact requests: Cons / EASY / Prio / GA change (all but EASY improve; paired)",
              " / ".join(signed(x) for x in paper_change), signed_pm(change),
-             worst(*(compare_paired(p, m, h, 0.05) for p, (m, h) in zip(paper_change, change))),
+             compare_each(paper_change, change, 0.05),
              experiment=("sweeps/lee-snavely-sensitivity.toml (exact against user requests at x 1 and x 0.65)",
                          "EASY gains with exact requests at the log's load and at the calibrated one ("
                          + " and ".join(signed_pm([easy_exact[x]]) for x in ("1", CAL)) + ", paired), so neither the "
@@ -409,7 +407,7 @@ rel_c = over_replications(lambda t: [gain(t[(d, "ga", "aggregate_utility")], t[(
                                      for d in DECAYS], decay_reps)
 ledger.claim("sec. 7.2", "on exponential decay the GA does best relative to the others, the calibrated load "
              "(paired): over their average; over Prio", "+40%; +20%", signed_pm(over_c).replace(" / ", "; "),
-             worst(*(compare_paired(p, m, h, 0.05) for p, (m, h) in zip([0.40, 0.20], over_c)),
+             worst(compare_each([0.40, 0.20], over_c, 0.05),
                    holds(max(DECAYS, key=lambda d: rel_c[DECAYS.index(d)][0]) == "exponential")),
              evidence="python3 scripts/lee_snavely_tables.py (from sweeps/lee-snavely-decay.toml)")
 ledger.claim("sec. 6", "the GA's run time on 5,000 jobs (conservative 110 s, Prio 35 s, EASY 30 s)", "8,900 s", "-",

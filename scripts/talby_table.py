@@ -16,8 +16,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ledger import (Ledger, NOT_ATTEMPTED, cell, compare_paired, holds, over_cases, over_replications, pct,  # noqa: E402
-                    pcts, worst)
+from ledger import (Ledger, NOT_ATTEMPTED, case_text, cell, compare_each, compare_paired, holds,  # noqa: E402
+                    over_cases, over_replications, pct, pcts, pm)
 
 main = sys.argv[1] if len(sys.argv) > 1 else "results/talby"
 sensitivity = sys.argv[2] if len(sys.argv) > 2 else "results/talby-sensitivity"
@@ -115,19 +115,18 @@ def over_shaken(figure, tables=shaken):
     return over_replications(figure, tables)
 
 
-def pm(estimates, write=pct):
-    return " / ".join(f"{write(m)} ± {100 * h:.1f}%" for m, h in estimates)
+def half_pct(h):
+    return f"{100 * h:.1f}%"
 
 
-def beside(single, estimates, write=pct):
+def pct_pm(estimates):
+    """Gains as "14% ± 0.4%"."""
+    return pm(estimates, pct, half_pct)
+
+
+def beside(single, estimates):
     """The log replayed once as recorded, then the shaken mean with its interval."""
-    return f"{single}; shaken {pm(estimates, write)}"
-
-
-def paired_verdict(paper, estimates, tolerance):
-    """Each figure by `compare_paired` (a tolerance for all or one per figure); the worst."""
-    tolerances = tolerance if isinstance(tolerance, list) else [tolerance] * len(paper)
-    return worst(*(compare_paired(p, m, h, t) for p, (m, h), t in zip(paper, estimates, tolerances)))
+    return f"{single}; shaken {pct_pm(estimates)}"
 
 
 def significant(estimates):
@@ -136,11 +135,6 @@ def significant(estimates):
             sum(m + h < 0 for m, h in estimates))
 
 
-def case_text(lower, above, below, n, estimates):
-    """How many cases go the claim's way, how many significantly either way, and the
-    weakest case's gap with its interval."""
-    return (f"{lower} of {n} ({above} significantly, {below} significantly the other way; weakest "
-            f"{pm([min(estimates)])})")
 
 
 # Every claim of sections 3.4 to 7, in the paper's order. Each figure twice: the logs
@@ -193,7 +187,7 @@ def table2_rows(single, tables, where=""):
         ours = over_shaken(lambda t: gains(t, config), tables)
         ledger.claim("Table 2", f"SJBF + {label} over EASY{where}: wait / bsld / abs. inacc. / rel. acc.",
                      pcts(paper), beside(pcts(gains(single, config)), ours),
-                     paired_verdict(paper, ours, table2_tolerance(paper)))
+                     compare_each(paper, ours, table2_tolerance(paper)))
 
 
 def propagation_row(single, tables, where="", experiment=None):
@@ -202,7 +196,7 @@ def propagation_row(single, tables, where="", experiment=None):
     ours = over_shaken(figures, tables)
     [gap] = over_shaken(lambda t: figures(t)[0] - figures(t)[1], tables)
     ledger.claim("sec. 4", f"RUH almost the same with and without propagation{where} (wait gain; difference)",
-                 "17% / 18%", beside(pcts(figures(single)), ours) + f"; {pm([gap])}",
+                 "17% / 18%", beside(pcts(figures(single)), ours) + f"; {pct_pm([gap])}",
                  compare_paired(0, gap[0], gap[1], 0.02), experiment=experiment)
 
 
@@ -228,7 +222,7 @@ for criteria, paper in TABLE4:
     config = sbh(criteria, think=1200)
     ours = over_shaken(lambda t: gains(t, config, RUH))
     ledger.claim("Table 4", f"SBH unlimited DFS [{criteria}] with propagation over RUH: wait / bsld / abs. / rel.",
-                 pcts(paper), beside(pcts(gains(means, config, RUH)), ours), paired_verdict(paper, ours, TOL),
+                 pcts(paper), beside(pcts(gains(means, config, RUH)), ours), compare_each(paper, ours, TOL),
                  experiment=("sweeps/talby-shaken.toml, sweeps/talby-resampled.toml, sweeps/talby-sensitivity.toml",
                              "SBH's accuracy gains over RUH are the paper's, its wait gains are not: on shaken and on "
                              "user-resampled logs both lists wait significantly longer than RUH, and one replay's mean "
@@ -246,8 +240,8 @@ def best_sbh(t):
 ours = over_shaken(best_sbh)
 single = best_sbh(means)
 ledger.claim("sec. 5.3", "best SBH over EASY: wait; absolute inaccuracy of the two", "24%; 47% and 53%",
-             f"{pct(single[0])}; {pct(single[1])} and {pct(single[2])}; shaken {pm(ours)}",
-             paired_verdict([0.24, 0.47, 0.53], ours, TOL))
+             f"{pct(single[0])}; {pct(single[1])} and {pct(single[2])}; shaken {pct_pm(ours)}",
+             compare_each([0.24, 0.47, 0.53], ours, TOL))
 
 
 def depth_losses(t, depth):
@@ -267,7 +261,7 @@ ledger.claim("sec. 5.3", f"30 sessions back: wait 2-3% worse than unlimited, in 
              f"logs; shaken, cases worse of {len(thirty)})", "2% to 3%",
              f"{pct(min(depth_losses(sens, '30')))} to {pct(max(depth_losses(sens, '30')))}; shaken "
              f"{pct(min(m for m, _ in thirty))} to {pct(max(m for m, _ in thirty))}, "
-             + case_text(lower, above, below, len(thirty), thirty),
+             + case_text(thirty, pct, half_pct),
              holds(all(0.01 <= m <= 0.04 for m, _ in thirty) and below == 0, lower > len(thirty) / 2 and above > below))
 
 LISTS = ["PE|P|E|*", "E|P|X", "PEX|PX|EX", "PEX|PE|P|*", "PX|P|X|*"]
@@ -292,12 +286,12 @@ def case_rows(name, better, worse, combos, paper_share, share_rule, paper_gaps, 
     n = len(cases)
     ledger.claim("sec. 5.3", f"{name}: share of {n} cases (wait)", paper_share,
                  f"{pct(sum(x > 0 for x in single) / n)}; shaken {pct(lower / n)}, "
-                 + case_text(lower, above, below, n, cases), share_rule(lower / n, above, below), experiment=experiment)
+                 + case_text(cases, pct, half_pct), share_rule(lower / n, above, below), experiment=experiment)
     mean_gaps = lambda t: [sum(f(t)) / n for f in (wait, gaps(better, worse, combos, "absolute_inaccuracy"))]  # noqa
     ours = over_shaken(mean_gaps)
     ledger.claim("sec. 5.3", f"{name}: mean gap in wait; in absolute inaccuracy", pcts(paper_gaps).replace(" /", ";"),
-                 f"{pct(mean_gaps(sens)[0])}; {pct(mean_gaps(sens)[1])}; shaken {pm(ours)}",
-                 paired_verdict(paper_gaps, ours, TOL), experiment=experiment)
+                 f"{pct(mean_gaps(sens)[0])}; {pct(mean_gaps(sens)[1])}; shaken {pct_pm(ours)}",
+                 compare_each(paper_gaps, ours, TOL), experiment=experiment)
 
 
 case_rows("DFS beats BFS", lambda c, p: sbh(c, "dfs", prop=p), lambda c, p: sbh(c, "bfs", prop=p),
@@ -328,7 +322,7 @@ ledger.claim("sec. 5.2", "other think-time thresholds (5, 80 min) are not consis
 # The balanced variant's wait gain over RUH at each growth threshold (results/talby-noest).
 by_cap = {label: over_replications(lambda t: average(t, config, "mean_wait", RUH), noest_shaken)[0]
           for label, config in NOEST_VARIANTS}
-cap_text = ", ".join(f"{label.replace('balanced, ', '')} {pm([e])}" for label, e in by_cap.items())
+cap_text = ", ".join(f"{label.replace('balanced, ', '')} {pct_pm([e])}" for label, e in by_cap.items())
 nearest = min(by_cap, key=lambda label: abs(by_cap[label][0] + 0.05))
 THRESHOLD = ("sweeps/talby-noest.toml",
              "the balanced variant's wait gain over RUH, shaken, moves with the growth threshold the paper leaves "
@@ -340,7 +334,7 @@ relative = over_replications(lambda t: [gain(t, log, UNBALANCED_CONFIG, "relativ
 UNBALANCED = ("sweeps/talby-noest.toml; python3 scripts/talby_weighting.py 'ruh(k=3,stat=median,prop=true)' "
               "'sbh-noest(growth=unbalanced)'",
               "the unbalanced variant's wait is the balanced one's at the highest threshold, and its relative "
-              "accuracy against RUH per log, shaken, is " + ", ".join(f"{LOG_NAMES[log]} {pm([e])}"
+              "accuracy against RUH per log, shaken, is " + ", ".join(f"{LOG_NAMES[log]} {pct_pm([e])}"
                                                                       for log, e in zip(logs, relative))
               + "; weighting each prediction from the job's start instead of its submission does not remove the "
               "loss; the cause is open")
@@ -357,43 +351,43 @@ for growth, label, paper in TABLE5:
     shown = " / ".join("out of bounds" if p is None else pct(p) for p in paper)
     ledger.claim("Table 5", f"no-estimate SBH, {label}, DFS [PX,P,X,*] over RUH: wait / bsld / abs. / rel.",
                  shown, beside(pcts(gains(means, config, RUH)), ours),
-                 paired_verdict([paper[i] for i in keep], [ours[i] for i in keep], TOL),
+                 compare_each([paper[i] for i in keep], [ours[i] for i in keep], TOL),
                  experiment=THRESHOLD if label == "Balanced" else UNBALANCED)
 prop_effect = lambda t: [average(t, f"sjbf + sbh-noest(growth={g},prop=true)", "mean_wait", RUH)  # noqa: E731
                          - average(t, f"sjbf + sbh-noest(growth={g},prop=false)", "mean_wait", RUH)
                          for g in ("balanced", "unbalanced")]
 ours = over_shaken(prop_effect)
 ledger.claim("sec. 6", "propagation has a negligible effect on no-estimate SBH (change in wait gain: balanced; "
-             "unbalanced)", "negligible", beside(pcts(prop_effect(sens)), ours), paired_verdict([0, 0], ours, 0.02),
+             "unbalanced)", "negligible", beside(pcts(prop_effect(sens)), ours), compare_each([0, 0], ours, 0.02),
              experiment=("sweeps/talby-noest.toml",
                          "the no-estimate variants' mean wait depends on when running jobs are predicted to end: the "
                          f"growth threshold moves the balanced one's wait gain ({cap_text}); propagation, which "
                          "re-predicts running jobs at every termination, changes when they are predicted to end too "
-                         f"({pm(ours[:1])} on the balanced variant, {pm(ours[1:])} on the unbalanced one): why the "
+                         f"({pct_pm(ours[:1])} on the balanced variant, {pct_pm(ours[1:])} on the unbalanced one): why the "
                          "paper found it negligible for both is open"))
 unbalanced_gap = gaps(lambda: noest["Unbalanced"], lambda: noest["Balanced"], [()], "mean_wait")
 single = sum(x > 0 for x in unbalanced_gap(means))
 per_log = over_shaken(unbalanced_gap)
 lower, above, below = significant(per_log)
 ledger.claim("sec. 6", "unbalanced beats balanced in wait in three of the four logs", "3 of 4",
-             f"{single} of 4; shaken " + case_text(lower, above, below, 4, per_log), holds(lower == 3, lower >= 2))
+             f"{single} of 4; shaken " + case_text(per_log, pct, half_pct), holds(lower == 3, lower >= 2))
 # The best no-estimate variant in each metric: the paper's 22% cannot be the unbalanced
 # variant's absolute inaccuracy, which it calls out of bounds.
 loss = lambda t: [min(-average(t, c, m, sbh("E|P|X", think=1200)) for c in noest.values())  # noqa: E731
                   for m in ("mean_wait", "absolute_inaccuracy")]
 ours = over_shaken(loss)
 ledger.claim("sec. 6", "best no-estimate against best SBH ([E,P,X]): wait worse by; absolute inaccuracy higher by",
-             "about 10%; 22%", f"{pct(loss(means)[0])}; {pct(loss(means)[1])}; shaken {pm(ours)}",
-             paired_verdict([0.10, 0.22], ours, TOL))
+             "about 10%; 22%", f"{pct(loss(means)[0])}; {pct(loss(means)[1])}; shaken {pct_pm(ours)}",
+             compare_each([0.10, 0.22], ours, TOL))
 
 CONSTANT = [0.16, 0.13, 0.41, 0.37]
 ours = over_shaken(lambda t: gains(t, "sjbf + constant(c=1)"))
 ledger.claim("Table 6", "SJBF + Constant 1 s over EASY: wait / bsld / abs. / rel.", pcts(CONSTANT),
-             beside(pcts(gains(means, "sjbf + constant(c=1)")), ours), paired_verdict(CONSTANT, ours, TOL))
+             beside(pcts(gains(means, "sjbf + constant(c=1)")), ours), compare_each(CONSTANT, ours, TOL))
 more = lambda t: -average(t, "sjbf + constant(c=1)", "backfilled")  # noqa: E731
 ours = over_shaken(more)
 ledger.claim("sec. 7", "Constant 1 s backfills more jobs than EASY (mean over logs)", "22% more",
-             beside(pct(more(sens)), ours), paired_verdict([0.22], ours, TOL))
+             beside(pct(more(sens)), ours), compare_each([0.22], ours, TOL))
 waits = lambda t: [average(t, f"sjbf + constant(c={c})", "mean_wait") for c in (1, 10, 60, 600, 3600)]  # noqa
 ours = over_shaken(waits)
 [drop] = over_shaken(lambda t: waits(t)[0] - waits(t)[-1])
@@ -401,7 +395,7 @@ ours = over_shaken(waits)
 steps = over_shaken(lambda t: [a - b for a, b in zip(waits(t), waits(t)[1:])])
 falling = all(m + h >= 0 for m, h in steps)
 ledger.claim("sec. 7", "constants above 1 s are worse, far worse as the constant grows (wait gain, c = 1, 10, 60, "
-             "600, 3600 s; the drop from 1 s to 1 h)", "falling", beside(pcts(waits(sens)), ours) + f"; {pm([drop])}",
+             "600, 3600 s; the drop from 1 s to 1 h)", "falling", beside(pcts(waits(sens)), ours) + f"; {pct_pm([drop])}",
              holds(falling and drop[0] > TOL and drop[0] - drop[1] > 0, drop[0] - drop[1] > 0))
 
 # Fairness (sec. 6 and 7), read as the 98th-percentile wait: the jobs that wait longest,
@@ -424,7 +418,7 @@ for text, better, worse, paper in [
     cases = over_shaken(p98_gap(better, worse))
     lower, above, below = significant(cases)
     ledger.claim("sec. 7" if "Constant" in text else "sec. 6", text, paper,
-                 f"{sum(single)} of 4; shaken " + case_text(sum(m >= 0 for m, _ in cases), above, below, 4, cases),
+                 f"{sum(single)} of 4; shaken " + case_text(cases, pct, half_pct, sum(m >= 0 for m, _ in cases)),
                  over_cases(m >= 0 for m, _ in cases), experiment=None if "Constant" in text else FAIRNESS)
 
 # CTC on the machine size that gives it Table 1's utilisation (results/talby-sizes): the
@@ -490,4 +484,4 @@ print("|---|" + "---|" * len(NOEST_COLUMNS))
 for label, config in NOEST_VARIANTS:
     single = [average(noest_single, config, m, RUH) for m in NOEST_COLUMNS]
     ours = over_replications(lambda t: [average(t, config, m, RUH) for m in NOEST_COLUMNS], noest_shaken)
-    print(f"| {label} | " + " | ".join(f"{pct(x)}; {pm([e])}" for x, e in zip(single, ours)) + " |")
+    print(f"| {label} | " + " | ".join(f"{pct(x)}; {pct_pm([e])}" for x, e in zip(single, ours)) + " |")
