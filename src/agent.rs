@@ -233,7 +233,7 @@ impl Environment {
         if params.has("model") && !params.has("jobs") {
             params.insert("jobs", Value::Int(options.jobs as i64));
         }
-        let spec = WorkloadSpec::from_params(&params, base_dir, None)?;
+        let spec = WorkloadSpec::from_params(&params, crate::experiment::Sources::files(base_dir), None)?;
         // The environment schedules one pool of the machine's processors.
         if spec.machine().is_some_and(|m| !m.is_plain_pool()) {
             return Err(invalid(

@@ -74,7 +74,8 @@ fn simulate(c: &mut Criterion) {
             if let Some(share) = gpu_share {
                 params.insert("gpu_share", Value::Float(*share));
             }
-            let rigid = rigid::from_params(&params, Path::new(""), None).expect("a valid experiment");
+            let rigid = rigid::from_params(&params, schedlab::experiment::Sources::default(), None)
+                .expect("a valid experiment");
             let prepared = rigid.prepare(&mut Shared::default(), None).expect("prepared");
             let workload = prepared.workload.draw(1).expect("a workload");
             let mut worker = Worker::with_engine(Engine::new().with_validation(false));

@@ -14,7 +14,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PySlice, PyString};
 
 use schedlab::agent::{self, EpisodeOptions, FEATURES};
 use schedlab::experiment::rigid::{self, Source};
-use schedlab::experiment::{Params, Shared, Value, Worker, check_size};
+use schedlab::experiment::{Params, Shared, Sources, Value, Worker, check_size};
 use schedlab::metrics::JOB_COLUMNS;
 use schedlab::sched::{Backfill, Ranked, Ranking};
 use schedlab::sim::{Engine, SchedCtx, UserEstimates};
@@ -265,7 +265,7 @@ fn run_rigid_inner(
     yes: bool,
     priority: Option<(Py<PyAny>, Backfill)>,
 ) -> Result<RunResult, Failure> {
-    let rigid = rigid::from_params(params, Path::new(""), None)?;
+    let rigid = rigid::from_params(params, Sources::default(), None)?;
     if let Source::Model(m) = &rigid.workload.source {
         check_size(Some(m.expected_jobs()), yes).map_err(schedlab::Error::from)?;
     }

@@ -14,7 +14,7 @@ use super::{ReadArgs, parse_key_value};
 use schedlab::atomic::write_atomically;
 use schedlab::energy::PowerOverTime;
 use schedlab::experiment::rigid::{self, Rigid, Source};
-use schedlab::experiment::{Shared, Value, Worker, check_size};
+use schedlab::experiment::{Shared, Sources, Value, Worker, check_size};
 use schedlab::metrics::timeline::{self, Bin, binned, write_timeline_csv};
 use schedlab::metrics::write_jobs_csv;
 use schedlab::params::ParamError;
@@ -256,7 +256,7 @@ fn experiment(args: &RunArgs) -> Result<Rigid> {
     flags.extend(read.flags());
     flags.extend(args.resample.flags());
     let params = super::params(&args.params, flags)?;
-    let mut rigid = rigid::from_params(&params, Path::new(""), None).map_err(schedlab::Error::from)?;
+    let mut rigid = rigid::from_params(&params, Sources::default(), None).map_err(schedlab::Error::from)?;
     if let (Source::Trace(t), Some(path)) = (&mut rigid.workload.source, &args.trace) {
         // The path as given, whatever its bytes.
         t.path = path.clone();

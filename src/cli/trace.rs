@@ -9,9 +9,9 @@ use clap::{Args, Subcommand};
 
 use super::ReadArgs;
 use schedlab::atomic::write_atomically;
-use schedlab::experiment::Shared;
 use schedlab::experiment::Value;
 use schedlab::experiment::rigid::WorkloadSpec;
+use schedlab::experiment::{Shared, Sources};
 use schedlab::machine::{Fit, Machine};
 use schedlab::workload::info::TraceInfo;
 use schedlab::workload::swf::{SwfOptions, recorded_starts, write_swf};
@@ -228,7 +228,7 @@ fn resample_trace(
     flags.extend(read.flags());
     flags.extend(resample.flags());
     let params = super::params(&[], flags)?;
-    let spec = WorkloadSpec::from_params(&params, Path::new(""), None).map_err(schedlab::Error::from)?;
+    let spec = WorkloadSpec::from_params(&params, Sources::default(), None).map_err(schedlab::Error::from)?;
     let prepared = spec.prepare(&mut Shared::new([&spec], true), None)?;
     let workload = prepared.draw(seed)?;
     let trace_jobs = prepared.trace().map_or(0, |t| t.workload.jobs.len());

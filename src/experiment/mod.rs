@@ -22,7 +22,11 @@ pub use crate::params::{Key, ParamError, Params, Value};
 pub use prepare::{Prepared, Shared, Worker};
 pub use wiring::{Simulate, predictor_for};
 
+use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
+
+use crate::machine::Machine;
 
 use crate::malleable::{MALLEABLE_METRICS, MalleableReport};
 use crate::metrics::{
@@ -54,14 +58,42 @@ pub struct About {
     pub range: crate::metrics::registry::Range,
 }
 
+/// Where a run's named inputs come from: the folder that relative paths (traces, machine
+/// files, series) start at, and the machines a sweep spec describes inline
+/// (`[machines.NAME]`), which a `machine` value names before any file.
+#[derive(Clone, Copy)]
+pub struct Sources<'a> {
+    pub dir: &'a Path,
+    pub machines: &'a BTreeMap<String, Arc<Machine>>,
+}
+
+static NO_MACHINES: BTreeMap<String, Arc<Machine>> = BTreeMap::new();
+
+impl Default for Sources<'_> {
+    /// Files alone, their relative paths starting at the working directory.
+    fn default() -> Self {
+        Sources::files(Path::new(""))
+    }
+}
+
+impl<'a> Sources<'a> {
+    /// Files alone, their relative paths starting at `dir`.
+    pub fn files(dir: &'a Path) -> Sources<'a> {
+        Sources {
+            dir,
+            machines: &NO_MACHINES,
+        }
+    }
+}
+
 impl Experiment {
     /// Builds the experiment `params` describe. The kind: `model = "sevcik"` or a `policy`
     /// is moldable, `model = "cisne"` a cluster, a `strategy` (or `evaluation`) malleable,
-    /// anything else rigid. Relative trace paths start at `base_dir`; `window` is the
-    /// measured window, which some kinds need and others refuse.
+    /// anything else rigid. Named inputs come from `sources`; `window` is the measured
+    /// window, which some kinds need and others refuse.
     pub fn from_params(
         params: &Params,
-        base_dir: &Path,
+        sources: Sources<'_>,
         window: Option<&Window>,
     ) -> Result<Experiment, ParamError> {
         if params.has("policy") || params.is("model", "sevcik") {
@@ -79,7 +111,7 @@ impl Experiment {
             return Ok(Experiment::Malleable(malleable::from_params(params, window)?));
         }
         Ok(Experiment::Rigid(Box::new(rigid::from_params(
-            params, base_dir, window,
+            params, sources, window,
         )?)))
     }
 

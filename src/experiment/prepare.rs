@@ -906,7 +906,7 @@ mod tests {
         for (k, v) in extra {
             params.insert(*k, v.clone());
         }
-        super::super::rigid::from_params(&params, Path::new(""), None).unwrap()
+        super::super::rigid::from_params(&params, super::super::Sources::default(), None).unwrap()
     }
 
     fn folder(name: &str) -> PathBuf {

@@ -3,11 +3,12 @@
 //! Snavely): its parameters, split into the workload half and the policy half. Running
 //! it is [`super::prepare`]'s.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::Time;
 use crate::carbon::{Carbon, CarbonHold, Intensity, MAX_CARBON_SLACK};
+use crate::experiment::Sources;
 use crate::machine::Machine;
 use crate::machine::gpu_share::{GpuShare, MAX_CORES_PER_GPU};
 use crate::params::{Key, ParamError, Params, Value, policy, workload};
@@ -323,13 +324,13 @@ fn resample(params: &Params) -> Result<Option<Resample>, ParamError> {
     }
 }
 
-/// A trace replay's source, its paths relative to `base_dir`; any other key but `extra` is
+/// A trace replay's source, its path relative to `sources.dir`; any other key but `extra` is
 /// refused.
-fn trace(params: &Params, base_dir: &Path, extra: &[Key]) -> Result<TraceSource, ParamError> {
+fn trace(params: &Params, sources: Sources<'_>, extra: &[Key]) -> Result<TraceSource, ParamError> {
     let keys: Vec<Key> = extra.iter().chain(&TRACE_KEYS).copied().collect();
     params.only(&keys, "a trace")?;
     let trace = params.text("trace").unwrap_or_default();
-    let path = base_dir.join(&trace);
+    let path = sources.dir.join(&trace);
     if !path.is_file() {
         let what = if path.exists() {
             "is not a file"
@@ -365,9 +366,9 @@ fn trace(params: &Params, base_dir: &Path, extra: &[Key]) -> Result<TraceSource,
         }
         p => p.map(|p| p as u32),
     };
-    let machine = machine(params, base_dir, procs)?;
+    let machine = machine(params, sources, procs)?;
     let gpu_share = gpu_share(params, machine.as_deref())?;
-    let carbon = carbon(params, base_dir, machine.as_deref())?;
+    let carbon = carbon(params, sources, machine.as_deref())?;
     // On a machine the reader keeps every job, whatever the trace's MaxProcs: placing them
     // on the partitions (`Machine::place`) skips those no partition runs, then those wider
     // than their partition.
@@ -423,9 +424,14 @@ fn trace_estimates(params: &Params) -> Result<Option<Tsafrir>, ParamError> {
     }
 }
 
-/// The machine a trace runs on: its file, with the policies that change it (a power cap,
-/// switching idle nodes off); `None` for the trace's own pool of processors.
-fn machine(params: &Params, base_dir: &Path, procs: Option<u32>) -> Result<Option<Arc<Machine>>, ParamError> {
+/// The machine a trace runs on: the sweep spec's inline machine of that name, or its file,
+/// with the policies that change it (a power cap, switching idle nodes off); `None` for the
+/// trace's own pool of processors.
+fn machine(
+    params: &Params,
+    sources: Sources<'_>,
+    procs: Option<u32>,
+) -> Result<Option<Arc<Machine>>, ParamError> {
     let machine = match params.text("machine") {
         None => None,
         Some(_) if procs.is_some() => {
@@ -433,8 +439,10 @@ fn machine(params: &Params, base_dir: &Path, procs: Option<u32>) -> Result<Optio
                 "machine and procs both size the machine; choose one".to_string(),
             ));
         }
+        // A machine the sweep spec describes inline, by its name, before any file.
+        Some(name) if sources.machines.contains_key(&name) => Some(Arc::clone(&sources.machines[&name])),
         Some(file) => {
-            let machine = Machine::read(&base_dir.join(&file))
+            let machine = Machine::read(&sources.dir.join(&file))
                 .map_err(|e| ParamError::Invalid(format!("machine = '{file}': {e}")))?;
             Some(Arc::new(machine))
         }
@@ -452,7 +460,7 @@ fn machine(params: &Params, base_dir: &Path, procs: Option<u32>) -> Result<Optio
         }
         (Some(fraction), Some(m)) => Some(Arc::new(m.with_power_cap(fraction)?)),
     };
-    switch_off(params, cap_over_time(params, base_dir, machine)?)
+    switch_off(params, cap_over_time(params, sources, machine)?)
 }
 
 /// `machine` capped at each step's share of its peak over time (`power_cap_series =
@@ -460,7 +468,7 @@ fn machine(params: &Params, base_dir: &Path, procs: Option<u32>) -> Result<Optio
 /// `power_cap_offset`, [`crate::machine::cap::CapOverTime`]); as it is without the key.
 fn cap_over_time(
     params: &Params,
-    base_dir: &Path,
+    sources: Sources<'_>,
     machine: Option<Arc<Machine>>,
 ) -> Result<Option<Arc<Machine>>, ParamError> {
     let Some(file) = params.text("power_cap_series") else {
@@ -483,7 +491,7 @@ fn cap_over_time(
                 .into(),
         ));
     };
-    let mut fractions = crate::machine::cap::read_fractions(&base_dir.join(&file))
+    let mut fractions = crate::machine::cap::read_fractions(&sources.dir.join(&file))
         .map_err(|e| ParamError::Invalid(format!("power_cap_series = '{file}': {e}")))?;
     let (period, offset) = crate::series::period_and_offset(params, "power_cap")?;
     if let Some(p) = period {
@@ -593,7 +601,7 @@ fn gpu_share(params: &Params, machine: Option<&Machine>) -> Result<Option<GpuSha
 /// the trace's clock, and the holding policy (`carbon_hold`, `carbon_slack`).
 fn carbon(
     params: &Params,
-    base_dir: &Path,
+    sources: Sources<'_>,
     machine: Option<&Machine>,
 ) -> Result<Option<Arc<Carbon>>, ParamError> {
     let carbon = match params.text("carbon") {
@@ -611,7 +619,7 @@ fn carbon(
             ));
         }
         Some(file) => {
-            let mut series = Intensity::read(&base_dir.join(&file))
+            let mut series = Intensity::read(&sources.dir.join(&file))
                 .map_err(|e| ParamError::Invalid(format!("carbon = '{file}': {e}")))?;
             let (period, offset) = crate::series::period_and_offset(params, "carbon")?;
             if let Some(p) = period {
@@ -657,13 +665,13 @@ fn carbon(
 
 impl WorkloadSpec {
     /// The workload `params` describe, `model = "downey"` (or another model) with its keys
-    /// or `trace` (relative to `base_dir`) with its own; any other key is refused.
+    /// or `trace` (relative to `sources.dir`) with its own; any other key is refused.
     pub fn from_params(
         params: &Params,
-        base_dir: &Path,
+        sources: Sources<'_>,
         window: Option<&Window>,
     ) -> Result<Self, ParamError> {
-        workload_spec(params, base_dir, window, &[])
+        workload_spec(params, sources, window, &[])
     }
 
     /// The machine of partitions the jobs run on, if one is given.
@@ -695,7 +703,7 @@ impl WorkloadSpec {
 /// `extra`.
 fn workload_spec(
     params: &Params,
-    base_dir: &Path,
+    sources: Sources<'_>,
     window: Option<&Window>,
     extra: &[Key],
 ) -> Result<WorkloadSpec, ParamError> {
@@ -711,7 +719,7 @@ fn workload_spec(
             ));
         }
         (true, false) => Source::Model(model(params, extra, window)?),
-        (false, true) => Source::Trace(trace(params, base_dir, extra)?),
+        (false, true) => Source::Trace(trace(params, sources, extra)?),
     };
     let feedback = params.flag("feedback", false)?;
     if let Source::Trace(TraceSource { carbon: Some(c), .. }) = &source
@@ -746,8 +754,12 @@ fn workload_spec(
 
 /// Builds a rigid experiment: `scheduler`, `predictor`, and a workload
 /// ([`WorkloadSpec::from_params`]).
-pub fn from_params(params: &Params, base_dir: &Path, window: Option<&Window>) -> Result<Rigid, ParamError> {
-    let workload = workload_spec(params, base_dir, window, &POLICY_KEYS)?;
+pub fn from_params(
+    params: &Params,
+    sources: Sources<'_>,
+    window: Option<&Window>,
+) -> Result<Rigid, ParamError> {
+    let workload = workload_spec(params, sources, window, &POLICY_KEYS)?;
     let (scheduler, predictor) = policies(params)?;
     let partition_schedulers = match workload.machine() {
         Some(m) => {

@@ -369,11 +369,31 @@ impl Machine {
 
     /// A description's text; `path` names it in errors.
     pub fn from_toml(text: &str, path: &Path) -> Result<Machine> {
-        let err = |message: String| Error::Spec {
+        let raw: RawMachine = toml::from_str(text).map_err(|e| Error::Spec {
+            path: path.to_path_buf(),
+            message: e.to_string().trim_end().to_string(),
+        })?;
+        Machine::from_raw(raw, |message| Error::Spec {
             path: path.to_path_buf(),
             message,
+        })
+    }
+
+    /// A description given as a table of another file (a sweep spec's `[machines.NAME]`):
+    /// `path` names that file in errors, `at` the table.
+    pub fn from_table(table: toml::Table, path: &Path, at: &str) -> Result<Machine> {
+        let err = |message: String| Error::Spec {
+            path: path.to_path_buf(),
+            message: format!("{at}: {message}"),
         };
-        let raw: RawMachine = toml::from_str(text).map_err(|e| err(e.to_string().trim_end().to_string()))?;
+        let raw: RawMachine = toml::Value::Table(table)
+            .try_into()
+            .map_err(|e: toml::de::Error| err(e.message().to_string()))?;
+        Machine::from_raw(raw, err)
+    }
+
+    /// A description's partitions checked; `err` makes an error of a message.
+    fn from_raw(raw: RawMachine, err: impl Fn(String) -> Error) -> Result<Machine> {
         if raw.partition.is_empty() {
             return Err(err("no [[partition]]: a machine needs at least one".into()));
         }
@@ -825,10 +845,10 @@ impl Machine {
 }
 
 /// What a partition's or node group's name may be ([`is_plain_name`]).
-const PLAIN_NAME: &str = "1 to 64 letters, digits, '-', '_' or '.'";
+pub(crate) const PLAIN_NAME: &str = "1 to 64 letters, digits, '-', '_' or '.'";
 
 /// A plain name: letters, digits, `-`, `_` and `.`, 1 to 64 of them.
-fn is_plain_name(name: &str) -> bool {
+pub(crate) fn is_plain_name(name: &str) -> bool {
     let plain = |c: char| c.is_ascii_alphanumeric() || "-_.".contains(c);
     !name.is_empty() && name.len() <= 64 && name.chars().all(plain)
 }

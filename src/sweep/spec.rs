@@ -34,6 +34,13 @@
 //! window = 19500
 //! saturation = 10000
 //!
+//! [machines.two-queues]         # optional: a machine described inline, named by its key
+//! [[machines.two-queues.partition]]  # (machine = "two-queues" in [run] or [axes]); the
+//! name = "debug"                 # keys of a machine file
+//! [[machines.two-queues.partition.nodes]]
+//! count = 16
+//! cores = 1
+//!
 //! [[plot]]
 //! metric = "mean_wait"
 //! x = "load"
@@ -67,11 +74,13 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::Deserialize;
 
 use crate::error::{Error, FieldError, Result};
-use crate::experiment::{Experiment, Params, Value};
+use crate::experiment::{Experiment, Params, Sources, Value};
+use crate::machine::Machine;
 use crate::metrics::registry::Range;
 use crate::report::plot::{Format, Legend};
 use crate::seed::{fnv1a, mix64};
@@ -98,6 +107,8 @@ struct RawSpec {
     #[serde(default)]
     plot: Vec<RawPlot>,
     compare: Option<toml::Table>,
+    #[serde(default)]
+    machines: toml::Table,
 }
 
 fn default_seed() -> u64 {
@@ -300,6 +311,33 @@ pub struct Plan {
     pub compare: Option<Compare>,
 }
 
+/// The machines a spec describes inline, each `[machines.NAME]` a machine file's text as a
+/// table (docs/semantics.md, "The machine"), by name: a `machine` value names one before
+/// any file.
+fn inline_machines(tables: toml::Table, path: &Path) -> Result<BTreeMap<String, Arc<Machine>>> {
+    let mut machines = BTreeMap::new();
+    for (name, table) in tables {
+        let at = format!("machines.{name}");
+        if !crate::machine::is_plain_name(&name) || name.ends_with(".toml") {
+            return Err(Error::Spec {
+                path: path.to_path_buf(),
+                message: format!(
+                    "{at}: a machine's name is {}, not ending in .toml (a machine file is named by its path)",
+                    crate::machine::PLAIN_NAME
+                ),
+            });
+        }
+        let toml::Value::Table(table) = table else {
+            return Err(Error::Spec {
+                path: path.to_path_buf(),
+                message: format!("{at}: expected a table of [[machines.{name}.partition]]"),
+            });
+        };
+        machines.insert(name, Arc::new(Machine::from_table(table, path, &at)?));
+    }
+    Ok(machines)
+}
+
 /// An exclude/only rule: for each named axis (by position), the values that match.
 type Rule = Vec<(usize, Vec<Value>)>;
 
@@ -362,6 +400,11 @@ impl Plan {
         let (replications, confidence) =
             parse_replications(&raw.replications, &raw.metrics).map_err(field)?;
         let window = parse_window(raw.measure.as_ref()).map_err(field)?;
+        let machines = inline_machines(raw.machines, path)?;
+        let sources = Sources {
+            dir: base_dir,
+            machines: &machines,
+        };
 
         let mut cells = Vec::new();
         for values in grid(&axes, &exclude, &only) {
@@ -373,7 +416,7 @@ impl Plan {
                 at if at.is_empty() => err(m),
                 at => err(format!("{m} (in the cell {at})")),
             };
-            let experiment = Experiment::from_params(&params, base_dir, window.as_ref())
+            let experiment = Experiment::from_params(&params, sources, window.as_ref())
                 .map_err(|e| in_cell(e.to_string()))?;
             for m in &raw.metrics {
                 experiment

@@ -116,7 +116,9 @@ fn a_trace_run_with_feedback_reads_sessions_and_measures_from_arrivals() {
     );
     params.insert("scheduler", schedlab::experiment::Value::Str("fcfs".into()));
     params.insert("feedback", schedlab::experiment::Value::Bool(true));
-    let rigid = schedlab::experiment::rigid::from_params(&params, std::path::Path::new(""), None).unwrap();
+    let rigid =
+        schedlab::experiment::rigid::from_params(&params, schedlab::experiment::Sources::default(), None)
+            .unwrap();
     assert!(rigid.workload.feedback);
     let shared = &mut schedlab::experiment::Shared::new([&rigid.workload], false);
     let prepared = rigid.prepare(shared, None).unwrap();

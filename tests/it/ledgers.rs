@@ -244,7 +244,10 @@ fn every_claim_not_reproduced_names_its_experiment() {
         .current_dir(root().join("scripts"))
         .output()
         .expect("python3 runs");
-    assert!(!out.status.success(), "a claim not reproduced without an experiment was accepted");
+    assert!(
+        !out.status.success(),
+        "a claim not reproduced without an experiment was accepted"
+    );
     assert!(String::from_utf8_lossy(&out.stderr).contains("names no experiment"));
 }
 

@@ -26,7 +26,7 @@ pub(crate) fn built(trace: &Path, scheduler: &str, extra: &[(&str, Value)]) -> R
     for (k, v) in extra {
         params.insert(*k, v.clone());
     }
-    rigid::from_params(&params, Path::new(""), None).map_err(|e| e.to_string())
+    rigid::from_params(&params, schedlab::experiment::Sources::default(), None).map_err(|e| e.to_string())
 }
 
 /// The rigid experiment replaying `trace` under `scheduler` with `extra` parameters.
@@ -519,7 +519,7 @@ fn a_machine_is_refused_where_it_cannot_hold() {
             p.insert(*k, v.clone());
         }
         p.insert("scheduler", Value::Str("fcfs".into()));
-        let e = rigid::from_params(&p, Path::new(""), None)
+        let e = rigid::from_params(&p, schedlab::experiment::Sources::default(), None)
             .unwrap_err()
             .to_string();
         assert!(e.contains(expected), "{e}");

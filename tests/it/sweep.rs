@@ -1598,3 +1598,87 @@ fn scaling_is_predicted_from_a_runs_task_costs() {
     assert!(e.contains("bad.csv:2: rep 'x': not a whole number"), "{e}");
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A machine the spec describes inline (`[machines.NAME]`) runs as the same machine in a
+/// file does: the same metrics in every cell, its name the axis value in `runs.csv`; a bad
+/// inline machine is refused naming its table and key, and so is a name that reads as a
+/// file.
+#[test]
+fn an_inline_machine_runs_as_its_file_does() {
+    let dir = common::scratch("sweep-inline-machine");
+    // Two partitions (field 16 = 1 or 2), jobs of 1 to 3 processors arriving faster than
+    // they run, so that the queues and the machine's split matter.
+    let mut swf = String::from("; MaxProcs: 8\n");
+    for j in 1..=60 {
+        let (procs, run, part) = (1 + j % 3, 50 + (j * 37) % 400, 1 + j % 2);
+        swf += &format!(
+            "{j} {} -1 {run} {procs} -1 -1 {procs} {} -1 1 {} 1 -1 1 {part} -1 -1\n",
+            j * 20,
+            2 * run,
+            j % 5
+        );
+    }
+    fs::write(dir.join("trace.swf"), swf).unwrap();
+    let machine = "[[partition]]\nname = \"a\"\nswf = [1]\n[[partition.nodes]]\ncount = 4\ncores = 1\n\
+                   [[partition]]\nname = \"b\"\nswf = [2]\n[[partition.nodes]]\ncount = 2\ncores = 2\n";
+    fs::write(dir.join("m.toml"), machine).unwrap();
+    let spec = |value: &str, inline: &str| {
+        format!(
+            "metrics = [\"jobs\", \"mean_wait\", \"mean_bsld\", \"utilization\"]\n[run]\ntrace = \"trace.swf\"\n\
+             [axes]\nmachine = [\"{value}\"]\nscheduler = [\"fcfs\", \"easy\", \"conservative\"]\n\
+             [replications]\ncount = 1\n{inline}"
+        )
+    };
+    let inline = machine.replace("[[partition", "[[machines.two.partition");
+    let by_file = plan_from(&spec("m.toml", ""), &dir);
+    run_sweep(&by_file, &options(&dir.join("file"), 1)).unwrap();
+    let by_name = plan_from(&spec("two", &inline), &dir);
+    run_sweep(&by_name, &options(&dir.join("inline"), 1)).unwrap();
+    let (a, b) = (
+        read_runs(&dir.join("file/runs.csv"), &by_file).unwrap(),
+        read_runs(&dir.join("inline/runs.csv"), &by_name).unwrap(),
+    );
+    assert_eq!(a.len(), 3);
+    for (x, y) in a.iter().zip(&b) {
+        assert_eq!(x.metrics, y.metrics, "cell {}", x.cell);
+    }
+    assert!(
+        a[0].metrics[0] == 60.0 && a[0].metrics[1] > 0.0,
+        "{:?}",
+        a[0].metrics
+    );
+    let runs = fs::read_to_string(dir.join("inline/runs.csv")).unwrap();
+    assert!(runs.lines().nth(1).unwrap().starts_with("two,fcfs,"), "{runs}");
+    // On one pool of the same 8 cores the waits differ: the machine was not ignored.
+    let one_pool = "[[machines.pool.partition]]\nname = \"all\"\nswf = [1, 2]\n\
+                    [[machines.pool.partition.nodes]]\ncount = 8\ncores = 1\n";
+    let pool = plan_from(&spec("pool", one_pool), &dir);
+    run_sweep(&pool, &options(&dir.join("pool"), 1)).unwrap();
+    let c = read_runs(&dir.join("pool/runs.csv"), &pool).unwrap();
+    assert_ne!(
+        a[1].metrics[1], c[1].metrics[1],
+        "EASY on the split machine and on one pool"
+    );
+
+    let refused = |inline: &str, value: &str| {
+        let path = dir.join("bad.toml");
+        fs::write(&path, spec(value, inline)).unwrap();
+        match Plan::from_file(&path) {
+            Ok(_) => panic!("a bad inline machine was accepted"),
+            Err(e) => e.to_string(),
+        }
+    };
+    let e = refused(&inline.replace("cores = 2", "cores = 0"), "two");
+    assert!(e.contains("machines.two: partition[1].nodes[0].cores"), "{e}");
+    let e = refused(
+        &inline.replace("machines.two", "machines.\"two.toml\""),
+        "two.toml",
+    );
+    assert!(
+        e.contains("machines.two.toml: a machine's name") && e.contains("not ending in .toml"),
+        "{e}"
+    );
+    let e = refused(&inline.replace("name = \"a\"", "name = \"a\"\nspeed = 2"), "two");
+    assert!(e.contains("machines.two:") && e.contains("speed"), "{e}");
+    fs::remove_dir_all(&dir).unwrap();
+}
