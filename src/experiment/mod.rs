@@ -167,8 +167,9 @@ impl Experiment {
             }
         }
         match self {
+            // A partition's metric (METRIC@PARTITION) is the metric's, of its jobs.
             Experiment::Rigid(_) => RIGID_METRICS
-                .get(name)
+                .get(name.split_once('@').map_or(name, |(metric, _)| metric))
                 .map(about)
                 .or_else(|_| UTILITY_METRICS.get(name).map(about))
                 .or_else(|_| ENERGY_METRICS.get(name).map(about))
@@ -184,6 +185,28 @@ impl Experiment {
     pub fn check_metric(&self, name: &str) -> Result<(), MetricError> {
         match self {
             Experiment::Rigid(r) => {
+                if let Some((metric, partition)) = name.split_once('@') {
+                    // A partition's own summary: the run's metrics of its jobs, over its cores.
+                    RIGID_METRICS.get(metric).map_err(|e| match e {
+                        MetricError::Unknown { name, allowed, .. } => MetricError::Unknown {
+                            name,
+                            kind: "one partition's jobs",
+                            allowed,
+                        },
+                        other => other,
+                    })?;
+                    let partitions: Vec<String> = r.workload.machine().map_or(Vec::new(), |m| {
+                        m.partitions.iter().map(|p| p.name.clone()).collect()
+                    });
+                    if !partitions.iter().any(|p| p == partition) {
+                        return Err(MetricError::NoPartition {
+                            name: name.to_string(),
+                            partition: partition.to_string(),
+                            partitions,
+                        });
+                    }
+                    return Ok(());
+                }
                 check_rigid_metric(name)?;
                 if UTILITY_METRICS.get(name).is_ok() && r.workload.augmentation.is_none() {
                     return Err(MetricError::NeedsUtility {
@@ -294,10 +317,19 @@ impl RunOutcome {
     pub fn metric(&self, name: &str) -> f64 {
         let known = "a metric the experiment checked";
         match self {
-            RunOutcome::Rigid(r) => match &r.summary {
-                Some(s) => s.metric(name).expect(known),
-                None => crate::metrics::saturated_metric(name, r.measured).expect(known),
-            },
+            RunOutcome::Rigid(r) => {
+                let (summary, measured, metric) = match name.split_once('@') {
+                    Some((metric, partition)) => {
+                        let p = r.partitions.iter().find(|p| p.name == partition).expect(known);
+                        (&p.summary, p.measured, metric)
+                    }
+                    None => (&r.summary, r.measured, name),
+                };
+                match summary {
+                    Some(s) => s.metric(metric).expect(known),
+                    None => crate::metrics::saturated_metric(metric, measured).expect(known),
+                }
+            }
             RunOutcome::Malleable(m) => (MALLEABLE_METRICS.get(name).expect(known).value)(m),
             RunOutcome::Moldable(m) => (PARTITION_METRICS.get(name).expect(known).value)(m),
             RunOutcome::Cluster(Some(report)) => (CLUSTER_METRICS.get(name).expect(known).value)(report),

@@ -407,6 +407,19 @@ pub struct RigidOutcome {
     pub measured: usize,
     /// Jobs simulated (for throughput reports).
     pub simulated: u64,
+    /// Each partition's own, where the run was asked for them (a sweep's metrics named
+    /// `METRIC@PARTITION`), in the machine's order; empty otherwise.
+    pub partitions: Vec<PartitionRun>,
+}
+
+/// One partition's measured jobs in a rigid run, summarised over its own cores.
+#[derive(Clone, Debug)]
+pub struct PartitionRun {
+    pub name: String,
+    /// Its jobs in the measured window.
+    pub measured: usize,
+    /// `None` when the run saturated.
+    pub summary: Option<Summary>,
 }
 
 /// What a thread reuses across runs: one engine, one scheduler per kind, the buffers of
@@ -604,6 +617,11 @@ impl PreparedRigid {
     /// Draws replication `seed`'s workload, simulates it with a worker's engine and
     /// scheduler, and summarises the measured jobs.
     pub fn run(&self, seed: u64, worker: &mut Worker) -> Result<RigidOutcome> {
+        self.run_asking(seed, worker, false)
+    }
+
+    /// [`Self::run`], with each partition's own summary where `by_partition`.
+    pub fn run_asking(&self, seed: u64, worker: &mut Worker, by_partition: bool) -> Result<RigidOutcome> {
         let workload = self.workload.draw(seed)?;
         let outcome = self.simulate(worker, &workload, seed);
         let n = workload.jobs.len();
@@ -622,10 +640,18 @@ impl PreparedRigid {
                 &workload.skipped,
             )
         });
+        let partitions = match self.workload.spec.machine() {
+            Some(machine) if by_partition => {
+                let times = (!outcome.saturated).then_some((outcome.start, outcome.end));
+                partition_runs(machine, &jobs, times, measured.clone())
+            }
+            _ => Vec::new(),
+        };
         Ok(RigidOutcome {
             summary,
             measured: measured.len(),
             simulated,
+            partitions,
         })
     }
 
@@ -721,30 +747,18 @@ impl PreparedRigid {
         let Some(machine) = self.workload.spec.machine().filter(apart) else {
             return Vec::new();
         };
-        let mut rows = Vec::new();
-        machine.split(&workload.jobs, &mut rows);
-        let pick = |column: &[Time], rows: &[u32]| -> Vec<Time> {
-            rows.iter().map(|&r| column[r as usize]).collect()
-        };
-        machine
-            .partitions
-            .iter()
-            .zip(&rows)
+        let all = 0..workload.jobs.len();
+        partition_runs(machine, &workload.jobs, Some((start, end)), all)
+            .into_iter()
+            .zip(&machine.partitions)
             .enumerate()
-            .map(|(i, (p, rows))| {
-                let jobs = workload.jobs.gather_simulated(rows);
-                let cores = p.cores() as u32;
-                let (start, end) = (pick(start, rows), pick(end, rows));
-                let summary =
-                    Summary::of_window(&jobs, cores, &start, &end, 0..rows.len(), &Default::default());
-                PartitionSummary {
-                    partition: p.name.clone(),
-                    scheduler: p
-                        .scheduler
-                        .as_ref()
-                        .and_then(|_| self.partition_schedulers.get(i).copied()),
-                    summary,
-                }
+            .map(|(i, (run, p))| PartitionSummary {
+                partition: run.name,
+                scheduler: p
+                    .scheduler
+                    .as_ref()
+                    .and_then(|_| self.partition_schedulers.get(i).copied()),
+                summary: run.summary.expect("a run's times give a summary"),
             })
             .collect()
     }
@@ -779,6 +793,48 @@ impl PreparedRigid {
         }
         object
     }
+}
+
+/// Each partition of `machine`: its jobs of `measured` (indices into `jobs`, the run's table),
+/// and, where the run gives its `times` (start and end of every job; `None` when it
+/// saturated), their summary over the partition's own cores.
+fn partition_runs(
+    machine: &Machine,
+    jobs: &crate::workload::Jobs,
+    times: Option<(&[Time], &[Time])>,
+    measured: std::ops::Range<usize>,
+) -> Vec<PartitionRun> {
+    let mut rows = Vec::new();
+    machine.split(jobs, &mut rows);
+    let pick =
+        |column: &[Time], rows: &[u32]| -> Vec<Time> { rows.iter().map(|&r| column[r as usize]).collect() };
+    machine
+        .partitions
+        .iter()
+        .zip(&rows)
+        .map(|(p, rows)| {
+            // Rows are in job order, so the measured ones are a run of them.
+            let at = |j: usize| rows.partition_point(|&r| (r as usize) < j);
+            let window = at(measured.start)..at(measured.end);
+            let summary = times.map(|(start, end)| {
+                let table = jobs.gather_simulated(rows);
+                let (start, end) = (pick(start, rows), pick(end, rows));
+                Summary::of_window(
+                    &table,
+                    p.cores() as u32,
+                    &start,
+                    &end,
+                    window.clone(),
+                    &Default::default(),
+                )
+            });
+            PartitionRun {
+                name: p.name.clone(),
+                measured: window.len(),
+                summary,
+            }
+        })
+        .collect()
 }
 
 /// One partition's jobs in a run on a machine of partitions, summarised over its own cores.
@@ -853,7 +909,8 @@ impl Prepared {
         let asks = |names: &[&str]| metrics.iter().any(|m| names.contains(&m.as_str()));
         Ok(match self {
             Prepared::Rigid(rigid) => {
-                let outcome = rigid.run(seed, worker)?;
+                let by_partition = metrics.iter().any(|m| m.contains('@'));
+                let outcome = rigid.run_asking(seed, worker, by_partition)?;
                 let simulated = outcome.simulated;
                 (RunOutcome::Rigid(outcome), simulated)
             }

@@ -228,6 +228,16 @@ pub enum MetricError {
         "{name} needs a carbon-intensity series (carbon = \"FILE.csv\", with a machine that describes its power)"
     )]
     NeedsCarbon { name: String },
+    /// A metric of one partition (`METRIC@PARTITION`) the run's machine does not have.
+    #[error(
+        "{name}: the machine has no partition '{partition}'{}",
+        if partitions.is_empty() { " (the run has no machine: machine = \"FILE.toml\" or an inline one)".to_string() } else { format!("; its partitions: {}", partitions.join(", ")) }
+    )]
+    NoPartition {
+        name: String,
+        partition: String,
+        partitions: Vec<String>,
+    },
 }
 
 impl<O> Registry<O> {

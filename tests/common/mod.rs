@@ -9,7 +9,6 @@ use schedlab::sched::{AnyScheduler, SchedulerKind};
 use schedlab::sim::Engine;
 use schedlab::workload::{JobRecord, Jobs, Workload};
 
-/// `../shared/traces/NAME` if the folder is present; otherwise prints why the test is skipped.
 /// A fresh folder for one test's files, `schedlab-TAG-PID` in the system's temporary
 /// folder (emptied first): each test names its own tag, so tests running at once in
 /// this process never share one.
@@ -20,6 +19,7 @@ pub fn scratch(tag: &str) -> PathBuf {
     dir
 }
 
+/// `../shared/traces/NAME` if the folder is present; otherwise prints why the test is skipped.
 pub fn trace(name: &str) -> Option<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/traces");
     let path = dir.join(name);

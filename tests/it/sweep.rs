@@ -1599,15 +1599,11 @@ fn scaling_is_predicted_from_a_runs_task_costs() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
-/// A machine the spec describes inline (`[machines.NAME]`) runs as the same machine in a
-/// file does: the same metrics in every cell, its name the axis value in `runs.csv`; a bad
-/// inline machine is refused naming its table and key, and so is a name that reads as a
-/// file.
-#[test]
-fn an_inline_machine_runs_as_its_file_does() {
-    let dir = common::scratch("sweep-inline-machine");
-    // Two partitions (field 16 = 1 or 2), jobs of 1 to 3 processors arriving faster than
-    // they run, so that the queues and the machine's split matter.
+/// Writes `trace.swf`, 60 jobs of 1 to 3 processors in two partitions (field 16 = 1 or 2)
+/// arriving faster than they run, so that the queues and the machine's split matter, and
+/// `m.toml`, its machine: partition `a` (SWF 1) of 4 one-core nodes, `b` (SWF 2) of 2
+/// two-core nodes.
+fn two_partitions(dir: &Path) {
     let mut swf = String::from("; MaxProcs: 8\n");
     for j in 1..=60 {
         let (procs, run, part) = (1 + j % 3, 50 + (j * 37) % 400, 1 + j % 2);
@@ -1622,6 +1618,17 @@ fn an_inline_machine_runs_as_its_file_does() {
     let machine = "[[partition]]\nname = \"a\"\nswf = [1]\n[[partition.nodes]]\ncount = 4\ncores = 1\n\
                    [[partition]]\nname = \"b\"\nswf = [2]\n[[partition.nodes]]\ncount = 2\ncores = 2\n";
     fs::write(dir.join("m.toml"), machine).unwrap();
+}
+
+/// A machine the spec describes inline (`[machines.NAME]`) runs as the same machine in a
+/// file does: the same metrics in every cell, its name the axis value in `runs.csv`; a bad
+/// inline machine is refused naming its table and key, and so is a name that reads as a
+/// file.
+#[test]
+fn an_inline_machine_runs_as_its_file_does() {
+    let dir = common::scratch("sweep-inline-machine");
+    two_partitions(&dir);
+    let machine = fs::read_to_string(dir.join("m.toml")).unwrap();
     let spec = |value: &str, inline: &str| {
         format!(
             "metrics = [\"jobs\", \"mean_wait\", \"mean_bsld\", \"utilization\"]\n[run]\ntrace = \"trace.swf\"\n\
@@ -1680,5 +1687,86 @@ fn an_inline_machine_runs_as_its_file_does() {
     );
     let e = refused(&inline.replace("name = \"a\"", "name = \"a\"\nspeed = 2"), "two");
     assert!(e.contains("machines.two:") && e.contains("speed"), "{e}");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `METRIC@PARTITION` is the metric of that partition's jobs over its own cores, as `run`
+/// reports each partition: its jobs add up to the run's, in a measured window too, and its
+/// mean wait is the one of its jobs in `--jobs-out`; a partition the machine lacks, a run
+/// without a machine and a metric a partition does not report are refused, naming them.
+#[test]
+fn a_partitions_metrics_are_those_of_its_jobs() {
+    let dir = common::scratch("sweep-partition-metrics");
+    two_partitions(&dir);
+    let spec = |metrics: &str, extra: &str| {
+        format!(
+            "metrics = [{metrics}]\n[run]\ntrace = \"trace.swf\"\nmachine = \"m.toml\"\nscheduler = \"easy\"\n\
+             {extra}[replications]\ncount = 1\n"
+        )
+    };
+    let all = "\"jobs\", \"jobs@a\", \"jobs@b\", \"mean_wait@a\", \"mean_wait@b\", \"utilization@b\"";
+    let plan = plan_from(&spec(all, ""), &dir);
+    run_sweep(&plan, &options(&dir.join("out"), 1)).unwrap();
+    let m = &read_runs(&dir.join("out/runs.csv"), &plan).unwrap()[0].metrics;
+    assert_eq!((m[0], m[1], m[2]), (60.0, 30.0, 30.0), "{m:?}");
+    // The same run through the CLI: each partition's mean wait from its jobs' rows.
+    let jobs = dir.join("jobs.csv");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_schedlab"))
+        .args([
+            "run",
+            "--trace",
+            "trace.swf",
+            "--machine",
+            "m.toml",
+            "--scheduler",
+            "easy",
+            "--jobs-out",
+        ])
+        .arg(&jobs)
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut waits = [Vec::new(), Vec::new()];
+    let mut reader = csv::Reader::from_path(&jobs).unwrap();
+    for row in reader.deserialize::<std::collections::HashMap<String, String>>() {
+        let row = row.unwrap();
+        let wait: f64 = row["wait"].parse().unwrap();
+        // Job j is in partition 1 + j % 2 (`two_partitions`): odd jobs run in b.
+        let job: usize = row["job_id"].parse().unwrap();
+        waits[job % 2].push(wait);
+    }
+    let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len() as f64;
+    assert!(
+        (m[3] - mean(&waits[0])).abs() < 1e-9 && (m[4] - mean(&waits[1])).abs() < 1e-9,
+        "{m:?}"
+    );
+    assert!(m[4] > 0.0 && m[5] > 0.0 && m[5] <= 1.0, "{m:?}");
+    // A measured window: the partitions' jobs are its jobs.
+    let window = plan_from(&spec(all, "[measure]\nwarmup = 10\nwindow = 40\n"), &dir);
+    run_sweep(&window, &options(&dir.join("window"), 1)).unwrap();
+    let w = &read_runs(&dir.join("window/runs.csv"), &window).unwrap()[0].metrics;
+    assert_eq!((w[0], w[1] + w[2]), (40.0, 40.0), "{w:?}");
+
+    let refused = |text: String| {
+        let path = dir.join("bad.toml");
+        fs::write(&path, text).unwrap();
+        match Plan::from_file(&path) {
+            Ok(_) => panic!("accepted"),
+            Err(e) => e.to_string(),
+        }
+    };
+    let e = refused(spec("\"mean_wait@gpu\"", ""));
+    assert!(
+        e.contains("mean_wait@gpu: the machine has no partition 'gpu'; its partitions: a, b"),
+        "{e}"
+    );
+    let e = refused(spec("\"mean_wait@a\"", "").replace("machine = \"m.toml\"\n", ""));
+    assert!(e.contains("has no partition 'a' (the run has no machine"), "{e}");
+    let e = refused(spec("\"aggregate_utility@a\"", ""));
+    assert!(
+        e.contains("unknown metric 'aggregate_utility' for one partition's jobs"),
+        "{e}"
+    );
     fs::remove_dir_all(&dir).unwrap();
 }
