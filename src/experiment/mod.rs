@@ -224,6 +224,11 @@ impl Experiment {
                         name: name.to_string(),
                     });
                 }
+                if name == "fragmentation" && machine.is_none() {
+                    return Err(MetricError::NeedsMachine {
+                        name: name.to_string(),
+                    });
+                }
                 if name == "memory_utilization" && machine.is_none_or(|m| m.memory_kb().is_none()) {
                     return Err(MetricError::NeedsMemory {
                         name: name.to_string(),

@@ -409,12 +409,12 @@ pub struct RigidOutcome {
     pub simulated: u64,
     /// Each partition's own, where the run was asked for them (a sweep's metrics named
     /// `METRIC@PARTITION`), in the machine's order; empty otherwise.
-    pub partitions: Vec<PartitionRun>,
+    pub partitions: Vec<PartitionMeasured>,
 }
 
 /// One partition's measured jobs in a rigid run, summarised over its own cores.
 #[derive(Clone, Debug)]
-pub struct PartitionRun {
+pub struct PartitionMeasured {
     pub name: String,
     /// Its jobs in the measured window.
     pub measured: usize,
@@ -678,6 +678,11 @@ impl PreparedRigid {
             memory_utilization: machine
                 .and_then(Machine::memory_kb)
                 .map(|kb| utilization(kb, &|j| Machine::memory_of(jobs, j))),
+            // Written only where a partition places jobs on nodes, so that a machine of pools
+            // (today's, described) prints what a pool of processors does.
+            fragmentation: machine
+                .filter(|m| m.partitions.iter().any(|p| p.needs_nodes()))
+                .map(|m| fragmentation(m, jobs, end, outcome.stranded_core_seconds)),
             ..Summary::of_outcome(jobs, procs, outcome, measured, skipped)
         }
     }
@@ -795,6 +800,19 @@ impl PreparedRigid {
     }
 }
 
+/// The share of `machine`'s cores idle on nodes that jobs partly held (`stranded`
+/// core-seconds) over the whole run of `jobs`, from the first submit to the last end.
+fn fragmentation(machine: &Machine, jobs: &crate::workload::Jobs, end: &[Time], stranded: u64) -> f64 {
+    let first = jobs.submit.iter().copied().min();
+    let last = end.iter().copied().filter(|&e| e != Time::MIN).max();
+    match (first, last) {
+        (Some(first), Some(last)) if last > first => {
+            stranded as f64 / (machine.cores() as f64 * (last - first) as f64)
+        }
+        _ => 0.0,
+    }
+}
+
 /// Each partition of `machine`: its jobs of `measured` (indices into `jobs`, the run's table),
 /// and, where the run gives its `times` (start and end of every job; `None` when it
 /// saturated), their summary over the partition's own cores.
@@ -803,7 +821,7 @@ fn partition_runs(
     jobs: &crate::workload::Jobs,
     times: Option<(&[Time], &[Time])>,
     measured: std::ops::Range<usize>,
-) -> Vec<PartitionRun> {
+) -> Vec<PartitionMeasured> {
     let mut rows = Vec::new();
     machine.split(jobs, &mut rows);
     let pick =
@@ -828,7 +846,7 @@ fn partition_runs(
                     &Default::default(),
                 )
             });
-            PartitionRun {
+            PartitionMeasured {
                 name: p.name.clone(),
                 measured: window.len(),
                 summary,

@@ -364,6 +364,12 @@ impl NodePool {
         }
     }
 
+    /// Cores idle on node `n` while some job holds part of it (0 on an empty or full node).
+    pub fn stranded_cores(&self, n: usize) -> u64 {
+        let free = self.free_cores[n];
+        if free < self.cores[n] { free as u64 } else { 0 }
+    }
+
     /// Free cores over all nodes.
     pub fn free_cores(&self) -> u64 {
         debug_assert_eq!(

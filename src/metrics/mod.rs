@@ -9,6 +9,13 @@
 //! - `gpu_utilization` (on a machine with GPUs) = busy GPU-seconds / (GPUs x (last end -
 //!   first submit)), the same span as `utilization`; `memory_utilization` (on a machine
 //!   whose every node group describes its memory) the same of the memory jobs request.
+//! - `fragmentation` (on a machine) = core-seconds idle on nodes that running jobs partly
+//!   held / (cores x (last end - first submit)) over the whole run, as the energy is: the
+//!   capacity stranded beside jobs, so that `utilization`, `fragmentation` and the share
+//!   idle on empty nodes add up to 1 for a run measured whole. Only a partition whose jobs
+//!   are placed on nodes (memory, GPUs, node-exclusive) strands cores; a partition of
+//!   processors alone is one pool whose free cores any job can take (0, and the summary
+//!   does not write it where no partition places jobs on nodes).
 //! - Per user (fairness): each user's mean wait and mean bounded slowdown over their
 //!   measured jobs; `mean_user_wait` and `mean_user_bsld` average those over users (every
 //!   user counts once, however many jobs), and `jain_wait`, `jain_bsld` are Jain's fairness
@@ -121,6 +128,11 @@ pub struct Summary {
     /// over the run's span, over the machine's. Not written otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub memory_utilization: Option<f64>,
+    /// On a machine where some partition places jobs on nodes: the share of its cores idle
+    /// on nodes that jobs partly held, over the whole run (module docs). Not written
+    /// otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fragmentation: Option<f64>,
 }
 
 /// Waits and slowdowns per user, summarised over users (module docs).
@@ -520,6 +532,7 @@ impl Summary {
             energy: None,
             gpu_utilization: None,
             memory_utilization: None,
+            fragmentation: None,
             size_classes: std::array::from_fn(|c| {
                 let (n, wait, b) = classes[c];
                 let mean = |sum: f64| if n == 0 { f64::NAN } else { sum / n as f64 };
@@ -911,6 +924,14 @@ pub static RESOURCE_METRICS: Registry<Summary> = Registry {
             Fraction,
             Undefined,
             |s| s.memory_utilization.unwrap_or(f64::NAN)
+        ),
+        row!(
+            "fragmentation",
+            "Cores idle on partly used nodes",
+            Fraction,
+            Undefined,
+            // 0 on a machine of pools, whose free cores any job can take.
+            |s| s.fragmentation.unwrap_or(0.0)
         ),
     ],
 };

@@ -228,6 +228,9 @@ pub enum MetricError {
         "{name} needs a carbon-intensity series (carbon = \"FILE.csv\", with a machine that describes its power)"
     )]
     NeedsCarbon { name: String },
+    /// A metric of a machine's nodes on a run without a machine.
+    #[error("{name} needs a machine of nodes (machine = \"FILE.toml\" or an inline one)")]
+    NeedsMachine { name: String },
     /// A metric of one partition (`METRIC@PARTITION`) the run's machine does not have.
     #[error(
         "{name}: the machine has no partition '{partition}'{}",

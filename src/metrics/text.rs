@@ -5,6 +5,25 @@ use std::io::{self, Write};
 use super::{Percentiles, Summary};
 
 impl Summary {
+    /// The `utilization` line: the cores', and the memory's, the GPUs' and the cores idle on
+    /// partly used nodes where the machine has them.
+    fn utilization_line(&self) -> String {
+        let mut line = format!("utilization  {:.4}", self.utilization);
+        if self.memory_utilization.is_some() || self.gpu_utilization.is_some() {
+            line.push_str(" of the cores");
+        }
+        if let Some(m) = self.memory_utilization {
+            line.push_str(&format!(", {m:.4} of the memory"));
+        }
+        if let Some(g) = self.gpu_utilization {
+            line.push_str(&format!(", {g:.4} of the GPUs"));
+        }
+        if let Some(f) = self.fragmentation {
+            line.push_str(&format!("; {f:.4} of the cores idle on partly used nodes"));
+        }
+        line
+    }
+
     /// Writes the summary of a run of `scheduler` on `workload` (`procs` processors;
     /// `not_selected` job lines outside the selection).
     pub fn write_text(
@@ -76,17 +95,7 @@ impl Summary {
             })
             .collect();
         writeln!(out, "by size      {}", classes.join("; "))?;
-        let mut utilization = format!("utilization  {:.4}", self.utilization);
-        if self.memory_utilization.is_some() || self.gpu_utilization.is_some() {
-            utilization.push_str(" of the cores");
-        }
-        if let Some(m) = self.memory_utilization {
-            utilization.push_str(&format!(", {m:.4} of the memory"));
-        }
-        if let Some(g) = self.gpu_utilization {
-            utilization.push_str(&format!(", {g:.4} of the GPUs"));
-        }
-        writeln!(out, "{utilization}")?;
+        writeln!(out, "{}", self.utilization_line())?;
         writeln!(out, "makespan     {} s", self.makespan)?;
         if let Some(e) = &self.energy {
             writeln!(

@@ -74,6 +74,7 @@ pub struct NodeScheduler {
     /// Per job of the run.
     requests: Vec<NodeRequest>,
     held: Held,
+    stranded: Stranded,
     /// Waiting jobs in arrival order.
     waiting: Vec<JobId>,
     backfilled: u64,
@@ -101,6 +102,32 @@ pub struct NodeScheduler {
     /// Buffers kept across passes.
     choice: Placement,
     order: Vec<JobId>,
+}
+
+/// Cores idle on nodes that running jobs partly hold, and their integral over the run so
+/// far (core-seconds): the partition's fragmentation.
+#[derive(Debug, Default)]
+struct Stranded {
+    cores: u64,
+    since: Time,
+    core_seconds: u64,
+}
+
+impl Stranded {
+    /// Counts the cores idle on `placement`'s nodes out (before they change) or back in.
+    fn count(&mut self, pool: &NodePool, placement: &Placement, sign: i64) {
+        let on: u64 = placement
+            .iter()
+            .map(|&(n, _)| pool.stranded_cores(n as usize))
+            .sum();
+        self.cores = (self.cores as i64 + sign * on as i64) as u64;
+    }
+
+    /// The integral up to `now`, which a change at `now` then follows.
+    fn advance(&mut self, now: Time) {
+        self.core_seconds += self.cores * (now - self.since).max(0) as u64;
+        self.since = now;
+    }
 }
 
 /// Where the running jobs hold their nodes. A placement per job of the run, kept after the
@@ -166,6 +193,7 @@ impl NodeScheduler {
             pool,
             requests,
             held: Held::default(),
+            stranded: Stranded::default(),
             waiting: Vec::new(),
             backfilled: 0,
             reservation: None,
@@ -177,7 +205,10 @@ impl NodeScheduler {
     /// Starts `job` on `a`, which must fit now.
     fn start(&mut self, ctx: &mut SchedCtx, job: JobId, a: &Placement) {
         let r = self.requests[job.index()];
+        self.stranded.advance(ctx.now());
+        self.stranded.count(&self.pool, a, -1);
         self.pool.take(&r, a);
+        self.stranded.count(&self.pool, a, 1);
         self.held.keep(job, a);
         ctx.start(job);
     }
@@ -469,6 +500,7 @@ impl Scheduler for NodeScheduler {
         assert_eq!(jobs.len(), self.requests.len(), "one request per job");
         self.pool.reset();
         self.held.reset(jobs.len());
+        self.stranded = Stranded::default();
         self.waiting.clear();
         self.backfilled = 0;
         self.reservation = None;
@@ -493,9 +525,16 @@ impl Scheduler for NodeScheduler {
         let start = ctx.start_time(job).expect("a terminated job started");
         // Ended before its estimate: its nodes are free earlier than reservations assumed.
         self.refit |= ctx.now() < start + ctx.jobs().estimate[job.index()];
+        self.stranded.advance(ctx.now());
+        self.stranded.count(&self.pool, self.held.of(job), -1);
         self.pool
             .give_back(&self.requests[job.index()], self.held.of(job));
+        self.stranded.count(&self.pool, self.held.of(job), 1);
         self.held.release(job);
+    }
+
+    fn stranded_core_seconds(&self) -> u64 {
+        self.stranded.core_seconds
     }
 
     fn backfilled(&self) -> u64 {

@@ -57,6 +57,8 @@ pub struct Outcome<'a> {
     pub(super) misses: &'a [u32],
     /// Jobs the scheduler started ahead of the queue head.
     pub backfilled: u64,
+    /// Core-seconds idle on nodes that jobs partly held ([`Scheduler::stranded_core_seconds`]).
+    pub stranded_core_seconds: u64,
     /// Every prediction of every job in time order, if the engine was asked to keep them
     /// ([`Engine::with_prediction_history`]); empty otherwise.
     pub history: &'a [PredictionChange],
@@ -512,6 +514,7 @@ impl Engine {
             accuracy: &self.state.log.accuracy,
             misses: &self.state.log.misses,
             backfilled: scheduler.backfilled(),
+            stranded_core_seconds: scheduler.stranded_core_seconds(),
             history: &self.state.history,
             arrivals: self.lane.active.then_some(self.lane.arrived.as_slice()),
             switches: &self.state.power.log,

@@ -31,6 +31,7 @@ pub struct Parts {
     saturated: bool,
     stopped_at: Time,
     backfilled: u64,
+    stranded_core_seconds: u64,
 }
 
 impl Parts {
@@ -51,7 +52,12 @@ impl Parts {
         self.history.clear();
         self.switches.clear();
         self.released.clear();
-        (self.passes, self.events, self.backfilled) = (0, 0, 0);
+        (
+            self.passes,
+            self.events,
+            self.backfilled,
+            self.stranded_core_seconds,
+        ) = (0, 0, 0, 0);
         self.saturated = false;
         self.stopped_at = Time::MIN;
     }
@@ -104,6 +110,7 @@ impl Parts {
         self.passes += part.passes;
         self.events += part.events;
         self.backfilled += part.backfilled;
+        self.stranded_core_seconds += part.stranded_core_seconds;
         self.saturated |= part.saturated;
         self.stopped_at = self.stopped_at.max(part.stopped_at);
     }
@@ -132,6 +139,7 @@ impl Parts {
             accuracy: &self.accuracy,
             misses: &self.misses,
             backfilled: self.backfilled,
+            stranded_core_seconds: self.stranded_core_seconds,
             history: &self.history,
             arrivals: None,
             switches: &self.switches,

@@ -31,6 +31,12 @@ pub trait Scheduler {
     fn backfilled(&self) -> u64 {
         0
     }
+    /// Core-seconds idle on nodes that running jobs partly hold, so far in this run: the
+    /// fragmentation of a partition whose jobs are placed on nodes; 0 where processors are
+    /// one pool, whose free cores any job can take.
+    fn stranded_core_seconds(&self) -> u64 {
+        0
+    }
     /// One scheduling pass at `ctx.now()`.
     fn schedule(&mut self, ctx: &mut SchedCtx);
     /// Jobs still waiting; the engine checks that none is left when the machine is idle.

@@ -709,9 +709,33 @@ fn memory_binds_where_cores_do_not() {
         summary.get("gpu_utilization").is_none(),
         "no GPUs, no GPU utilisation"
     );
-    // On 8 cores without memory, the second job would start at once.
+    // Cores idle on partly used nodes. Best fit counts room in units: job 3 fills node 0 at
+    // 2, job 4 node 1 at 3; at 100 the head's two 3 GB tasks fit twice on either node (the
+    // empty node 0 holds two by memory), so it takes the lowest, node 0. Free: 2 + 2 on the
+    // two nodes until 2, 2 on node 1 until 3, 2 on node 0 from 32 (job 3 gone) to 100, 2 on
+    // each from 100 to 150, 2 on node 1 from 150 (the head gone) to 203.
+    let stranded = (4 * 2 + 2 + 2 * 68 + 4 * 50 + 2 * 53) as f64;
+    let got = summary["fragmentation"].as_f64().unwrap();
+    assert!((got - stranded / (8.0 * 203.0)).abs() < 1e-12, "{got}");
+    let busy = summary["utilization"].as_f64().unwrap();
+    assert!((busy - 960.0 / (8.0 * 203.0)).abs() < 1e-12, "{busy}");
+    // On 8 cores without memory, the second job would start at once; on one pool no core
+    // strands (not written), and without a machine there is no fragmentation at all.
     let cores = run(&experiment(&trace, "fcfs", &[("procs", Value::Int(8))]), 1);
     assert_eq!(cores.schedule[1], (2, 1, 51));
+    let summary: serde_json::Value = serde_json::from_str(&cores.json).unwrap();
+    assert!(summary.get("fragmentation").is_none());
+    let pool = nodes_machine(&dir, "pool", 2, 4, 0.0, false);
+    let pool = run(
+        &experiment(
+            &trace,
+            "easy",
+            &[("machine", Value::Str(pool.display().to_string()))],
+        ),
+        1,
+    );
+    let summary: serde_json::Value = serde_json::from_str(&pool.json).unwrap();
+    assert!(summary.get("fragmentation").is_none(), "a pool strands no core");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -1694,6 +1694,7 @@ fn an_inline_machine_runs_as_its_file_does() {
 /// reports each partition: its jobs add up to the run's, in a measured window too, and its
 /// mean wait is the one of its jobs in `--jobs-out`; a partition the machine lacks, a run
 /// without a machine and a metric a partition does not report are refused, naming them.
+/// `fragmentation` is 0 on partitions of processors alone, and refused without a machine.
 #[test]
 fn a_partitions_metrics_are_those_of_its_jobs() {
     let dir = common::scratch("sweep-partition-metrics");
@@ -1704,7 +1705,8 @@ fn a_partitions_metrics_are_those_of_its_jobs() {
              {extra}[replications]\ncount = 1\n"
         )
     };
-    let all = "\"jobs\", \"jobs@a\", \"jobs@b\", \"mean_wait@a\", \"mean_wait@b\", \"utilization@b\"";
+    let all = "\"jobs\", \"jobs@a\", \"jobs@b\", \"mean_wait@a\", \"mean_wait@b\", \"utilization@b\", \
+               \"fragmentation\"";
     let plan = plan_from(&spec(all, ""), &dir);
     run_sweep(&plan, &options(&dir.join("out"), 1)).unwrap();
     let m = &read_runs(&dir.join("out/runs.csv"), &plan).unwrap()[0].metrics;
@@ -1742,6 +1744,7 @@ fn a_partitions_metrics_are_those_of_its_jobs() {
         "{m:?}"
     );
     assert!(m[4] > 0.0 && m[5] > 0.0 && m[5] <= 1.0, "{m:?}");
+    assert_eq!(m[6], 0.0, "partitions of processors alone strand no core");
     // A measured window: the partitions' jobs are its jobs.
     let window = plan_from(&spec(all, "[measure]\nwarmup = 10\nwindow = 40\n"), &dir);
     run_sweep(&window, &options(&dir.join("window"), 1)).unwrap();
@@ -1763,6 +1766,8 @@ fn a_partitions_metrics_are_those_of_its_jobs() {
     );
     let e = refused(spec("\"mean_wait@a\"", "").replace("machine = \"m.toml\"\n", ""));
     assert!(e.contains("has no partition 'a' (the run has no machine"), "{e}");
+    let e = refused(spec("\"fragmentation\"", "").replace("machine = \"m.toml\"\n", ""));
+    assert!(e.contains("fragmentation needs a machine of nodes"), "{e}");
     let e = refused(spec("\"aggregate_utility@a\"", ""));
     assert!(
         e.contains("unknown metric 'aggregate_utility' for one partition's jobs"),
