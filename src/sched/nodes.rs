@@ -114,19 +114,12 @@ struct Stranded {
 }
 
 impl Stranded {
-    /// Counts the cores idle on `placement`'s nodes out (before they change) or back in.
-    fn count(&mut self, pool: &NodePool, placement: &Placement, sign: i64) {
-        let on: u64 = placement
-            .iter()
-            .map(|&(n, _)| pool.stranded_cores(n as usize))
-            .sum();
-        self.cores = (self.cores as i64 + sign * on as i64) as u64;
-    }
-
-    /// The integral up to `now`, which a change at `now` then follows.
-    fn advance(&mut self, now: Time) {
+    /// The integral up to `now`, then the change at `now` (from [`NodePool::take`] or
+    /// [`NodePool::give_back`]).
+    fn change(&mut self, now: Time, by: i64) {
         self.core_seconds += self.cores * (now - self.since).max(0) as u64;
         self.since = now;
+        self.cores = (self.cores as i64 + by) as u64;
     }
 }
 
@@ -205,10 +198,8 @@ impl NodeScheduler {
     /// Starts `job` on `a`, which must fit now.
     fn start(&mut self, ctx: &mut SchedCtx, job: JobId, a: &Placement) {
         let r = self.requests[job.index()];
-        self.stranded.advance(ctx.now());
-        self.stranded.count(&self.pool, a, -1);
-        self.pool.take(&r, a);
-        self.stranded.count(&self.pool, a, 1);
+        let by = self.pool.take(&r, a);
+        self.stranded.change(ctx.now(), by);
         self.held.keep(job, a);
         ctx.start(job);
     }
@@ -525,11 +516,10 @@ impl Scheduler for NodeScheduler {
         let start = ctx.start_time(job).expect("a terminated job started");
         // Ended before its estimate: its nodes are free earlier than reservations assumed.
         self.refit |= ctx.now() < start + ctx.jobs().estimate[job.index()];
-        self.stranded.advance(ctx.now());
-        self.stranded.count(&self.pool, self.held.of(job), -1);
-        self.pool
+        let by = self
+            .pool
             .give_back(&self.requests[job.index()], self.held.of(job));
-        self.stranded.count(&self.pool, self.held.of(job), 1);
+        self.stranded.change(ctx.now(), by);
         self.held.release(job);
     }
 
