@@ -643,7 +643,7 @@ impl PreparedRigid {
         let partitions = match self.workload.spec.machine() {
             Some(machine) if by_partition => {
                 let times = (!outcome.saturated).then_some((outcome.start, outcome.end));
-                partition_runs(machine, &jobs, times, measured.clone())
+                measured_by_partition(machine, &jobs, times, measured.clone())
             }
             _ => Vec::new(),
         };
@@ -753,7 +753,7 @@ impl PreparedRigid {
             return Vec::new();
         };
         let all = 0..workload.jobs.len();
-        partition_runs(machine, &workload.jobs, Some((start, end)), all)
+        measured_by_partition(machine, &workload.jobs, Some((start, end)), all)
             .into_iter()
             .zip(&machine.partitions)
             .enumerate()
@@ -816,7 +816,7 @@ fn fragmentation(machine: &Machine, jobs: &crate::workload::Jobs, end: &[Time], 
 /// Each partition of `machine`: its jobs of `measured` (indices into `jobs`, the run's table),
 /// and, where the run gives its `times` (start and end of every job; `None` when it
 /// saturated), their summary over the partition's own cores.
-fn partition_runs(
+fn measured_by_partition(
     machine: &Machine,
     jobs: &crate::workload::Jobs,
     times: Option<(&[Time], &[Time])>,
