@@ -45,6 +45,26 @@ fn run_prints_its_summary() {
     insta::assert_snapshot!(kept.join("\n"));
 }
 
+/// On a machine of nodes (memory described, so jobs are placed on nodes): the utilisation
+/// line gives the memory's and the cores idle on partly used nodes.
+#[test]
+fn run_prints_its_summary_on_a_machine_of_nodes() {
+    let text = stdout_in(
+        repo(),
+        &[
+            "run",
+            "--trace",
+            "tests/golden/easy_extra.swf",
+            "--machine",
+            "tests/data/two_nodes.toml",
+            "--scheduler",
+            "easy",
+        ],
+    );
+    let kept: Vec<&str> = text.lines().filter(|l| !l.starts_with("timing ")).collect();
+    insta::assert_snapshot!(kept.join("\n"));
+}
+
 #[test]
 fn run_prints_its_predictor_line() {
     let text = stdout_in(
