@@ -46,7 +46,9 @@ fn run_prints_its_summary() {
 }
 
 /// On a machine of nodes (memory described, so jobs are placed on nodes): the utilisation
-/// line gives the memory's and the cores idle on partly used nodes.
+/// line gives the memory's and the cores idle on partly used nodes. By hand: best fit puts
+/// job 1's six tasks 5 + 1; the stranded cores are 4, 2, 0, 2, 0, 1, 3 between the events
+/// at 0, 2, 4, 54, 100, 200, 502 and 700, 1,000 core-seconds over 10 cores x 700 s: 0.1429.
 #[test]
 fn run_prints_its_summary_on_a_machine_of_nodes() {
     let text = stdout_in(
