@@ -80,7 +80,7 @@ SPELLED_OUT = {sbh("PE|P|E|*"): sbh("PE|P|E|*", think=1200), sbh("E|P|X"): sbh("
                "sjbf + sbh-noest(growth=unbalanced,prop=false)": NOEST + "growth=unbalanced)"}
 
 
-def replications(folder, metrics, keep=lambda row: True):
+def log_tables(folder, metrics, keep=lambda row: True):
     """runs.csv's rows that `keep` accepts as one table per replication, {(log, configuration,
     metric): value}, keyed like `means` and `sens` both."""
     import csv
@@ -99,11 +99,11 @@ def replications(folder, metrics, keep=lambda row: True):
     return [tables[r] for r in sorted(tables)]
 
 
-shaken = replications(shaken_folder, SHAKEN_METRICS)
+shaken = log_tables(shaken_folder, SHAKEN_METRICS)
 # The no-estimate SBH's growth threshold (results/talby-noest): as recorded, and shaken.
 NOEST_METRICS = [m for m, _ in METRICS] + ["p98_wait"]
-noest_single = replications(noest_folder, NOEST_METRICS, lambda row: row["resample"] == "none")[0]
-noest_shaken = replications(noest_folder, NOEST_METRICS, lambda row: row["resample"] == "shake")
+noest_single = log_tables(noest_folder, NOEST_METRICS, lambda row: row["resample"] == "none")[0]
+noest_shaken = log_tables(noest_folder, NOEST_METRICS, lambda row: row["resample"] == "shake")
 CAPS = [("10 h", 36000), ("70,000 s", 70000), ("10^5 s", 100000), ("10^6 s", 1000000)]
 NOEST_VARIANTS = ([(f"balanced, {label}", f"sjbf + sbh-noest(growth=balanced,cap={cap})") for label, cap in CAPS]
                   + [("unbalanced", "sjbf + sbh-noest(growth=unbalanced)")])
@@ -431,7 +431,7 @@ SIZE_METRICS = [m for m, _ in METRICS] + ["utilization"]
 def at_size(size, resample):
     """CTC on `size` processors in place of the header's, with the other three logs as
     replayed in `means` (resample "none") or in each shaken replication."""
-    ctc = replications(sizes_folder, SIZE_METRICS, lambda row: row["procs"] == size and row["resample"] == resample)
+    ctc = log_tables(sizes_folder, SIZE_METRICS, lambda row: row["procs"] == size and row["resample"] == resample)
     others = [means] * len(ctc) if resample == "none" else shaken
     return [{**other, **table} for other, table in zip(others, ctc)]
 

@@ -302,15 +302,13 @@ impl NodePool {
     }
 
     /// Takes what `r` holds at `a` (from [`NodePool::choose`] on this pool, or on one with
-    /// no more free anywhere); returns the change in cores idle on partly used nodes
-    /// ([`NodePool::stranded_cores`]), counted in the same pass.
+    /// no more free anywhere).
     ///
     /// # Panics
     /// In debug builds (the tests'), if a node would go over its capacity: a scheduler bug.
     /// Release builds do not check: conservative backfilling takes every reservation for
     /// every instant it tries, and the check cost a quarter of its time.
-    pub fn take(&mut self, r: &NodeRequest, a: &Placement) -> i64 {
-        let mut stranded = 0;
+    pub fn take(&mut self, r: &NodeRequest, a: &Placement) {
         for &(n, units) in a {
             let n = n as usize;
             debug_assert!(
@@ -323,20 +321,22 @@ impl NodePool {
                 ) >= units,
                 "node {n} cannot take {units} units of {r:?}"
             );
-            let before = self.strands(n);
             self.hold(n, units, r);
-            stranded += self.strands(n) - before;
         }
-        stranded
     }
 
-    /// Frees what `r` held at `a`; returns the change in cores idle on partly used nodes, as
-    /// [`NodePool::take`] does.
-    pub fn give_back(&mut self, r: &NodeRequest, a: &Placement) -> i64 {
-        let mut stranded = 0;
+    /// [`NodePool::take`] on the pool of the jobs that run (not a reservation's), returning
+    /// the change in cores idle on partly used nodes ([`NodePool::stranded_cores`]).
+    pub fn take_counting(&mut self, r: &NodeRequest, a: &Placement) -> i64 {
+        let before = self.stranded_on(a);
+        self.take(r, a);
+        self.stranded_on(a) - before
+    }
+
+    /// Frees what `r` held at `a`.
+    pub fn give_back(&mut self, r: &NodeRequest, a: &Placement) {
         for &(n, units) in a {
             let n = n as usize;
-            let before = self.strands(n);
             self.free_cores[n] += units * r.cores;
             if self.memory_kb[n] != UNLIMITED {
                 self.free_memory_kb[n] += units as u64 * r.memory_kb;
@@ -351,9 +351,15 @@ impl NodePool {
                     && self.free_memory_kb[n] <= self.memory_kb[n],
                 "node {n} freed beyond its capacity"
             );
-            stranded += self.strands(n) - before;
         }
-        stranded
+    }
+
+    /// [`NodePool::give_back`], returning the change in stranded cores as
+    /// [`NodePool::take_counting`] does.
+    pub fn give_back_counting(&mut self, r: &NodeRequest, a: &Placement) -> i64 {
+        let before = self.stranded_on(a);
+        self.give_back(r, a);
+        self.stranded_on(a) - before
     }
 
     /// Keeps, node by node, the least of each resource free here and in `other` (a pool of
@@ -380,15 +386,15 @@ impl NodePool {
         if free < self.cores[n] { free as u64 } else { 0 }
     }
 
-    /// [`NodePool::stranded_cores`] as a count to add, without reading the node where every
-    /// node has one core (it is empty or full, so it never strands one).
-    #[inline]
-    fn strands(&self, n: usize) -> i64 {
+    /// [`NodePool::stranded_cores`] over `a`'s nodes; 0 without looking where every node has
+    /// one core (it is empty or full, so it never strands one).
+    fn stranded_on(&self, a: &Placement) -> i64 {
         if self.one_core {
-            0
-        } else {
-            self.stranded_cores(n) as i64
+            return 0;
         }
+        a.iter()
+            .map(|&(n, _)| self.stranded_cores(n as usize) as i64)
+            .sum()
     }
 
     /// Free cores over all nodes.

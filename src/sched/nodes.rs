@@ -114,8 +114,8 @@ struct Stranded {
 }
 
 impl Stranded {
-    /// The integral up to `now`, then the change at `now` (from [`NodePool::take`] or
-    /// [`NodePool::give_back`]).
+    /// The integral up to `now`, then the change at `now` (from
+    /// [`NodePool::take_counting`] or [`NodePool::give_back_counting`]).
     fn change(&mut self, now: Time, by: i64) {
         self.core_seconds += self.cores * (now - self.since).max(0) as u64;
         self.since = now;
@@ -198,7 +198,7 @@ impl NodeScheduler {
     /// Starts `job` on `a`, which must fit now.
     fn start(&mut self, ctx: &mut SchedCtx, job: JobId, a: &Placement) {
         let r = self.requests[job.index()];
-        let by = self.pool.take(&r, a);
+        let by = self.pool.take_counting(&r, a);
         self.stranded.change(ctx.now(), by);
         self.held.keep(job, a);
         ctx.start(job);
@@ -518,7 +518,7 @@ impl Scheduler for NodeScheduler {
         self.refit |= ctx.now() < start + ctx.jobs().estimate[job.index()];
         let by = self
             .pool
-            .give_back(&self.requests[job.index()], self.held.of(job));
+            .give_back_counting(&self.requests[job.index()], self.held.of(job));
         self.stranded.change(ctx.now(), by);
         self.held.release(job);
     }

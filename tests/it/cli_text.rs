@@ -23,6 +23,12 @@ fn stdout_in(dir: &Path, args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// `text` without its timing line, whose milliseconds vary from run to run.
+fn without_timing(text: &str) -> String {
+    let kept: Vec<&str> = text.lines().filter(|l| !l.starts_with("timing ")).collect();
+    kept.join("\n")
+}
+
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
@@ -63,8 +69,7 @@ fn run_prints_its_summary_on_a_machine_of_nodes() {
             "easy",
         ],
     );
-    let kept: Vec<&str> = text.lines().filter(|l| !l.starts_with("timing ")).collect();
-    insta::assert_snapshot!(kept.join("\n"));
+    insta::assert_snapshot!(without_timing(&text));
 }
 
 #[test]
@@ -81,8 +86,7 @@ fn run_prints_its_predictor_line() {
             "ruh",
         ],
     );
-    let kept: Vec<&str> = text.lines().filter(|l| !l.starts_with("timing ")).collect();
-    insta::assert_snapshot!(kept.join("\n"));
+    insta::assert_snapshot!(without_timing(&text));
 }
 
 #[test]
