@@ -269,10 +269,7 @@ fn run_rigid_inner(
     if let Source::Model(m) = &rigid.workload.source {
         check_size(Some(m.expected_jobs()), yes).map_err(schedlab::Error::from)?;
     }
-    if let Source::Trace(t) = &rigid.workload.source
-        && priority.is_some()
-        && t.machine.as_ref().is_some_and(|m| !m.is_plain_pool())
-    {
+    if priority.is_some() && rigid.workload.machine().is_some_and(|m| !m.is_plain_pool()) {
         return Err(Failure::Library(schedlab::Error::Invalid(
             "priority: a Python priority function schedules one pool; a machine of several \
              partitions, of nodes with memory or GPUs, under a power cap, switching nodes off or naming a \

@@ -40,12 +40,13 @@ pub struct RunArgs {
     params: Vec<(String, String)>,
     #[command(flatten)]
     read: ReadArgs,
-    /// Traces: the machine of partitions the jobs run on, a TOML description (docs/semantics.md,
-    /// "The machine"); each partition is a pool of its own with its own queue, and a job runs
-    /// in the partition its SWF partition number (field 16) names.
+    /// The machine of partitions the jobs run on, a TOML description (docs/semantics.md, "The
+    /// machine"); each partition is a pool of its own with its own queue. A trace's job runs
+    /// in the partition its SWF partition number (field 16) names; a model's jobs run in the
+    /// default partition, whose cores are the model's size.
     #[arg(long, value_name = "FILE.toml", conflicts_with = "procs")]
     machine: Option<PathBuf>,
-    /// Traces recording no GPUs, on a machine with GPUs: the share of jobs drawn as GPU jobs
+    /// Jobs recording no GPUs, on a machine with GPUs: the share of jobs drawn as GPU jobs
     /// (each with probability SHARE, per --seed), asking GPUs in their partition's ratio of
     /// cores to GPUs (docs/semantics.md, "The machine").
     #[arg(long, value_name = "SHARE", requires = "machine")]
@@ -54,13 +55,22 @@ pub struct RunArgs {
     /// ratio.
     #[arg(long, value_name = "CORES", requires = "gpu_share")]
     cores_per_gpu: Option<i64>,
-    /// Traces, on a machine with a power model: cap every partition at FRACTION of its peak
+    /// Jobs recording no memory, on a machine whose nodes describe memory: draw each job's
+    /// memory per processor (per --seed), log-normal with median PRESSURE times its
+    /// partition's memory per core (docs/semantics.md, "The machine").
+    #[arg(long, value_name = "PRESSURE", requires = "machine")]
+    memory_pressure: Option<f64>,
+    /// With --memory-pressure: the standard deviation of the log of memory per processor
+    /// (1.16, LANL-CM5's requests, when not given).
+    #[arg(long, value_name = "SIGMA", requires = "memory_pressure")]
+    memory_sigma: Option<f64>,
+    /// On a machine with a power model: cap every partition at FRACTION of its peak
     /// power (all its nodes busy); a job starts only if the power with it stays under the
     /// cap (docs/semantics.md, "Energy").
     #[arg(long, value_name = "FRACTION", requires = "machine")]
     power_cap: Option<f64>,
-    /// Traces, on a machine with a power model: a cap that changes over time (CSV: a header,
-    /// then time,fraction rows, the trace's clock; .gz too), each fraction of every
+    /// On a machine with a power model: a cap that changes over time (CSV: a header, then
+    /// time,fraction rows, the workload's clock; .gz too), each fraction of every
     /// partition's peak holding until the next row; a job starts only if the power with it
     /// stays under the cap until its predicted end (docs/semantics.md, "Energy").
     #[arg(long, value_name = "FILE", requires = "machine", conflicts_with = "power_cap")]
@@ -69,7 +79,7 @@ pub struct RunArgs {
     /// day).
     #[arg(long, value_name = "SECONDS", requires = "power_cap_series")]
     power_cap_period: Option<i64>,
-    /// With --power-cap-series: seconds added to the trace's clock to read it.
+    /// With --power-cap-series: seconds added to the workload's clock to read it.
     #[arg(
         long,
         value_name = "SECONDS",
@@ -77,7 +87,7 @@ pub struct RunArgs {
         allow_hyphen_values = true
     )]
     power_cap_offset: Option<i64>,
-    /// Traces, on a machine whose nodes describe their switching: switch a node off once it
+    /// On a machine whose nodes describe their switching: switch a node off once it
     /// has been idle SECONDS, and boot it when a job needs it (docs/semantics.md, "Power
     /// states").
     #[arg(long, value_name = "SECONDS", requires = "machine")]
@@ -198,7 +208,7 @@ fn experiment(args: &RunArgs) -> Result<Rigid> {
             "--load and --load-scale apply to --trace; give a model its load with --param load=X"
         );
         usage!(args.resample.method.is_none(), "--resample applies to --trace");
-        usage!(args.machine.is_none(), "--machine applies to --trace");
+        usage!(args.carbon.is_none(), "--carbon applies to --trace");
         usage!(
             args.estimates.is_none(),
             "--estimates applies to --trace; give a model its estimates with --param estimates=tsafrir"
@@ -237,6 +247,8 @@ fn experiment(args: &RunArgs) -> Result<Rigid> {
         ("keep_on", args.keep_on.map(Value::Int)),
         ("gpu_share", args.gpu_share.map(Value::Float)),
         ("cores_per_gpu", args.cores_per_gpu.map(Value::Int)),
+        ("memory_pressure", args.memory_pressure.map(Value::Float)),
+        ("memory_sigma", args.memory_sigma.map(Value::Float)),
         ("load", args.load.map(Value::Float)),
         ("load_scale", args.load_scale.map(Value::Float)),
         ("estimates", args.estimates.clone().map(Value::Str)),

@@ -70,7 +70,7 @@ pub fn from_params(params: &Params, window: Option<&Window>) -> Result<Malleable
             "strategy = {strategy}: malleable strategies need model = \"downey\""
         )));
     }
-    let model = model(params, &KEYS, None)?;
+    let model = model(params, &KEYS, None, None)?;
     Ok(Malleable {
         allocation,
         application,

@@ -119,8 +119,14 @@ impl Experiment {
     pub fn keys(&self) -> Vec<Key> {
         let (own, workload): (&[Key], Vec<Key>) = match self {
             Experiment::Rigid(r) => match &r.workload.source {
-                rigid::Source::Model(m) => (&rigid::POLICY_KEYS, rigid::model_keys(m.keys())),
-                rigid::Source::Trace(_) => (&rigid::POLICY_KEYS, rigid::TRACE_KEYS.to_vec()),
+                rigid::Source::Model(m) => (
+                    &rigid::POLICY_KEYS,
+                    [rigid::model_keys(m.keys()), rigid::MACHINE_KEYS.to_vec()].concat(),
+                ),
+                rigid::Source::Trace(_) => (
+                    &rigid::POLICY_KEYS,
+                    [&rigid::TRACE_KEYS[..], &rigid::MACHINE_KEYS].concat(),
+                ),
             },
             Experiment::Malleable(_) => (
                 &malleable::KEYS,

@@ -30,11 +30,8 @@ use crate::workload::{Columns, Workload};
 /// machine its jobs are placed on (as JSON: two descriptions of one machine are one).
 type TraceKey = (PathBuf, SwfOptions, Option<String>);
 
-fn trace_key(t: &TraceSource) -> TraceKey {
-    let machine = t
-        .machine
-        .as_ref()
-        .map(|m| serde_json::to_string(&**m).unwrap_or_default());
+fn trace_key(t: &TraceSource, machine: Option<&Machine>) -> TraceKey {
+    let machine = machine.map(|m| serde_json::to_string(m).unwrap_or_default());
     (t.path.clone(), t.options.clone(), machine)
 }
 
@@ -75,7 +72,7 @@ impl Shared {
                 } else {
                     w.columns_read()
                 };
-                let most = columns.entry(trace_key(t)).or_insert(read);
+                let most = columns.entry(trace_key(t, w.machine())).or_insert(read);
                 *most = (*most).max(read);
             }
         }
@@ -85,9 +82,9 @@ impl Shared {
         }
     }
 
-    /// The trace `t` names, read on first use: every job it keeps, or an error.
-    fn read(&mut self, t: &TraceSource) -> Result<Arc<ReadTrace>> {
-        let key = trace_key(t);
+    /// The trace `t` names, read on first use: every job it keeps on `machine`, or an error.
+    fn read(&mut self, t: &TraceSource, machine: Option<&Machine>) -> Result<Arc<ReadTrace>> {
+        let key = trace_key(t, machine);
         if let Some(read) = self.traces.get(&key) {
             return Ok(read.clone());
         }
@@ -97,12 +94,12 @@ impl Shared {
         };
         let mut workload = read_trace(&t.path, &options)?;
         let gpu_jobs = workload.jobs.gpus.iter().flatten().filter(|&&g| g > 0).count();
-        let gpus_ignored = match t.machine.as_deref().map_or(0, Machine::gpus) {
+        let gpus_ignored = match machine.map_or(0, Machine::gpus) {
             0 => gpu_jobs,
             _ => 0,
         };
         let mut fit = None;
-        if let Some(machine) = &t.machine {
+        if let Some(machine) = machine {
             workload = machine.place(workload);
             fit = Some(Fit::of(&workload, machine, Path::new("")));
         }
@@ -139,7 +136,7 @@ impl WorkloadSpec {
         let (trace, factor) = match &self.source {
             Source::Model(_) => (None, None),
             Source::Trace(t) => {
-                let read = shared.read(t)?;
+                let read = shared.read(t, self.machine())?;
                 let w = &read.workload;
                 if let Some(window) = window
                     && w.jobs.len() < window.measured.end
@@ -154,11 +151,23 @@ impl WorkloadSpec {
                     });
                 }
                 let factor = scale_factor(t, &read)?;
-                if t.gpu_share.is_some() && w.jobs.gpus.is_some() {
+                if self.gpu_share.is_some() && w.jobs.gpus.is_some() {
                     return Err(Error::Workload {
                         path: t.path.clone(),
                         message: "its jobs record their GPUs; gpu_share draws GPU jobs for a trace that records none"
                             .into(),
+                    });
+                }
+                let records_memory = |column: &[i32]| column.iter().any(|&m| m > 0);
+                if self.memory_pressure.is_some()
+                    && (records_memory(&w.jobs.requested_memory) || records_memory(&w.jobs.used_memory))
+                {
+                    return Err(Error::Workload {
+                        path: t.path.clone(),
+                        message:
+                            "its jobs record their memory (SWF field 10 or 7); memory_pressure draws memory \
+                                  for a trace that records none"
+                                .into(),
                     });
                 }
                 if let (Some(carbon), Some(&first)) = (&t.carbon, w.jobs.submit.first())
@@ -189,6 +198,22 @@ impl WorkloadSpec {
             trace,
             factor,
         })
+    }
+}
+
+impl WorkloadSpec {
+    /// Replication `seed`'s memory per processor, then its GPU jobs (whether a GPU job
+    /// fits its partition depends on its memory), where the spec draws them.
+    fn draw_requests(&self, jobs: &mut crate::workload::Jobs, seed: u64) {
+        let Some(machine) = self.machine() else {
+            return;
+        };
+        if let Some(memory) = &self.memory_pressure {
+            memory.apply(jobs, machine, seed);
+        }
+        if let Some(share) = &self.gpu_share {
+            share.apply(jobs, machine, seed);
+        }
     }
 }
 
@@ -244,7 +269,17 @@ impl PreparedWorkload {
     pub fn draw(&self, seed: u64) -> Result<Cow<'_, Workload>> {
         let spec = &self.spec;
         let base: Cow<Workload> = match (&spec.source, &self.trace) {
-            (Source::Model(model), _) => Cow::Owned(model.generate(seed)),
+            (Source::Model(model), _) => {
+                let generated = model.generate(seed);
+                match &spec.machine {
+                    Some(machine) => {
+                        let mut placed = machine.place(generated);
+                        spec.draw_requests(&mut placed.jobs, seed);
+                        Cow::Owned(placed)
+                    }
+                    None => Cow::Owned(generated),
+                }
+            }
             (Source::Trace(t), Some(read)) => {
                 let scaled = match self.factor {
                     Some(factor) => Cow::Owned(scale_arrivals(&read.workload, factor)),
@@ -266,13 +301,12 @@ impl PreparedWorkload {
                     }
                     None => shaken,
                 };
-                match (&t.gpu_share, &t.machine) {
-                    (Some(share), Some(machine)) => {
-                        let mut drawn = estimated.into_owned();
-                        share.apply(&mut drawn.jobs, machine, seed);
-                        Cow::Owned(drawn)
-                    }
-                    _ => estimated,
+                if spec.gpu_share.is_none() && spec.memory_pressure.is_none() {
+                    estimated
+                } else {
+                    let mut drawn = estimated.into_owned();
+                    spec.draw_requests(&mut drawn.jobs, seed);
+                    Cow::Owned(drawn)
                 }
             }
             (Source::Trace(_), None) => unreachable!("preparing a trace workload reads its trace"),

@@ -11,6 +11,9 @@ use crate::carbon::{Carbon, CarbonHold, Intensity, MAX_CARBON_SLACK};
 use crate::experiment::Sources;
 use crate::machine::Machine;
 use crate::machine::gpu_share::{GpuShare, MAX_CORES_PER_GPU};
+use crate::machine::memory_pressure::{
+    DEFAULT_MEMORY_SIGMA, MAX_MEMORY_PRESSURE, MAX_MEMORY_SIGMA, MemoryPressure,
+};
 use crate::params::{Key, ParamError, Params, Value, policy, workload};
 use crate::predict::PredictorKind;
 use crate::sched::{NodePolicy, SchedulerKind};
@@ -27,16 +30,15 @@ use crate::workload::{MAX_PROCS, Selection};
 /// The scheduler and predictor leave the workload alone.
 pub const POLICY_KEYS: [Key; 2] = [policy("scheduler"), policy("predictor")];
 
-/// A trace and how to read, scale and augment it; all shape the workload but `feedback`,
-/// which changes when jobs arrive, not which jobs are drawn; `power_cap`,
-/// `power_cap_series` and `switch_off_after`, which cap the machine the jobs run on and switch its idle nodes off;
-/// `carbon_hold` and `carbon_slack`, which hold jobs back while the grid is dirty;
-/// and `gpu_share` and `cores_per_gpu`, which read which jobs ask GPUs off the
-/// replication's own draws. Cells that differ in those replay the same workloads (a GPU job
-/// at one share is one at every higher share), so they can be compared in pairs.
-pub const TRACE_KEYS: [Key; 38] = [
-    workload("trace"),
-    workload("procs"),
+/// The machine the jobs run on and the policies that change it, for a trace and a model
+/// alike: `machine` shapes the workload (which jobs fit, and a model's size); the rest are
+/// policies, whose cells replay the same workloads: `power_cap`, `power_cap_series` and
+/// `switch_off_after`, which cap the machine and switch its idle nodes off; `gpu_share`,
+/// `cores_per_gpu`, `memory_pressure` and `memory_sigma`, which read what jobs ask of a
+/// node off the replication's own draws (a GPU job at one share is one at every higher
+/// share; a job's memory grows in proportion to the pressure), so that such cells can be
+/// compared in pairs.
+pub const MACHINE_KEYS: [Key; 11] = [
     workload("machine"),
     policy("power_cap"),
     policy("power_cap_series"),
@@ -44,10 +46,21 @@ pub const TRACE_KEYS: [Key; 38] = [
     policy("power_cap_offset"),
     policy("switch_off_after"),
     policy("keep_on"),
-    policy("carbon_hold"),
-    policy("carbon_slack"),
     policy("gpu_share"),
     policy("cores_per_gpu"),
+    policy("memory_pressure"),
+    policy("memory_sigma"),
+];
+
+/// A trace and how to read, scale and augment it; all shape the workload but `feedback`,
+/// which changes when jobs arrive, not which jobs are drawn. With [`MACHINE_KEYS`], the
+/// carbon-intensity series, read at the trace's clock: `carbon_hold` and `carbon_slack`
+/// hold jobs back while the grid is dirty.
+pub const TRACE_KEYS: [Key; 29] = [
+    workload("trace"),
+    workload("procs"),
+    policy("carbon_hold"),
+    policy("carbon_slack"),
     workload("carbon"),
     workload("carbon_offset"),
     workload("carbon_period"),
@@ -101,12 +114,6 @@ pub struct TraceSource {
     pub resample: Option<Resample>,
     /// Estimates from Tsafrir's model, drawn per replication, instead of the logged ones.
     pub estimates: Option<Tsafrir>,
-    /// The machine of partitions the jobs run on (`machine = "file.toml"`); `None`: one
-    /// pool of `procs` (or MaxProcs) processors.
-    pub machine: Option<Arc<Machine>>,
-    /// GPU jobs drawn per replication on a machine with GPUs (`gpu_share`,
-    /// `cores_per_gpu`), for a trace that records none.
-    pub gpu_share: Option<GpuShare>,
     /// A carbon-intensity series (`carbon = "file.csv"`) and the offset from the trace's
     /// clock to its own (`carbon_offset`, seconds), for the carbon of a run on a machine
     /// with a power model.
@@ -126,6 +133,15 @@ pub enum Source {
 #[derive(Clone, Debug)]
 pub struct WorkloadSpec {
     pub source: Source,
+    /// The machine of partitions the jobs run on (`machine = "file.toml"`); `None`: one
+    /// pool of `procs` (or the trace's MaxProcs) processors.
+    pub machine: Option<Arc<Machine>>,
+    /// GPU jobs drawn per replication on a machine with GPUs (`gpu_share`,
+    /// `cores_per_gpu`), for jobs that record none.
+    pub gpu_share: Option<GpuShare>,
+    /// Memory per processor drawn per replication on a machine that describes memory
+    /// (`memory_pressure`, `memory_sigma`), for jobs that record none.
+    pub memory_pressure: Option<MemoryPressure>,
     /// Priorities and utility functions, generated per replication (traces).
     pub augmentation: Option<Augmentation>,
     /// Requested times set to the runtimes, after the utility functions (traces).
@@ -155,8 +171,14 @@ pub fn model_keys(keys: &[&'static str]) -> Vec<Key> {
 }
 
 /// The model `model` names, from its keys; any other key but `extra` is refused. With a
-/// measurement window, enough jobs for it are generated unless `jobs` says otherwise.
-pub(crate) fn model(params: &Params, extra: &[Key], window: Option<&Window>) -> Result<Model, ParamError> {
+/// measurement window, enough jobs for it are generated unless `jobs` says otherwise. On a
+/// machine, its size is the cores of the partition its jobs run in (`size`, [`model_size`]).
+pub(crate) fn model(
+    params: &Params,
+    extra: &[Key],
+    window: Option<&Window>,
+    size: Option<u32>,
+) -> Result<Model, ParamError> {
     let name = params.text("model").unwrap_or_default();
     let Some(own) = Model::keys_of(&name) else {
         return Err(ParamError::Invalid(format!(
@@ -172,6 +194,9 @@ pub(crate) fn model(params: &Params, extra: &[Key], window: Option<&Window>) -> 
         .iter()
         .filter_map(|k| params.get(k.name).map(|v| (k.name.to_string(), v.to_string())))
         .collect();
+    if let Some(procs) = size {
+        model_params.push(("procs".into(), procs.to_string()));
+    }
     if let Some(w) = window {
         let needed = w.measured.end + w.saturation.unwrap_or(0);
         match params.get("jobs") {
@@ -326,7 +351,12 @@ fn resample(params: &Params) -> Result<Option<Resample>, ParamError> {
 
 /// A trace replay's source, its path relative to `sources.dir`; any other key but `extra` is
 /// refused.
-fn trace(params: &Params, sources: Sources<'_>, extra: &[Key]) -> Result<TraceSource, ParamError> {
+fn trace(
+    params: &Params,
+    sources: Sources<'_>,
+    extra: &[Key],
+    machine: Option<&Machine>,
+) -> Result<TraceSource, ParamError> {
     let keys: Vec<Key> = extra.iter().chain(&TRACE_KEYS).copied().collect();
     params.only(&keys, "a trace")?;
     let trace = params.text("trace").unwrap_or_default();
@@ -366,9 +396,7 @@ fn trace(params: &Params, sources: Sources<'_>, extra: &[Key]) -> Result<TraceSo
         }
         p => p.map(|p| p as u32),
     };
-    let machine = machine(params, sources, procs)?;
-    let gpu_share = gpu_share(params, machine.as_deref())?;
-    let carbon = carbon(params, sources, machine.as_deref())?;
+    let carbon = carbon(params, sources, machine)?;
     // On a machine the reader keeps every job, whatever the trace's MaxProcs: placing them
     // on the partitions (`Machine::place`) skips those no partition runs, then those wider
     // than their partition.
@@ -388,8 +416,6 @@ fn trace(params: &Params, sources: Sources<'_>, extra: &[Key]) -> Result<TraceSo
         load_scale,
         resample,
         estimates,
-        machine,
-        gpu_share,
         carbon,
     })
 }
@@ -424,17 +450,13 @@ fn trace_estimates(params: &Params) -> Result<Option<Tsafrir>, ParamError> {
     }
 }
 
-/// The machine a trace runs on: the sweep spec's inline machine of that name, or its file,
-/// with the policies that change it (a power cap, switching idle nodes off); `None` for the
-/// trace's own pool of processors.
-fn machine(
-    params: &Params,
-    sources: Sources<'_>,
-    procs: Option<u32>,
-) -> Result<Option<Arc<Machine>>, ParamError> {
+/// The machine the jobs run on: the sweep spec's inline machine of that name, or its file,
+/// with the policies that change it (a power cap, switching idle nodes off); `None` for one
+/// pool of processors (the trace's, or `procs`).
+fn machine(params: &Params, sources: Sources<'_>) -> Result<Option<Arc<Machine>>, ParamError> {
     let machine = match params.text("machine") {
         None => None,
-        Some(_) if procs.is_some() => {
+        Some(_) if params.has("procs") => {
             return Err(ParamError::Invalid(
                 "machine and procs both size the machine; choose one".to_string(),
             ));
@@ -597,6 +619,57 @@ fn gpu_share(params: &Params, machine: Option<&Machine>) -> Result<Option<GpuSha
     Ok(share)
 }
 
+/// Memory per processor drawn for jobs (`memory_pressure`, `memory_sigma`), on a machine
+/// whose nodes describe memory.
+fn memory_pressure(params: &Params, machine: Option<&Machine>) -> Result<Option<MemoryPressure>, ParamError> {
+    let Some(pressure) = params.within("memory_pressure", &(0.0..=MAX_MEMORY_PRESSURE))? else {
+        if params.has("memory_sigma") {
+            return Err(ParamError::Invalid(
+                "memory_sigma: applies with memory_pressure".into(),
+            ));
+        }
+        return Ok(None);
+    };
+    let describes_memory = |m: &Machine| {
+        m.partitions
+            .iter()
+            .any(|p| p.nodes.iter().any(|g| g.memory_gb > 0.0))
+    };
+    if !machine.is_some_and(describes_memory) {
+        return Err(ParamError::Invalid(
+            "memory_pressure: needs a machine whose nodes describe their memory (machine = \"FILE.toml\" \
+             whose node groups give memory_gb)"
+                .into(),
+        ));
+    }
+    let sigma = params
+        .within("memory_sigma", &(0.0..=MAX_MEMORY_SIGMA))?
+        .unwrap_or(DEFAULT_MEMORY_SIGMA);
+    Ok(Some(MemoryPressure { pressure, sigma }))
+}
+
+/// A model's size on `machine`: the cores of the partition its jobs, which name none, run
+/// in (the one with `default = true`).
+fn model_size(machine: &Machine) -> Result<u32, ParamError> {
+    let Some(p) = machine.partition_of(-1) else {
+        return Err(ParamError::Invalid(
+            "machine: a model's jobs name no partition, so they run in the partition with default = true; \
+             this machine has none"
+                .into(),
+        ));
+    };
+    let cores = machine.partitions[p].cores();
+    u32::try_from(cores)
+        .ok()
+        .filter(|&c| c <= MAX_PROCS)
+        .ok_or_else(|| {
+            ParamError::Invalid(format!(
+                "machine: partition {} has {cores} cores; a model runs on at most {MAX_PROCS}",
+                machine.partitions[p].name
+            ))
+        })
+}
+
 /// The carbon-intensity series of a run on a machine with a power model, its offset from
 /// the trace's clock, and the holding policy (`carbon_hold`, `carbon_slack`).
 fn carbon(
@@ -676,10 +749,7 @@ impl WorkloadSpec {
 
     /// The machine of partitions the jobs run on, if one is given.
     pub fn machine(&self) -> Option<&Machine> {
-        match &self.source {
-            Source::Trace(t) => t.machine.as_deref(),
-            Source::Model(_) => None,
-        }
+        self.machine.as_deref()
     }
 
     /// The columns a run of this workload on a trace reads: every one when it resamples the
@@ -689,7 +759,7 @@ impl WorkloadSpec {
     pub fn columns_read(&self) -> Columns {
         match &self.source {
             Source::Trace(t) if t.resample.is_none() && self.augmentation.is_none() && !self.feedback => {
-                match t.machine {
+                match self.machine {
                     Some(_) => Columns::Machine,
                     None => Columns::Simulated,
                 }
@@ -707,7 +777,7 @@ fn workload_spec(
     window: Option<&Window>,
     extra: &[Key],
 ) -> Result<WorkloadSpec, ParamError> {
-    let source = match (params.has("model"), params.has("trace")) {
+    match (params.has("model"), params.has("trace")) {
         (true, true) => {
             return Err(ParamError::Invalid(
                 "run has both model and trace; choose one".to_string(),
@@ -718,8 +788,17 @@ fn workload_spec(
                 "run needs a workload: model = \"downey\" or trace = \"path.swf.gz\"".to_string(),
             ));
         }
-        (true, false) => Source::Model(model(params, extra, window)?),
-        (false, true) => Source::Trace(trace(params, sources, extra)?),
+        (true, false) | (false, true) => {}
+    };
+    let machine = machine(params, sources)?;
+    let gpu_share = gpu_share(params, machine.as_deref())?;
+    let memory_pressure = memory_pressure(params, machine.as_deref())?;
+    let extra: Vec<Key> = extra.iter().chain(&MACHINE_KEYS).copied().collect();
+    let source = if params.has("model") {
+        let size = machine.as_deref().map(model_size).transpose()?;
+        Source::Model(model(params, &extra, window, size)?)
+    } else {
+        Source::Trace(trace(params, sources, &extra, machine.as_deref())?)
     };
     let feedback = params.flag("feedback", false)?;
     if let Source::Trace(TraceSource { carbon: Some(c), .. }) = &source
@@ -732,7 +811,7 @@ fn workload_spec(
             "carbon_hold: not built with a measured window or feedback yet".into(),
         ));
     }
-    if let Source::Trace(TraceSource { machine: Some(m), .. }) = &source
+    if let Some(m) = &machine
         && feedback
         && m.partitions.len() > 1
     {
@@ -746,6 +825,9 @@ fn workload_spec(
     }
     Ok(WorkloadSpec {
         source,
+        machine,
+        gpu_share,
+        memory_pressure,
         augmentation: augmentation(params)?,
         exact_estimates: params.flag("exact_estimates", false)?,
         feedback,

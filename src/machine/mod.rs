@@ -31,6 +31,7 @@ use crate::workload::{Jobs, MAX_PROCS, Workload};
 
 pub mod cap;
 pub mod gpu_share;
+pub mod memory_pressure;
 pub mod pool;
 
 use pool::{NodePool, NodeRequest};

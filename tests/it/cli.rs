@@ -1084,7 +1084,21 @@ fn conflicting_flags_exit_2_with_the_reason() {
                 "--scheduler",
                 "easy",
             ],
-            "--machine applies to --trace",
+            "a model's jobs name no partition, so they run in the partition with default = true",
+        ),
+        (
+            vec![
+                "run",
+                "--model",
+                "lublin",
+                "--machine",
+                "examples/machines/kth-sp2-energy.toml",
+                "--carbon",
+                "unused.csv",
+                "--scheduler",
+                "easy",
+            ],
+            "--carbon applies to --trace",
         ),
         (
             vec![

@@ -6,6 +6,7 @@ mod cli;
 mod cli_text;
 #[path = "../common/mod.rs"]
 mod common;
+mod drawn_requests;
 mod dyn_equi;
 mod feedback;
 mod golden;
