@@ -912,11 +912,11 @@ fn partition_schedulers(
                     NodePolicy::NAMES.join(", ")
                 )));
             }
-            if p.cap_over_time.is_some() && NodePolicy::of(kind).is_none() {
+            if p.cap_over_time.is_some() && !NodePolicy::of(kind).is_some_and(NodePolicy::runs_capped) {
                 return Err(ParamError::Invalid(format!(
                     "{whose}scheduler = {kind}: not built under a power cap over time yet (partition {}); {} are",
                     p.name,
-                    NodePolicy::NAMES.join(", ")
+                    NodePolicy::CAPPED_NAMES.join(", ")
                 )));
             }
             if p.switch_off.is_some() && !kind.counts_boots() {

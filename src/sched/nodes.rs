@@ -10,6 +10,10 @@
 //! form of EASY's `extra` processors. Each backfilled job is placed where best fit puts it
 //! now, and only that placement is tested.
 //!
+//! Priority-FIFO (Lee & Snavely) is EASY on nodes with the waiting jobs kept in (priority,
+//! arrival) order instead of arrival order (`priority.rs` states the policy): the head is
+//! the first job of that order that does not fit, and the others backfill in that order.
+//!
 //! Conservative backfilling reserves nodes: every waiting job with a positive estimate holds
 //! a reservation, a start time and a placement, at the earliest time (now, or when a
 //! running job or a reservation ends) where best fit places it on the nodes free
@@ -48,6 +52,8 @@ pub enum NodePolicy {
     Fcfs,
     Easy(BackfillOrder),
     Conservative,
+    /// Priority-FIFO: EASY in (priority, arrival) order.
+    Priority,
 }
 
 impl NodePolicy {
@@ -58,12 +64,21 @@ impl NodePolicy {
             SchedulerKind::Easy | SchedulerKind::EasyPred => Some(NodePolicy::Easy(BackfillOrder::Arrival)),
             SchedulerKind::Sjbf => Some(NodePolicy::Easy(BackfillOrder::ShortestPrediction)),
             SchedulerKind::Conservative => Some(NodePolicy::Conservative),
+            SchedulerKind::Prio => Some(NodePolicy::Priority),
             _ => None,
         }
     }
 
     /// The schedulers that run on nodes, for messages.
-    pub const NAMES: [&'static str; 5] = ["fcfs", "easy", "sjbf", "easy-pred", "conservative"];
+    pub const NAMES: [&'static str; 6] = ["fcfs", "easy", "sjbf", "easy-pred", "conservative", "prio"];
+
+    /// Whether it runs under a power cap over time (`super::capped`): all but Priority-FIFO.
+    pub fn runs_capped(self) -> bool {
+        self != NodePolicy::Priority
+    }
+
+    /// The schedulers that run under a power cap over time, for messages.
+    pub const CAPPED_NAMES: [&'static str; 5] = ["fcfs", "easy", "sjbf", "easy-pred", "conservative"];
 }
 
 /// A scheduler of one partition of nodes.
@@ -75,14 +90,17 @@ pub struct NodeScheduler {
     requests: Vec<NodeRequest>,
     held: Held,
     stranded: Stranded,
-    /// Waiting jobs in arrival order.
+    /// Waiting jobs in arrival order, or in (priority, arrival) order under Priority-FIFO.
     waiting: Vec<JobId>,
+    /// Priority-FIFO: each job's priority (0 the highest); empty under other policies.
+    priority: Vec<u16>,
     backfilled: u64,
     /// The head's reservation after the last pass: its shadow time, with `at_shadow`
     /// holding the nodes free then (less what jobs backfilled past it hold), or, where only
     /// cores bind the head, the count of cores then to spare beyond it. Valid while the head
     /// is the same and no job has ended nor changed its prediction since: starts only
-    /// shrink what is free, and arrivals change neither.
+    /// shrink what is free, and arrivals change neither (under Priority-FIFO, a job that
+    /// arrived ahead of the head and started drops it).
     reservation: Option<(JobId, Time, Option<u64>)>,
     at_shadow: NodePool,
     /// Conservative: each waiting job's reservation (start, placement), by job.
@@ -188,6 +206,7 @@ impl NodeScheduler {
             held: Held::default(),
             stranded: Stranded::default(),
             waiting: Vec::new(),
+            priority: Vec::new(),
             backfilled: 0,
             reservation: None,
             choice: Placement::new(),
@@ -499,11 +518,27 @@ impl Scheduler for NodeScheduler {
         if self.policy == NodePolicy::Conservative {
             self.slots.resize_with(jobs.len(), || None);
         }
+        self.priority.clear();
+        if self.policy == NodePolicy::Priority {
+            let priority = jobs
+                .priority
+                .as_ref()
+                .expect("prio needs job priorities: give a priority map (--priorities or `priorities`)");
+            self.priority.extend_from_slice(priority);
+        }
         self.refit = false;
     }
 
     fn on_arrival(&mut self, job: JobId, _ctx: &SchedCtx) {
-        self.waiting.push(job);
+        if self.policy == NodePolicy::Priority {
+            // Behind every waiting job of its priority or a higher one.
+            let priority = &self.priority;
+            let key = (priority[job.index()], job);
+            let at = self.waiting.partition_point(|&w| (priority[w.index()], w) < key);
+            self.waiting.insert(at, job);
+        } else {
+            self.waiting.push(job);
+        }
     }
 
     fn on_prediction_changed(&mut self, _job: JobId, _old: Time, _ctx: &SchedCtx) {
@@ -535,9 +570,19 @@ impl Scheduler for NodeScheduler {
         if self.policy == NodePolicy::Conservative {
             return self.conservative(ctx);
         }
-        self.start_heads(ctx);
-        if let (NodePolicy::Easy(order), true) = (self.policy, self.waiting.len() > 1) {
-            self.backfill(ctx, order);
+        let started = self.start_heads(ctx);
+        if started > 0 && self.policy == NodePolicy::Priority {
+            // A job of a higher priority that arrived since the last pass started ahead of an
+            // unchanged head, and holds cores that the head's reservation counted as free.
+            self.reservation = None;
+        }
+        if self.waiting.len() > 1 {
+            match self.policy {
+                NodePolicy::Easy(order) => self.backfill(ctx, order),
+                // The queue is in priority order: backfill reads it in place.
+                NodePolicy::Priority => self.backfill(ctx, BackfillOrder::Arrival),
+                NodePolicy::Fcfs | NodePolicy::Conservative => {}
+            }
         }
     }
 

@@ -574,7 +574,8 @@ fn nodes_machine(dir: &Path, name: &str, count: u32, cores: u32, memory_gb: f64,
 /// (every job placed on nodes, best fit) give the one-pool schedulers' schedules on real
 /// logs, on one-core and on eight-core nodes. LANL-CM5's 1,024 nodes of 32 MB hold every
 /// request of its log (at most 32,768 KB per processor): its memory is honoured and binds
-/// nothing. Debug builds replay the first 2,000 jobs of each log.
+/// nothing. Priority-FIFO on SDSC-SP2, whose queues give priorities. Debug builds replay the
+/// first 2,000 jobs of each log.
 #[test]
 fn nodes_whose_memory_never_binds_schedule_as_one_pool() {
     let dir = common::scratch("machine-unbound");
@@ -608,12 +609,17 @@ fn nodes_whose_memory_never_binds_schedule_as_one_pool() {
         if name.starts_with("LANL") {
             machines.push((procs, nodes_machine(&dir, "cm5", 1024, 1, 1.0 / 32.0, false)));
         }
-        for scheduler in ["fcfs", "easy", "sjbf", "easy-pred"] {
+        // Priority-FIFO where the log's queues give priorities (SDSC-SP2's 1 to 6).
+        let prio = name.starts_with("SDSC-SP2").then_some("prio");
+        for scheduler in ["fcfs", "easy", "sjbf", "easy-pred"].into_iter().chain(prio) {
             for (cores, machine) in &machines {
                 let mut pooled = first.clone();
+                if scheduler == "prio" {
+                    pooled.push(("priorities", Value::Str("sdsc-blue".into())));
+                }
                 pooled.push(("procs", Value::Int(*cores as i64)));
                 let pool = run(&experiment(&trace, scheduler, &pooled), 1);
-                let mut with = first.clone();
+                let mut with = pooled[..pooled.len() - 1].to_vec();
                 with.push(("machine", Value::Str(machine.display().to_string())));
                 let nodes = run(&experiment(&trace, scheduler, &with), 1);
                 assert_eq!(
@@ -640,12 +646,12 @@ fn nodes_whose_memory_never_binds_schedule_as_one_pool() {
 type MemoryJob = (i64, i64, u32, i64, i64);
 
 fn memory_trace(dir: &Path, jobs: &[MemoryJob]) -> PathBuf {
-    gpu_trace(dir, jobs, &[])
+    gpu_trace(dir, jobs, &[], &[])
 }
 
 /// [`memory_trace`] with the GPUs each job requests (SWF's GPU extension), unless `gpus`
-/// is empty.
-fn gpu_trace(dir: &Path, jobs: &[MemoryJob], gpus: &[u32]) -> PathBuf {
+/// is empty, and each job's queue (field 15; 1 where `queues` is empty).
+fn gpu_trace(dir: &Path, jobs: &[MemoryJob], gpus: &[u32], queues: &[i32]) -> PathBuf {
     let mut text = String::from("; MaxProcs: 64\n");
     if !gpus.is_empty() {
         text.push_str("; Extension: GPUs\n");
@@ -653,8 +659,9 @@ fn gpu_trace(dir: &Path, jobs: &[MemoryJob], gpus: &[u32]) -> PathBuf {
     for (i, &(submit, runtime, procs, estimate, memory)) in jobs.iter().enumerate() {
         write!(
             text,
-            "{} {submit} -1 {runtime} {procs} -1 -1 {procs} {estimate} {memory} 1 1 -1 -1 1 1 -1 -1",
-            i + 1
+            "{} {submit} -1 {runtime} {procs} -1 -1 {procs} {estimate} {memory} 1 1 -1 -1 {} 1 -1 -1",
+            i + 1,
+            queues.get(i).copied().unwrap_or(1)
         )
         .unwrap();
         match gpus.get(i) {
@@ -739,6 +746,37 @@ fn memory_binds_where_cores_do_not() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Priority-FIFO on two nodes of 4 cores and 8 GB, by hand: of two jobs that each need
+/// both nodes' memory, the later one of the higher priority starts first, and a small job
+/// backfills past both (it ends before the shadow time). EASY, on the same jobs, starts
+/// them in arrival order.
+#[test]
+fn priority_fifo_orders_the_queue_on_nodes() {
+    let dir = common::scratch("machine-prio");
+    let gb = 1_048_576;
+    let jobs: [MemoryJob; 4] = [
+        (0, 100, 4, 100, 3 * gb), // 12 GB: two 3 GB tasks on each node, 2 GB left on each
+        (1, 50, 4, 50, 3 * gb),   // queue 1: needs both nodes again, waits for job 1
+        (2, 50, 4, 50, 3 * gb),   // queue 0, the higher priority: ahead of job 2
+        (3, 30, 2, 30, gb),       // fits the 2 GB left now, ends at 33, before the shadow (100)
+    ];
+    let trace = gpu_trace(&dir, &jobs, &[], &[1, 1, 0, 1]);
+    let machine = nodes_machine(&dir, "two", 2, 4, 8.0, false);
+    let m = ("machine", Value::Str(machine.display().to_string()));
+    let priorities = ("priorities", Value::Str("0:0,1:1".into()));
+    let prio = run(&experiment(&trace, "prio", &[m.clone(), priorities]), 1);
+    assert_eq!(
+        prio.schedule,
+        vec![(1, 0, 100), (2, 150, 200), (3, 100, 150), (4, 3, 33)]
+    );
+    let easy = run(&experiment(&trace, "easy", &[m]), 1);
+    assert_eq!(
+        easy.schedule,
+        vec![(1, 0, 100), (2, 100, 150), (3, 150, 200), (4, 3, 33)]
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// A CPU node and a GPU node of 4 cores each (2 GPUs on the second), by hand: a GPU job
 /// waits though cores are free, a CPU job backfills past it, a CPU job that backfills onto
 /// the GPU node leaves room for the head's GPU, and a job asking more GPUs on one node than
@@ -756,7 +794,7 @@ fn gpus_bind_where_cores_do_not() {
         (5, 10, 1, 10, -1),   // 3 GPUs on one core: one chunk no node holds
     ];
     let gpus = [2, 1, 0, 0, 2, 3];
-    let trace = gpu_trace(&dir, &jobs, &gpus);
+    let trace = gpu_trace(&dir, &jobs, &gpus, &[]);
     let machine = dir.join("gpu.toml");
     std::fs::write(
         &machine,
@@ -917,11 +955,18 @@ impl RefNodes {
     }
 }
 
-/// The reference: FCFS, EASY or SJBF on `nodes`, event by event, every pass recomputing
-/// everything (shadow time, the resources then, every waiting job tried). `jobs` are
-/// (submit, runtime, processors, estimate, memory KB per processor) in arrival order, all
-/// placeable; returns each job's start.
-fn reference(jobs: &[(i64, i64, u32, i64, u64)], gpus: &[u32], nodes: &RefNodes, policy: &str) -> Vec<i64> {
+/// The reference: FCFS, EASY, SJBF or Priority-FIFO on `nodes`, event by event, every pass
+/// recomputing everything (shadow time, the resources then, every waiting job tried).
+/// `jobs` are (submit, runtime, processors, estimate, memory KB per processor) in arrival
+/// order, all placeable; Priority-FIFO (`prio`) keeps the queue in (`priority`, arrival)
+/// order and is otherwise EASY. Returns each job's start.
+fn reference(
+    jobs: &[(i64, i64, u32, i64, u64)],
+    gpus: &[u32],
+    priority: &[u16],
+    nodes: &RefNodes,
+    policy: &str,
+) -> Vec<i64> {
     if policy == "conservative" {
         return reference_conservative(jobs, gpus, nodes);
     }
@@ -946,6 +991,9 @@ fn reference(jobs: &[(i64, i64, u32, i64, u64)], gpus: &[u32], nodes: &RefNodes,
         while next < jobs.len() && jobs[next].0 <= now {
             waiting.push(next);
             next += 1;
+        }
+        if policy == "prio" {
+            waiting.sort_by_key(|&j| (priority[j], j));
         }
         while let Some(&head) = waiting.first() {
             let Some(a) = nodes.choose(req(head)) else {
@@ -1148,9 +1196,9 @@ proptest! {
     fn node_schedulers_agree_with_the_reference(
         groups in prop::collection::vec((1u32..=3, 1u32..=4, 0usize..4, 0u32..=2), 1..=2),
         exclusive in any::<bool>(),
-        specs in prop::collection::vec((0i64..12, 0i64..40, 1u32..=8, 0i64..60, 0usize..5, 0usize..6), 1..40),
-        // Conservative, the slowest to agree, gets half the cases.
-        which in 0usize..6,
+        specs in prop::collection::vec((0i64..12, 0i64..40, 1u32..=8, 0i64..60, 0usize..5, 0usize..6, 0i32..3), 1..40),
+        // Conservative, the slowest to agree, gets three cases in seven.
+        which in 0usize..7,
     ) {
         let gb: u64 = 1_048_576;
         let memory_gb = [0.0, 1.0, 2.0, 4.0];
@@ -1160,15 +1208,17 @@ proptest! {
         let mut t = 0;
         let jobs: Vec<MemoryJob> = specs
             .iter()
-            .map(|&(gap, runtime, procs, estimate, m, _)| {
+            .map(|&(gap, runtime, procs, estimate, m, _, _)| {
                 t += if gap < 4 { 0 } else { gap };
                 let memory = if per_task[m] == 0 { -1 } else { per_task[m] as i64 };
                 (t, runtime, procs, estimate, memory)
             })
             .collect();
         let gpus: Vec<u32> = specs.iter().map(|s| gpu_counts[s.5]).collect();
+        // Queue q is priority q (0 the highest) under Priority-FIFO.
+        let queues: Vec<i32> = specs.iter().map(|s| s.6).collect();
         let dir = common::scratch(&format!("machine-reference-{which}"));
-        let trace = gpu_trace(&dir, &jobs, &gpus);
+        let trace = gpu_trace(&dir, &jobs, &gpus, &queues);
         let mut machine = format!("[[partition]]\nname = \"all\"\ndefault = true\nexclusive = {exclusive}\n");
         let mut nodes = RefNodes {
             cores: vec![],
@@ -1201,7 +1251,7 @@ proptest! {
         let simulated_gpus = |i: usize| if nodes.gpus.iter().any(|&g| g > 0) { gpus[i] } else { 0 };
         let path = dir.join("nodes.toml");
         std::fs::write(&path, &machine).unwrap();
-        let policy = ["fcfs", "easy", "sjbf", "conservative", "conservative", "conservative"][which];
+        let policy = ["fcfs", "easy", "sjbf", "conservative", "conservative", "conservative", "prio"][which];
         // What the reference schedules: the jobs some set of empty nodes holds.
         let total: u32 = nodes.cores.iter().sum();
         let mut placeable = Vec::new();
@@ -1214,7 +1264,12 @@ proptest! {
                 too_heavy += 1;
             } else {
                 let estimate = if estimate > 0 { estimate } else { runtime };
-                placeable.push((i as u64 + 1, (submit, runtime.min(estimate), procs, estimate, memory), simulated_gpus(i)));
+                placeable.push((
+                    i as u64 + 1,
+                    (submit, runtime.min(estimate), procs, estimate, memory),
+                    simulated_gpus(i),
+                    queues[i] as u16,
+                ));
             }
         }
         // Without memory, GPUs or whole nodes a partition is a pool of its cores, scheduled
@@ -1223,7 +1278,11 @@ proptest! {
         // reservation on named nodes does not (tests/it/reference.rs checks it).
         let pool = !exclusive && groups.iter().all(|&(_, _, m, g)| memory_gb[m] == 0.0 && g == 0);
         prop_assume!(!(pool && policy == "conservative"));
-        let rigid = experiment(&trace, policy, &[("machine", Value::Str(path.display().to_string()))]);
+        let mut params = vec![("machine", Value::Str(path.display().to_string()))];
+        if policy == "prio" {
+            params.push(("priorities", Value::Str("0:0,1:1,2:2".into())));
+        }
+        let rigid = experiment(&trace, policy, &params);
         if placeable.is_empty() {
             let e = rigid.prepare(&mut Shared::default(), None).unwrap_err().to_string();
             prop_assert!(e.contains("no job to simulate"), "{}", e);
@@ -1233,15 +1292,16 @@ proptest! {
                 (got.skipped.procs_exceed_machine, got.skipped.request_exceeds_nodes),
                 (too_wide, too_heavy)
             );
-            let plain: Vec<_> = placeable.iter().map(|&(_, j, _)| j).collect();
-            let plain_gpus: Vec<u32> = placeable.iter().map(|&(_, _, g)| g).collect();
-            let expected = reference(&plain, &plain_gpus, &nodes, policy);
+            let plain: Vec<_> = placeable.iter().map(|&(_, j, _, _)| j).collect();
+            let plain_gpus: Vec<u32> = placeable.iter().map(|&(_, _, g, _)| g).collect();
+            let priority: Vec<u16> = placeable.iter().map(|&(_, _, _, q)| q).collect();
+            let expected = reference(&plain, &plain_gpus, &priority, &nodes, policy);
             let expected: Vec<(u64, i64, i64)> = placeable
                 .iter()
                 .zip(&expected)
-                .map(|(&(id, j, _), &s)| (id, s, s + j.1))
+                .map(|(&(id, j, _, _), &s)| (id, s, s + j.1))
                 .collect();
-            prop_assert_eq!(got.schedule, expected, "{}\n{:?}\n{:?}", machine, jobs, gpus);
+            prop_assert_eq!(got.schedule, expected, "{}\n{:?}\n{:?}\nqueues {:?}", machine, jobs, gpus, queues);
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }
