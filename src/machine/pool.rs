@@ -123,6 +123,19 @@ impl NodePool {
         self.reopen();
     }
 
+    /// What is free on `other`, a pool of the same nodes (a copy of this one, as a
+    /// reservation's pools are), without allocating: what `clone_from` does, for the state
+    /// alone.
+    pub fn copy_free_from(&mut self, other: &NodePool) {
+        debug_assert!(self.cores == other.cores && self.exclusive == other.exclusive);
+        self.free_cores.copy_from_slice(&other.free_cores);
+        self.free_memory_kb.copy_from_slice(&other.free_memory_kb);
+        self.free_gpus.copy_from_slice(&other.free_gpus);
+        self.jobs_on.copy_from_slice(&other.jobs_on);
+        self.open.copy_from_slice(&other.open);
+        self.free_total = other.free_total;
+    }
+
     /// [`NodePool::open`] from each node's state.
     fn reopen(&mut self) {
         self.open.clear();

@@ -29,8 +29,10 @@
 //! treats processors as interchangeable over time, a reservation here is on named nodes,
 //! as Slurm's backfill reserves them, so the two differ even on one-core nodes.
 //!
-//! Plain by design (an EASY pass costs O(waiting x nodes), a conservative re-fit
-//! O(waiting x reservations^2 x (reservations + nodes))): the one-pool schedulers in `easy.rs`, `fcfs.rs`
+//! Plain by design (an EASY pass costs O(waiting x nodes); a conservative re-fit makes, for
+//! each waiting job, the nodes free at every instant where what is held changes, in one
+//! sweep, O(reservations x (nodes + placement)), then tries windows of them, at worst
+//! O(reservations^2 x nodes)): the one-pool schedulers in `easy.rs`, `fcfs.rs`
 //! and `conservative.rs` stay the fast path for processors alone; FCFS and EASY are checked
 //! against them where the two must agree (one-core nodes without memory), and all against
 //! a plain reference in `tests/it/machine.rs`.
@@ -114,9 +116,14 @@ pub struct NodeScheduler {
     at: NodePool,
     over: NodePool,
     commitments: Vec<(Time, Time, JobId)>,
-    /// Conservative: candidate starts, and the instants of a window where holdings grow.
+    /// Conservative: the instants from now where what is held changes, whether something
+    /// ends at each, the nodes free at each, and the starts and ends that make them
+    /// ([`NodeScheduler::earliest`]).
     times: Vec<Time>,
-    instants: Vec<Time>,
+    ends_at: Vec<bool>,
+    snapshots: Vec<NodePool>,
+    events: Vec<(Time, bool, JobId)>,
+    fits_alone: Vec<Option<bool>>,
     /// Buffers kept across passes.
     choice: Placement,
     order: Vec<JobId>,
@@ -200,7 +207,10 @@ impl NodeScheduler {
             refit: false,
             commitments: Vec::new(),
             times: Vec::new(),
-            instants: Vec::new(),
+            ends_at: Vec::new(),
+            snapshots: Vec::new(),
+            events: Vec::new(),
+            fits_alone: Vec::new(),
             pool,
             requests,
             held: Held::default(),
@@ -262,7 +272,7 @@ impl NodeScheduler {
             }
             unreachable!("job {} fits its partition's empty nodes", head.0)
         }
-        self.at_shadow.clone_from(&self.pool);
+        self.at_shadow.copy_free_from(&self.pool);
         let mut i = 0;
         while i < running.len() {
             let end = running[i].predicted_end;
@@ -358,39 +368,6 @@ impl NodeScheduler {
 }
 
 impl NodeScheduler {
-    /// The nodes free throughout `[t, t + duration)` (at instant `t` for a duration of 0),
-    /// into `self.over`: each node's least free cores, memory and GPUs over the window,
-    /// beside `self.commitments`. What a node holds only grows at a start, so the least is
-    /// at `t` or at a start within the window.
-    fn free_throughout(&mut self, t: Time, duration: Time) {
-        let end = t + duration.max(1);
-        let starts = self
-            .commitments
-            .iter()
-            .map(|&(from, _, _)| from)
-            .filter(|&from| from > t && from < end);
-        let mut instants = std::mem::take(&mut self.instants);
-        instants.clear();
-        instants.extend(std::iter::once(t).chain(starts));
-        for (k, &instant) in instants.iter().enumerate() {
-            self.at.clone_from(&self.blank);
-            for &(from, to, holder) in &self.commitments {
-                if from <= instant && instant < to {
-                    let placement = match &self.slots[holder.index()] {
-                        Some((_, p)) => p,
-                        None => self.held.of(holder),
-                    };
-                    self.at.take(&self.requests[holder.index()], placement);
-                }
-            }
-            match k {
-                0 => self.over.clone_from(&self.at),
-                _ => self.over.narrow_to(&self.at),
-            }
-        }
-        self.instants = instants;
-    }
-
     /// What holds resources from now on, but `job`: running jobs until their predicted end
     /// (at least the next instant), and the reservations of positive estimate.
     fn collect_commitments(&mut self, ctx: &mut SchedCtx, job: JobId) {
@@ -412,32 +389,104 @@ impl NodeScheduler {
 
     /// The earliest reservation of `job` (with its own taken out): now, or the end of a
     /// running job or a reservation, wherever best fit places it on the nodes free
-    /// throughout its estimate.
+    /// throughout its estimate (the least each node has free at any instant of the window).
+    ///
+    /// The nodes free at each instant where what is held changes (`self.snapshots`, one per
+    /// instant of `self.times`) are made in one sweep of the commitments' starts and ends;
+    /// a window's least is then the least of its instants' (what a node holds grows only
+    /// at a start, so instants where jobs only end change nothing).
     fn earliest(&mut self, ctx: &mut SchedCtx, job: JobId) -> (Time, Placement) {
         let now = ctx.now();
-        let duration = ctx.jobs().estimate[job.index()];
+        let duration = ctx.jobs().estimate[job.index()].max(1);
         self.collect_commitments(ctx, job);
-        let mut times = std::mem::take(&mut self.times);
-        times.clear();
-        times.extend(
-            self.commitments
-                .iter()
-                .map(|&(_, to, _)| to)
-                .filter(|&to| to > now),
-        );
-        times.push(now);
-        times.sort_unstable();
-        times.dedup();
+        self.snapshot_from(now);
         let request = self.requests[job.index()];
         let mut placement = Placement::new();
-        for &t in &times {
-            self.free_throughout(t, duration);
+        // Whether the job fits the nodes free at each instant alone, where asked (None: not
+        // yet): a window holding an instant where it does not cannot hold it either, nor
+        // can any later candidate's window that holds that instant.
+        self.fits_alone.clear();
+        self.fits_alone.resize(self.times.len(), None);
+        let mut k = 0;
+        while k < self.times.len() {
+            // Candidates are now and the ends of what is held, not its starts.
+            if k > 0 && !self.ends_at[k] {
+                k += 1;
+                continue;
+            }
+            let t = self.times[k];
+            let end = self.times.partition_point(|&i| i < t + duration);
+            let blocked = (k..end)
+                .find(|&j| !*self.fits_alone[j].get_or_insert_with(|| self.snapshots[j].fits(&request)));
+            if let Some(j) = blocked {
+                k = j + 1;
+                continue;
+            }
+            self.over.copy_free_from(&self.snapshots[k]);
+            for later in &self.snapshots[k + 1..end] {
+                self.over.narrow_to(later);
+            }
             if self.over.choose(&request, &mut placement) {
-                self.times = times;
                 return (t, placement);
             }
+            k += 1;
         }
         unreachable!("job {} fits its partition's empty nodes", job.0)
+    }
+
+    /// The nodes free at `now` and at every later instant where a commitment starts or ends,
+    /// into `self.times` (ascending, whether a commitment ends there in `self.ends_at`) and
+    /// `self.snapshots`.
+    fn snapshot_from(&mut self, now: Time) {
+        let mut events = std::mem::take(&mut self.events);
+        events.clear();
+        self.at.copy_free_from(&self.blank);
+        for &(from, to, holder) in &self.commitments {
+            if from <= now {
+                let placement = placement_of(&self.slots, &self.held, holder);
+                self.at.take(&self.requests[holder.index()], placement);
+            } else {
+                events.push((from, true, holder));
+            }
+            events.push((to, false, holder));
+        }
+        // At one instant, ends before starts: what ends frees room for what starts.
+        events.sort_unstable_by_key(|&(t, starts, holder)| (t, starts, holder));
+        self.times.clear();
+        self.ends_at.clear();
+        self.times.push(now);
+        self.ends_at.push(false);
+        self.snapshot(0);
+        let mut i = 0;
+        while i < events.len() {
+            let t = events[i].0;
+            let mut ends = false;
+            while let Some(&(at, starts, holder)) = events.get(i).filter(|e| e.0 == t) {
+                debug_assert_eq!(at, t);
+                let request = &self.requests[holder.index()];
+                let placement = placement_of(&self.slots, &self.held, holder);
+                if starts {
+                    self.at.take(request, placement);
+                } else {
+                    self.at.give_back(request, placement);
+                    ends = true;
+                }
+                i += 1;
+            }
+            self.times.push(t);
+            self.ends_at.push(ends);
+            self.snapshot(self.times.len() - 1);
+        }
+        self.events = events;
+    }
+
+    /// `self.at` as snapshot `k`, reusing the buffers of earlier calls.
+    fn snapshot(&mut self, k: usize) {
+        if k < self.snapshots.len() {
+            self.snapshots[k].copy_free_from(&self.at);
+        } else {
+            self.snapshots.push(self.at.clone());
+        }
     }
 
     /// One pass of conservative backfilling (module docs).
@@ -588,5 +637,14 @@ impl Scheduler for NodeScheduler {
 
     fn waiting(&self) -> usize {
         self.waiting.len()
+    }
+}
+
+/// Where `holder` holds its resources: its reservation's nodes while it waits (`slots`),
+/// else the nodes it runs on (`held`).
+fn placement_of<'a>(slots: &'a [Option<(Time, Placement)>], held: &'a Held, holder: JobId) -> &'a Placement {
+    match &slots[holder.index()] {
+        Some((_, p)) => p,
+        None => held.of(holder),
     }
 }
