@@ -49,6 +49,29 @@ def test_a_machine_of_two_partitions_keeps_their_jobs_apart(small_swf, tmp_path)
     assert r.summary["procs"] == 12
 
 
+def test_a_model_on_a_machine_of_nodes_with_drawn_memory_is_the_command_lines(cli, tmp_path):
+    # 8 nodes of 4 cores and 16 GB: the model's size is their 32 cores.
+    machine = tmp_path / "nodes.toml"
+    machine.write_text(
+        '[[partition]]\nname = "all"\ndefault = true\n'
+        "[[partition.nodes]]\ncount = 8\ncores = 4\nmemory_gb = 16\n"
+    )
+    common = dict(model="lublin", scheduler="easy", jobs=2000, seed=3)
+    r = schedlab.run(machine=str(machine), memory_pressure=0.5, **common)
+    assert r.summary["procs"] == 32
+    assert 0 < r.summary["memory_utilization"] < 1 and r.summary["fragmentation"] > 0
+    args = ["run", "--model", "lublin", "--param", "jobs=2000", "--scheduler", "easy", "--seed", "3"]
+    args += ["--machine", str(machine), "--memory-pressure", "0.5", "--json"]
+    out = subprocess.run([cli, *args], check=True, capture_output=True)
+    assert json.loads(out.stdout)["mean_wait"] == r.summary["mean_wait"]
+    # No memory asked: the model on a pool of the 32 cores; memory that binds waits longer.
+    plain = schedlab.run(procs=32, **common)
+    assert schedlab.run(machine=str(machine), memory_pressure=0.0, **common).summary["mean_wait"] == (
+        plain.summary["mean_wait"]
+    )
+    assert r.summary["mean_wait"] > plain.summary["mean_wait"]
+
+
 def test_each_jobs_energy_and_carbon_are_the_command_lines(cli, small_swf, tmp_path):
     machine = tmp_path / "power.toml"
     machine.write_text(

@@ -174,13 +174,16 @@ impl Experiment {
         }
         match self {
             // A partition's metric (METRIC@PARTITION) is the metric's, of its jobs.
-            Experiment::Rigid(_) => RIGID_METRICS
-                .get(name.split_once('@').map_or(name, |(metric, _)| metric))
-                .map(about)
-                .or_else(|_| UTILITY_METRICS.get(name).map(about))
-                .or_else(|_| ENERGY_METRICS.get(name).map(about))
-                .or_else(|_| RESOURCE_METRICS.get(name).map(about))
-                .ok(),
+            Experiment::Rigid(_) => {
+                let name = name.split_once('@').map_or(name, |(metric, _)| metric);
+                RIGID_METRICS
+                    .get(name)
+                    .map(about)
+                    .or_else(|_| UTILITY_METRICS.get(name).map(about))
+                    .or_else(|_| ENERGY_METRICS.get(name).map(about))
+                    .or_else(|_| RESOURCE_METRICS.get(name).map(about))
+                    .ok()
+            }
             Experiment::Malleable(_) => MALLEABLE_METRICS.get(name).ok().map(about),
             Experiment::Moldable(_) => PARTITION_METRICS.get(name).ok().map(about),
             Experiment::Cluster(_) => CLUSTER_METRICS.get(name).ok().map(about),
@@ -192,26 +195,42 @@ impl Experiment {
         match self {
             Experiment::Rigid(r) => {
                 if let Some((metric, partition)) = name.split_once('@') {
-                    // A partition's own summary: the run's metrics of its jobs, over its cores.
-                    RIGID_METRICS.get(metric).map_err(|e| match e {
-                        MetricError::Unknown { name, allowed, .. } => MetricError::Unknown {
-                            name,
-                            kind: "one partition's jobs",
-                            allowed,
-                        },
-                        other => other,
-                    })?;
-                    let partitions: Vec<String> = r.workload.machine().map_or(Vec::new(), |m| {
-                        m.partitions.iter().map(|p| p.name.clone()).collect()
-                    });
-                    if !partitions.iter().any(|p| p == partition) {
+                    // A partition's own summary: the run's metrics of its jobs, over its cores,
+                    // memory and GPUs, and the share of its cores stranded on its nodes.
+                    if RESOURCE_METRICS.get(metric).is_err() {
+                        RIGID_METRICS.get(metric).map_err(|e| match e {
+                            MetricError::Unknown {
+                                name, mut allowed, ..
+                            } => {
+                                allowed.extend(RESOURCE_METRICS.names());
+                                MetricError::Unknown {
+                                    name,
+                                    kind: "one partition's jobs",
+                                    allowed,
+                                }
+                            }
+                            other => other,
+                        })?;
+                    }
+                    let machine = r.workload.machine();
+                    let Some(p) = machine.and_then(|m| m.partitions.iter().find(|p| p.name == partition))
+                    else {
                         return Err(MetricError::NoPartition {
                             name: name.to_string(),
                             partition: partition.to_string(),
-                            partitions,
+                            partitions: machine.map_or(Vec::new(), |m| {
+                                m.partitions.iter().map(|p| p.name.clone()).collect()
+                            }),
                         });
-                    }
-                    return Ok(());
+                    };
+                    let name = name.to_string();
+                    return match metric {
+                        "gpu_utilization" if p.gpus() == 0 => Err(MetricError::NeedsGpus { name }),
+                        "memory_utilization" if p.memory_kb().is_none() => {
+                            Err(MetricError::NeedsMemory { name })
+                        }
+                        _ => Ok(()),
+                    };
                 }
                 check_rigid_metric(name)?;
                 if UTILITY_METRICS.get(name).is_ok() && r.workload.augmentation.is_none() {

@@ -677,7 +677,13 @@ impl PreparedRigid {
         let partitions = match self.workload.spec.machine() {
             Some(machine) if by_partition => {
                 let times = (!outcome.saturated).then_some((outcome.start, outcome.end));
-                measured_by_partition(machine, &jobs, times, measured.clone())
+                measured_by_partition(
+                    machine,
+                    &jobs,
+                    times,
+                    measured.clone(),
+                    outcome.stranded_by_partition,
+                )
             }
             _ => Vec::new(),
         };
@@ -716,7 +722,7 @@ impl PreparedRigid {
             // (today's, described) prints what a pool of processors does.
             fragmentation: machine
                 .filter(|m| m.partitions.iter().any(|p| p.needs_nodes()))
-                .map(|m| fragmentation(m, jobs, end, outcome.stranded_core_seconds)),
+                .map(|m| fragmentation(m.cores(), jobs, end, outcome.stranded_core_seconds)),
             ..Summary::of_outcome(jobs, procs, outcome, measured, skipped)
         }
     }
@@ -787,7 +793,7 @@ impl PreparedRigid {
             return Vec::new();
         };
         let all = 0..workload.jobs.len();
-        measured_by_partition(machine, &workload.jobs, Some((start, end)), all)
+        measured_by_partition(machine, &workload.jobs, Some((start, end)), all, &[])
             .into_iter()
             .zip(&machine.partitions)
             .enumerate()
@@ -834,27 +840,28 @@ impl PreparedRigid {
     }
 }
 
-/// The share of `machine`'s cores idle on nodes that jobs partly held (`stranded`
+/// The share of `cores` (a machine's, or a partition's) idle on nodes that jobs partly held (`stranded`
 /// core-seconds) over the whole run of `jobs`, from the first submit to the last end.
-fn fragmentation(machine: &Machine, jobs: &crate::workload::Jobs, end: &[Time], stranded: u64) -> f64 {
+fn fragmentation(cores: u64, jobs: &crate::workload::Jobs, end: &[Time], stranded: u64) -> f64 {
     let first = jobs.submit.iter().copied().min();
     let last = end.iter().copied().filter(|&e| e != Time::MIN).max();
     match (first, last) {
-        (Some(first), Some(last)) if last > first => {
-            stranded as f64 / (machine.cores() as f64 * (last - first) as f64)
-        }
+        (Some(first), Some(last)) if last > first => stranded as f64 / (cores as f64 * (last - first) as f64),
         _ => 0.0,
     }
 }
 
 /// Each partition of `machine`: its jobs of `measured` (indices into `jobs`, the run's table),
 /// and, where the run gives its `times` (start and end of every job; `None` when it
-/// saturated), their summary over the partition's own cores.
+/// saturated), their summary over the partition's own cores, memory and GPUs; with the
+/// partitions' `stranded` core-seconds ([`Outcome::stranded_by_partition`]; empty: not
+/// counted), the fragmentation of those that place jobs on nodes, over the whole run.
 fn measured_by_partition(
     machine: &Machine,
     jobs: &crate::workload::Jobs,
     times: Option<(&[Time], &[Time])>,
     measured: std::ops::Range<usize>,
+    stranded: &[u64],
 ) -> Vec<PartitionMeasured> {
     let mut rows = Vec::new();
     machine.split(jobs, &mut rows);
@@ -864,21 +871,44 @@ fn measured_by_partition(
         .partitions
         .iter()
         .zip(&rows)
-        .map(|(p, rows)| {
+        .enumerate()
+        .map(|(i, (p, rows))| {
             // Rows are in job order, so the measured ones are a run of them.
             let at = |j: usize| rows.partition_point(|&r| (r as usize) < j);
             let window = at(measured.start)..at(measured.end);
-            let summary = times.map(|(start, end)| {
+            let summary = times.map(|(all_start, all_end)| {
                 let table = jobs.gather_simulated(rows);
-                let (start, end) = (pick(start, rows), pick(end, rows));
-                Summary::of_window(
-                    &table,
-                    p.cores() as u32,
-                    &start,
-                    &end,
-                    window.clone(),
-                    &Default::default(),
-                )
+                let (start, end) = (pick(all_start, rows), pick(all_end, rows));
+                // The requests are read off the whole table, which holds the memory columns.
+                let utilization = |capacity: f64, units: &dyn Fn(usize) -> f64| {
+                    crate::metrics::resource_utilization(
+                        &table,
+                        &start,
+                        &end,
+                        window.clone(),
+                        capacity,
+                        units,
+                    )
+                };
+                Summary {
+                    gpu_utilization: (p.gpus() > 0)
+                        .then(|| utilization(p.gpus() as f64, &|j| jobs.gpus_of(rows[j] as usize) as f64)),
+                    memory_utilization: p
+                        .memory_kb()
+                        .map(|kb| utilization(kb, &|j| Machine::memory_of(jobs, rows[j] as usize))),
+                    fragmentation: stranded
+                        .get(i)
+                        .filter(|_| p.needs_nodes())
+                        .map(|&s| fragmentation(p.cores(), jobs, all_end, s)),
+                    ..Summary::of_window(
+                        &table,
+                        p.cores() as u32,
+                        &start,
+                        &end,
+                        window.clone(),
+                        &Default::default(),
+                    )
+                }
             });
             PartitionMeasured {
                 name: p.name.clone(),

@@ -186,6 +186,16 @@ impl Partition {
         self.nodes.iter().map(|g| g.count as f64 * g.memory_gb).sum()
     }
 
+    /// Memory over all its nodes, KB, where every node group describes its memory.
+    pub fn memory_kb(&self) -> Option<f64> {
+        self.nodes.iter().all(|g| g.memory_gb > 0.0).then(|| {
+            self.nodes
+                .iter()
+                .map(|g| g.count as f64 * g.memory_gb * pool::KB_PER_GB)
+                .sum()
+        })
+    }
+
     /// Whether some set of this partition's nodes, all empty, holds `r`: each node group
     /// takes as many units as one empty node of it allows, times its count.
     pub fn holds_when_empty(&self, r: &NodeRequest) -> bool {

@@ -59,6 +59,10 @@ pub struct Outcome<'a> {
     pub backfilled: u64,
     /// Core-seconds idle on nodes that jobs partly held ([`Scheduler::stranded_core_seconds`]).
     pub stranded_core_seconds: u64,
+    /// A run assembled from the partitions of a machine ([`crate::sim::Parts`]): each
+    /// partition's `stranded_core_seconds`, by partition (none for a partition without
+    /// jobs past the last that had some); empty for a run of one part.
+    pub stranded_by_partition: &'a [u64],
     /// Every prediction of every job in time order, if the engine was asked to keep them
     /// ([`Engine::with_prediction_history`]); empty otherwise.
     pub history: &'a [PredictionChange],
@@ -515,6 +519,7 @@ impl Engine {
             misses: &self.state.log.misses,
             backfilled: scheduler.backfilled(),
             stranded_core_seconds: scheduler.stranded_core_seconds(),
+            stranded_by_partition: &[],
             history: &self.state.history,
             arrivals: self.lane.active.then_some(self.lane.arrived.as_slice()),
             switches: &self.state.power.log,

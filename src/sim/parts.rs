@@ -32,6 +32,8 @@ pub struct Parts {
     stopped_at: Time,
     backfilled: u64,
     stranded_core_seconds: u64,
+    /// Each partition's [`Outcome::stranded_core_seconds`], by partition.
+    stranded_by_partition: Vec<u64>,
 }
 
 impl Parts {
@@ -52,6 +54,7 @@ impl Parts {
         self.history.clear();
         self.switches.clear();
         self.released.clear();
+        self.stranded_by_partition.clear();
         (
             self.passes,
             self.events,
@@ -70,6 +73,10 @@ impl Parts {
         for s in &mut self.switches[from..] {
             s.partition = partition as u32;
         }
+        if self.stranded_by_partition.len() <= partition {
+            self.stranded_by_partition.resize(partition + 1, 0);
+        }
+        self.stranded_by_partition[partition] += part.stranded_core_seconds;
     }
 
     /// Copies a part's outcome in: its job `i` is the whole's job `rows[i]`.
@@ -140,6 +147,7 @@ impl Parts {
             misses: &self.misses,
             backfilled: self.backfilled,
             stranded_core_seconds: self.stranded_core_seconds,
+            stranded_by_partition: &self.stranded_by_partition,
             history: &self.history,
             arrivals: None,
             switches: &self.switches,

@@ -1620,6 +1620,74 @@ fn two_partitions(dir: &Path) {
     fs::write(dir.join("m.toml"), machine).unwrap();
 }
 
+/// A partition's resource metrics (`fragmentation@P`, `memory_utilization@P`,
+/// `gpu_utilization@P`) are the machine's where the partition is the whole machine, and the
+/// partitions' stranded cores add up to the machine's (none on one-core nodes); a resource
+/// a partition lacks is refused, naming the metric.
+#[test]
+fn a_partitions_resource_metrics_are_its_share_of_the_machines() {
+    let dir = common::scratch("sweep-partition-resources");
+    two_partitions(&dir);
+    let spec = |metrics: &str, machine: &str| {
+        format!(
+            "metrics = [{metrics}]\n[run]\ntrace = \"trace.swf\"\nmachine = \"{machine}\"\nscheduler = \"easy\"\n\
+             memory_pressure = 1.0\ngpu_share = 0.5\n[replications]\ncount = 2\n\
+             [[machines.split.partition]]\nname = \"a\"\nswf = [1]\n\
+             [[machines.split.partition.nodes]]\ncount = 4\ncores = 1\nmemory_gb = 2\n\
+             [[machines.split.partition]]\nname = \"b\"\nswf = [2]\n\
+             [[machines.split.partition.nodes]]\ncount = 2\ncores = 2\nmemory_gb = 4\ngpus = 2\n\
+             [[machines.one.partition]]\nname = \"all\"\ndefault = true\n\
+             [[machines.one.partition.nodes]]\ncount = 4\ncores = 2\nmemory_gb = 4\ngpus = 1\n"
+        )
+    };
+    let runs = |metrics: &str, machine: &str, out: &str| {
+        let plan = plan_from(&spec(metrics, machine), &dir);
+        run_sweep(&plan, &options(&dir.join(out), 1)).unwrap();
+        read_runs(&dir.join(out).join("runs.csv"), &plan).unwrap()
+    };
+    for run in runs(
+        "\"fragmentation\", \"fragmentation@a\", \"fragmentation@b\", \"memory_utilization@a\", \
+         \"gpu_utilization@b\"",
+        "split",
+        "split",
+    ) {
+        let m = &run.metrics;
+        // Both partitions have 4 cores of the machine's 8, over the same span; a's nodes have
+        // one core each, so none is ever stranded: b's are all the machine's.
+        assert_eq!(m[1], 0.0, "{m:?}");
+        assert!(m[2] > 0.0 && (4.0 * m[2] - 8.0 * m[0]).abs() < 1e-12, "{m:?}");
+        assert!(
+            m[0] > 0.0 && m[3] > 0.0 && m[3] <= 1.0 && m[4] > 0.0 && m[4] <= 1.0,
+            "{m:?}"
+        );
+    }
+    let whole = "\"fragmentation\", \"fragmentation@all\", \"memory_utilization\", \"memory_utilization@all\", \
+                 \"gpu_utilization\", \"gpu_utilization@all\"";
+    for run in runs(whole, "one", "one") {
+        let m = &run.metrics;
+        assert!(m[0] > 0.0 && m[2] > 0.0 && m[4] > 0.0, "{m:?}");
+        for i in [0, 2, 4] {
+            assert!((m[i] - m[i + 1]).abs() < 1e-12, "{m:?}");
+        }
+    }
+    let refused = |metrics: &str| {
+        let path = dir.join("bad.toml");
+        fs::write(&path, spec(metrics, "split")).unwrap();
+        match Plan::from_file(&path) {
+            Ok(_) => panic!("accepted"),
+            Err(e) => e.to_string(),
+        }
+    };
+    let e = refused("\"gpu_utilization@a\"");
+    assert!(e.contains("gpu_utilization@a needs a machine with GPUs"), "{e}");
+    let e = refused("\"energy_kwh@a\"");
+    assert!(
+        e.contains("unknown metric 'energy_kwh' for one partition's jobs"),
+        "{e}"
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}
+
 /// A machine the spec describes inline (`[machines.NAME]`) runs as the same machine in a
 /// file does: the same metrics in every cell, its name the axis value in `runs.csv`; a bad
 /// inline machine is refused naming its table and key, and so is a name that reads as a
