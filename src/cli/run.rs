@@ -551,6 +551,14 @@ pub fn run(args: RunArgs) -> Result<()> {
         if rigid.predictor.is_some() {
             summary.write_prediction_text(&mut out, &predictor)?;
         }
+        if let (Some(path), Some(machine)) = (&args.machine, rigid.workload.machine()) {
+            writeln!(
+                out,
+                "machine      {}: {}",
+                path.display(),
+                machine_text(machine, &rigid.workload)
+            )?;
+        }
         for p in &partitions {
             p.write_text(&mut out)?;
         }
@@ -566,4 +574,40 @@ pub fn run(args: RunArgs) -> Result<()> {
     }
     out.flush()?;
     Ok(())
+}
+
+/// What a run's machine is, and what is drawn for its jobs: "1 partition, 32 nodes, 256
+/// cores, 1024 GB; memory per processor drawn at pressure 0.5 (sigma 1.16)".
+fn machine_text(
+    machine: &schedlab::machine::Machine,
+    spec: &schedlab::experiment::rigid::WorkloadSpec,
+) -> String {
+    let partitions = machine.partitions.len();
+    let nodes: u64 = machine
+        .partitions
+        .iter()
+        .flat_map(|p| &p.nodes)
+        .map(|g| g.count as u64)
+        .sum();
+    let mut text = format!(
+        "{partitions} partition{}, {nodes} nodes, {} cores",
+        if partitions == 1 { "" } else { "s" },
+        machine.cores()
+    );
+    if let Some(kb) = machine.memory_kb() {
+        text += &format!(", {} GB", kb / (1024.0 * 1024.0));
+    }
+    if machine.gpus() > 0 {
+        text += &format!(", {} GPUs", machine.gpus());
+    }
+    if let Some(m) = &spec.memory_pressure {
+        text += &format!(
+            "; memory per processor drawn at pressure {} (sigma {})",
+            m.pressure, m.sigma
+        );
+    }
+    if let Some(g) = &spec.gpu_share {
+        text += &format!("; GPU jobs drawn at share {}", g.share);
+    }
+    text
 }
