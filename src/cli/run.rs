@@ -595,7 +595,7 @@ fn machine_text(
         machine.cores()
     );
     if let Some(kb) = machine.memory_kb() {
-        text += &format!(", {} GB", kb / (1024.0 * 1024.0));
+        text += &format!(", {} GB", kb / schedlab::machine::pool::KB_PER_GB);
     }
     if machine.gpus() > 0 {
         text += &format!(", {} GPUs", machine.gpus());

@@ -101,8 +101,8 @@ pub struct NodeScheduler {
     /// holding the nodes free then (less what jobs backfilled past it hold), or, where only
     /// cores bind the head, the count of cores then to spare beyond it. Valid while the head
     /// is the same and no job has ended nor changed its prediction since: starts only
-    /// shrink what is free, and arrivals change neither (under Priority-FIFO, a job that
-    /// arrived ahead of the head and started drops it).
+    /// shrink what is free, and arrivals change neither (a job started ahead of the head,
+    /// as under Priority-FIFO, drops it).
     reservation: Option<(JobId, Time, Option<u64>)>,
     at_shadow: NodePool,
     /// Conservative: each waiting job's reservation (start, placement), by job.
@@ -246,6 +246,12 @@ impl NodeScheduler {
         }
         self.choice = choice;
         self.waiting.drain(..started);
+        if started > 0 {
+            // What started holds what the head's reservation counted as free: in arrival
+            // order the head has changed too, but under Priority-FIFO a job that arrived
+            // ahead of an unchanged head may have started.
+            self.reservation = None;
+        }
         started
     }
 
@@ -619,12 +625,7 @@ impl Scheduler for NodeScheduler {
         if self.policy == NodePolicy::Conservative {
             return self.conservative(ctx);
         }
-        let started = self.start_heads(ctx);
-        if started > 0 && self.policy == NodePolicy::Priority {
-            // A job of a higher priority that arrived since the last pass started ahead of an
-            // unchanged head, and holds cores that the head's reservation counted as free.
-            self.reservation = None;
-        }
+        self.start_heads(ctx);
         if self.waiting.len() > 1 {
             match self.policy {
                 NodePolicy::Easy(order) => self.backfill(ctx, order),

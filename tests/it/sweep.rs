@@ -1620,6 +1620,16 @@ fn two_partitions(dir: &Path) {
     fs::write(dir.join("m.toml"), machine).unwrap();
 }
 
+/// Why the spec `text`, written to `dir`, is refused.
+fn refusal(dir: &Path, text: &str) -> String {
+    let path = dir.join("bad.toml");
+    fs::write(&path, text).unwrap();
+    match Plan::from_file(&path) {
+        Ok(_) => panic!("accepted: {text}"),
+        Err(e) => e.to_string(),
+    }
+}
+
 /// A partition's resource metrics (`fragmentation@P`, `memory_utilization@P`,
 /// `gpu_utilization@P`) are the machine's where the partition is the whole machine, and the
 /// partitions' stranded cores add up to the machine's (none on one-core nodes); a resource
@@ -1670,14 +1680,7 @@ fn a_partitions_resource_metrics_are_its_share_of_the_machines() {
             assert!((m[i] - m[i + 1]).abs() < 1e-12, "{m:?}");
         }
     }
-    let refused = |metrics: &str| {
-        let path = dir.join("bad.toml");
-        fs::write(&path, spec(metrics, "split")).unwrap();
-        match Plan::from_file(&path) {
-            Ok(_) => panic!("accepted"),
-            Err(e) => e.to_string(),
-        }
-    };
+    let refused = |metrics: &str| refusal(&dir, &spec(metrics, "split"));
     let e = refused("\"gpu_utilization@a\"");
     assert!(e.contains("gpu_utilization@a needs a machine with GPUs"), "{e}");
     let e = refused("\"energy_kwh@a\"");
@@ -1735,14 +1738,7 @@ fn an_inline_machine_runs_as_its_file_does() {
         "EASY on the split machine and on one pool"
     );
 
-    let refused = |inline: &str, value: &str| {
-        let path = dir.join("bad.toml");
-        fs::write(&path, spec(value, inline)).unwrap();
-        match Plan::from_file(&path) {
-            Ok(_) => panic!("a bad inline machine was accepted"),
-            Err(e) => e.to_string(),
-        }
-    };
+    let refused = |inline: &str, value: &str| refusal(&dir, &spec(value, inline));
     let e = refused(&inline.replace("cores = 2", "cores = 0"), "two");
     assert!(e.contains("machines.two: partition[1].nodes[0].cores"), "{e}");
     let e = refused(
@@ -1819,14 +1815,7 @@ fn a_partitions_metrics_are_those_of_its_jobs() {
     let w = &read_runs(&dir.join("window/runs.csv"), &window).unwrap()[0].metrics;
     assert_eq!((w[0], w[1] + w[2]), (40.0, 40.0), "{w:?}");
 
-    let refused = |text: String| {
-        let path = dir.join("bad.toml");
-        fs::write(&path, text).unwrap();
-        match Plan::from_file(&path) {
-            Ok(_) => panic!("accepted"),
-            Err(e) => e.to_string(),
-        }
-    };
+    let refused = |text: String| refusal(&dir, &text);
     let e = refused(spec("\"mean_wait@gpu\"", ""));
     assert!(
         e.contains("mean_wait@gpu: the machine has no partition 'gpu'; its partitions: a, b"),
