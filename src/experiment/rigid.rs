@@ -904,15 +904,7 @@ fn partition_schedulers(
                     "{whose}scheduler = {kind}: needs {what}; set priorities (e.g. \"sdsc-blue\")"
                 )));
             }
-            if p.needs_nodes() && NodePolicy::of(kind).is_none() {
-                return Err(ParamError::Invalid(format!(
-                    "{whose}scheduler = {kind}: does not run on nodes yet (partition {} describes memory, \
-                     GPUs or whole nodes); {} do",
-                    p.name,
-                    NodePolicy::NAMES.join(", ")
-                )));
-            }
-            if p.cap_over_time.is_some() && !NodePolicy::of(kind).is_some_and(NodePolicy::runs_capped) {
+            if p.cap_over_time.is_some() && !NodePolicy::of(kind).runs_capped() {
                 return Err(ParamError::Invalid(format!(
                     "{whose}scheduler = {kind}: not built under a power cap over time yet (partition {}); {} are",
                     p.name,

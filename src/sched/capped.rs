@@ -203,8 +203,10 @@ impl Scheduler for CappedScheduler {
             NodePolicy::Fcfs => self.pass(ctx, None),
             NodePolicy::Easy(order) => self.pass(ctx, Some(order)),
             NodePolicy::Conservative => self.conservative.schedule(ctx),
-            NodePolicy::Priority => {
-                unreachable!("Priority-FIFO under a cap over time is refused when the run is built")
+            NodePolicy::Priority | NodePolicy::Ga(_) => {
+                unreachable!(
+                    "Priority-FIFO and the GA under a cap over time are refused when the run is built"
+                )
             }
         }
     }

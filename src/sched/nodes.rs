@@ -14,6 +14,12 @@
 //! arrival) order instead of arrival order (`priority.rs` states the policy): the head is
 //! the first job of that order that does not fit, and the others backfill in that order.
 //!
+//! The GA (Lee & Snavely) evolves an ordering of the waiting jobs as on one pool
+//! (`ga/mod.rs`), its fitness projected by EASY on these nodes (`ga/nodes.rs`), and starts
+//! the jobs that ordering starts now, where the projection placed them. Its shortcuts read
+//! the nodes: no decision when no waiting job fits, and every job started, in arrival
+//! order, when they all fit placed in that order.
+//!
 //! Conservative backfilling reserves nodes: every waiting job with a positive estimate holds
 //! a reservation, a start time and a placement, at the earliest time (now, or when a
 //! running job or a reservation ends) where best fit places it on the nodes free
@@ -44,6 +50,7 @@ use crate::workload::{JobId, Jobs};
 
 use super::SchedulerKind;
 use super::easy::BackfillOrder;
+use super::ga::{Ga, GaParams, NodesNow, RunningOnNodes};
 
 /// How many requests that did not fit an EASY pass keeps, to pass over those that ask more.
 const FAILED_KEPT: usize = 4;
@@ -56,27 +63,26 @@ pub enum NodePolicy {
     Conservative,
     /// Priority-FIFO: EASY in (priority, arrival) order.
     Priority,
+    Ga(GaParams),
 }
 
 impl NodePolicy {
-    /// The policy a scheduler kind runs on nodes, if it has one yet.
-    pub fn of(kind: SchedulerKind) -> Option<NodePolicy> {
+    /// The policy a scheduler kind runs on nodes: every kind has one.
+    pub fn of(kind: SchedulerKind) -> NodePolicy {
         match kind {
-            SchedulerKind::Fcfs => Some(NodePolicy::Fcfs),
-            SchedulerKind::Easy | SchedulerKind::EasyPred => Some(NodePolicy::Easy(BackfillOrder::Arrival)),
-            SchedulerKind::Sjbf => Some(NodePolicy::Easy(BackfillOrder::ShortestPrediction)),
-            SchedulerKind::Conservative => Some(NodePolicy::Conservative),
-            SchedulerKind::Prio => Some(NodePolicy::Priority),
-            _ => None,
+            SchedulerKind::Fcfs => NodePolicy::Fcfs,
+            SchedulerKind::Easy | SchedulerKind::EasyPred => NodePolicy::Easy(BackfillOrder::Arrival),
+            SchedulerKind::Sjbf => NodePolicy::Easy(BackfillOrder::ShortestPrediction),
+            SchedulerKind::Conservative => NodePolicy::Conservative,
+            SchedulerKind::Prio => NodePolicy::Priority,
+            SchedulerKind::Ga(params) => NodePolicy::Ga(params),
         }
     }
 
-    /// The schedulers that run on nodes, for messages.
-    pub const NAMES: [&'static str; 6] = ["fcfs", "easy", "sjbf", "easy-pred", "conservative", "prio"];
-
-    /// Whether it runs under a power cap over time (`super::capped`): all but Priority-FIFO.
+    /// Whether it runs under a power cap over time (`super::capped`): all but
+    /// Priority-FIFO and the GA.
     pub fn runs_capped(self) -> bool {
-        self != NodePolicy::Priority
+        !matches!(self, NodePolicy::Priority | NodePolicy::Ga(_))
     }
 
     /// The schedulers that run under a power cap over time, for messages.
@@ -124,6 +130,10 @@ pub struct NodeScheduler {
     snapshots: Vec<NodePool>,
     events: Vec<(Time, bool, JobId)>,
     fits_alone: Vec<Option<bool>>,
+    /// The GA, under its policy; the running jobs and the waiting jobs' requests it reads.
+    ga: Option<Ga>,
+    running_now: Vec<RunningOnNodes>,
+    requests_now: Vec<NodeRequest>,
     /// Buffers kept across passes.
     choice: Placement,
     order: Vec<JobId>,
@@ -219,8 +229,21 @@ impl NodeScheduler {
             priority: Vec::new(),
             backfilled: 0,
             reservation: None,
+            ga: match policy {
+                NodePolicy::Ga(params) => Some(Ga::new(params)),
+                _ => None,
+            },
+            running_now: Vec::new(),
+            requests_now: Vec::new(),
             choice: Placement::new(),
             order: Vec::new(),
+        }
+    }
+
+    /// Seeds the GA's random choices (others draw none).
+    pub fn set_seed(&mut self, seed: u64) {
+        if let Some(ga) = &mut self.ga {
+            ga.set_seed(seed);
         }
     }
 
@@ -370,6 +393,64 @@ impl NodeScheduler {
             self.backfilled += started as u64;
             self.waiting.retain(|&j| ctx.start_time(j).is_none());
         }
+    }
+}
+
+impl NodeScheduler {
+    /// A GA pass (module docs): the shortcuts, else one evolved decision.
+    fn evolve(&mut self, ctx: &mut SchedCtx) {
+        if !self
+            .waiting
+            .iter()
+            .any(|&j| self.pool.fits(&self.requests[j.index()]))
+        {
+            return;
+        }
+        let mut choice = std::mem::take(&mut self.choice);
+        self.at_shadow.copy_free_from(&self.pool);
+        let all_fit = self.waiting.iter().all(|&j| {
+            let r = &self.requests[j.index()];
+            let fits = self.at_shadow.choose(r, &mut choice);
+            if fits {
+                self.at_shadow.take(r, &choice);
+            }
+            fits
+        });
+        let mut started = std::mem::take(&mut self.order);
+        started.clear();
+        if all_fit {
+            started.extend_from_slice(&self.waiting);
+        } else {
+            self.running_now.clear();
+            let (requests, held) = (&self.requests, &self.held);
+            self.running_now
+                .extend(ctx.running_sorted().iter().map(|r| RunningOnNodes {
+                    predicted_end: r.predicted_end,
+                    request: requests[r.job.index()],
+                    placement: held.index[r.job.index()],
+                }));
+            self.requests_now.clear();
+            self.requests_now
+                .extend(self.waiting.iter().map(|&j| self.requests[j.index()]));
+            let nodes = NodesNow {
+                pool: &self.pool,
+                running: &self.running_now,
+                held: &self.held.placements,
+                requests: &self.requests_now,
+            };
+            let ga = self.ga.as_mut().expect("the GA's policy holds a GA");
+            started.extend_from_slice(
+                ga.decide_on_nodes(ctx.jobs(), ctx.now(), &self.waiting, nodes, |j| ctx.prediction(j)),
+            );
+        }
+        for &job in &started {
+            let fits = self.pool.choose(&self.requests[job.index()], &mut choice);
+            debug_assert!(fits, "job {} was projected to start now", job.0);
+            self.start(ctx, job, &choice);
+        }
+        self.choice = choice;
+        self.order = started;
+        self.waiting.retain(|&j| ctx.start_time(j).is_none());
     }
 }
 
@@ -582,6 +663,9 @@ impl Scheduler for NodeScheduler {
             self.priority.extend_from_slice(priority);
         }
         self.refit = false;
+        if let Some(ga) = &mut self.ga {
+            ga.reset(jobs, _procs);
+        }
     }
 
     fn on_arrival(&mut self, job: JobId, _ctx: &SchedCtx) {
@@ -622,8 +706,10 @@ impl Scheduler for NodeScheduler {
     }
 
     fn schedule(&mut self, ctx: &mut SchedCtx) {
-        if self.policy == NodePolicy::Conservative {
-            return self.conservative(ctx);
+        match self.policy {
+            NodePolicy::Conservative => return self.conservative(ctx),
+            NodePolicy::Ga(_) => return self.evolve(ctx),
+            _ => {}
         }
         self.start_heads(ctx);
         if self.waiting.len() > 1 {
@@ -631,7 +717,7 @@ impl Scheduler for NodeScheduler {
                 NodePolicy::Easy(order) => self.backfill(ctx, order),
                 // The queue is in priority order: backfill reads it in place.
                 NodePolicy::Priority => self.backfill(ctx, BackfillOrder::Arrival),
-                NodePolicy::Fcfs | NodePolicy::Conservative => {}
+                NodePolicy::Fcfs | NodePolicy::Conservative | NodePolicy::Ga(_) => {}
             }
         }
     }

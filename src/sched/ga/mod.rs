@@ -38,8 +38,11 @@ use rand_xoshiro::rand_core::{Rng, SeedableRng};
 
 use std::fmt;
 
+mod nodes;
 mod team;
 
+use nodes::NodeScratch;
+pub use nodes::{NodesNow, RunningOnNodes};
 use team::{Breeding, Shape, Team};
 
 use super::{SchedulerEntry, SchedulerKind};
@@ -103,11 +106,19 @@ struct Candidate {
 /// What every evaluation of one decision shares: the machine now and the waiting jobs.
 struct Snapshot<'a> {
     now: Time,
-    free: u32,
-    /// Running jobs' predicted ends and processors, ascending by end.
-    running: &'a [(Time, u32)],
+    machine: MachineNow<'a>,
     queue: &'a [Candidate],
     utility: &'a [UtilityFunction],
+}
+
+/// The machine a decision projects on.
+#[derive(Clone, Copy, Debug)]
+enum MachineNow<'a> {
+    /// One pool of processors: those free, and the running jobs' predicted ends and
+    /// processors, ascending by end.
+    Pool { free: u32, running: &'a [(Time, u32)] },
+    /// A partition of nodes (`nodes.rs`).
+    Nodes(NodesNow<'a>),
 }
 
 /// Buffers of the projection, one per member of the team.
@@ -117,19 +128,36 @@ struct Scratch {
     ends: Vec<(Time, u32)>,
     /// The ordering's jobs not yet started (queue indices), `u32::MAX` once started.
     pending: Vec<u32>,
+    /// The projection's on nodes.
+    nodes: NodeScratch,
 }
 
 impl Snapshot<'_> {
     /// Aggregate utility of running the queue in `order` (queue indices) by EASY
     /// backfilling; the jobs that start at `now` are appended to `started_now` if given.
-    fn project(&self, order: &[u32], s: &mut Scratch, mut started_now: Option<&mut Vec<JobId>>) -> f64 {
+    fn project(&self, order: &[u32], s: &mut Scratch, started_now: Option<&mut Vec<JobId>>) -> f64 {
+        match self.machine {
+            MachineNow::Pool { free, running } => self.project_on_pool(free, running, order, s, started_now),
+            MachineNow::Nodes(nodes) => nodes.project(self, order, &mut s.nodes, started_now),
+        }
+    }
+
+    /// [`Snapshot::project`] on one pool of `free` processors beside `running`.
+    fn project_on_pool(
+        &self,
+        free: u32,
+        running: &[(Time, u32)],
+        order: &[u32],
+        s: &mut Scratch,
+        mut started_now: Option<&mut Vec<JobId>>,
+    ) -> f64 {
         const DONE: u32 = u32::MAX;
         s.ends.clear();
-        s.ends.extend_from_slice(self.running);
+        s.ends.extend_from_slice(running);
         s.pending.clear();
         s.pending.extend_from_slice(order);
         let mut ends_from = 0;
-        let (mut t, mut free) = (self.now, self.free);
+        let (mut t, mut free) = (self.now, free);
         let mut front = 0;
         let mut total = 0.0;
         let queue = self.queue;
@@ -378,14 +406,44 @@ impl Ga {
         &self.started
     }
 
-    /// Evolves an ordering of `self.queue` against `self.running` and leaves the jobs it
-    /// starts now in `self.started`.
+    /// One decision on a partition of nodes (`crate::sched::nodes`): the jobs the evolved
+    /// ordering of `waiting` starts now, in the order they start; `request` gives each
+    /// job's predicted runtime.
+    pub fn decide_on_nodes(
+        &mut self,
+        jobs: &Jobs,
+        now: Time,
+        waiting: &[JobId],
+        nodes: NodesNow,
+        request: impl Fn(JobId) -> Time,
+    ) -> &[JobId] {
+        self.queue.clear();
+        self.queue.extend_from_slice(waiting);
+        self.pick(jobs, now, MachineNow::Nodes(nodes), request);
+        &self.started
+    }
+
+    /// Evolves an ordering of `self.queue` against `free` processors and `self.running`,
+    /// and leaves the jobs it starts now in `self.started`.
     fn evolve_and_pick(&mut self, jobs: &Jobs, now: Time, free: u32, request: impl Fn(JobId) -> Time) {
-        self.decisions += 1;
-        let (running, mut candidates) = (
-            std::mem::take(&mut self.running),
-            std::mem::take(&mut self.candidates),
+        let running = std::mem::take(&mut self.running);
+        self.pick(
+            jobs,
+            now,
+            MachineNow::Pool {
+                free,
+                running: &running,
+            },
+            request,
         );
+        self.running = running;
+    }
+
+    /// Evolves an ordering of `self.queue` on `machine` and leaves the jobs it starts now
+    /// in `self.started`.
+    fn pick(&mut self, jobs: &Jobs, now: Time, machine: MachineNow, request: impl Fn(JobId) -> Time) {
+        self.decisions += 1;
+        let mut candidates = std::mem::take(&mut self.candidates);
         candidates.clear();
         candidates.extend(self.queue.iter().map(|&job| Candidate {
             job,
@@ -395,8 +453,7 @@ impl Ga {
         }));
         let snapshot = Snapshot {
             now,
-            free,
-            running: &running,
+            machine,
             queue: &candidates,
             utility: jobs.utility.as_deref().expect("the GA needs utility functions"),
         };
@@ -404,7 +461,7 @@ impl Ga {
         self.started.clear();
         self.team.final_row(shape, best, &mut self.order);
         snapshot.project(&self.order, &mut self.scratch, Some(&mut self.started));
-        (self.running, self.candidates) = (running, candidates);
+        self.candidates = candidates;
     }
 }
 
@@ -672,7 +729,7 @@ mod tests {
                 })
                 .collect();
             let running = [(30, 3), (60, 4), (60, 1)];
-            let snapshot = Snapshot { now: 20, free: 2, running: &running, queue: &queue, utility: &utility };
+            let snapshot = Snapshot { now: 20, machine: MachineNow::Pool { free: 2, running: &running }, queue: &queue, utility: &utility };
             let params = GaParams { population, generations, mutation, trial: 0 };
             let (rows, fitness) = plain_evolve(params, seed, &snapshot);
             let mut ga = Ga::new(params);
@@ -704,8 +761,10 @@ mod tests {
         let running = [(50, 6), (80, 2)];
         let snapshot = Snapshot {
             now: 5,
-            free: 0,
-            running: &running,
+            machine: MachineNow::Pool {
+                free: 0,
+                running: &running,
+            },
             queue: &queue,
             utility: &utility,
         };
@@ -761,8 +820,10 @@ mod tests {
         ];
         let snapshot = Snapshot {
             now: 0,
-            free: 2,
-            running: &[(100, 2)],
+            machine: MachineNow::Pool {
+                free: 2,
+                running: &[(100, 2)],
+            },
             queue: &queue,
             utility: &utility,
         };
