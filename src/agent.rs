@@ -18,6 +18,13 @@
 //! the free processors now; the share of the window's jobs that belong to its user; and,
 //! the same on every row holding a job, the free processors as a fraction of the machine and
 //! the waiting jobs divided by `window`. Empty slots are all zero.
+//!
+//! On a machine of one partition whose nodes describe memory or GPUs (or are whole-node),
+//! jobs are placed on its nodes as the node schedulers place them (best fit), a job fits
+//! when its nodes can hold its request, and backfilling is EASY on nodes
+//! (`crate::sched::nodes`). The observation then has [`NODE_FEATURE_NAMES`]: four more
+//! columns, the job's request and the free resources as shares of the partition's memory
+//! and GPUs (0 where its nodes describe none).
 
 use crate::params::ParamError;
 use std::path::Path;
@@ -30,7 +37,9 @@ use crate::experiment::prepare::PreparedWorkload;
 use crate::experiment::rigid::{Source, WorkloadSpec};
 use crate::experiment::{Params, Shared, Value};
 use crate::metrics::bsld;
+use crate::sched::SchedulerKind;
 use crate::sched::easy_backfills;
+use crate::sched::nodes::{NodePolicy, NodeScheduler};
 use crate::seed::mix64;
 use crate::sim::{Engine, Run, SchedCtx, Scheduler, UserEstimates};
 use crate::workload::{JobId, Jobs};
@@ -48,6 +57,23 @@ pub const FEATURE_NAMES: [&str; FEATURES] = [
     "user_share",
     "free_share",
     "queue_per_window",
+];
+
+/// The observation's columns on a partition of nodes: [`FEATURE_NAMES`], then the job's
+/// memory and GPUs and the memory and GPUs free, each a share of the partition's.
+pub const NODE_FEATURE_NAMES: [&str; FEATURES + 4] = [
+    "present",
+    "wait_hours",
+    "estimate_hours",
+    "procs_share",
+    "fits_now",
+    "user_share",
+    "free_share",
+    "queue_per_window",
+    "memory_share",
+    "gpus_share",
+    "free_memory_share",
+    "free_gpus_share",
 ];
 
 /// What an episode's reward measures; it is paid once, at the end.
@@ -103,6 +129,8 @@ pub struct AgentQueue {
     chosen: Option<JobId>,
     backfill: bool,
     backfilled: u64,
+    /// On a partition of nodes: its nodes, which place the jobs and backfill on them.
+    nodes: Option<NodeScheduler>,
 }
 
 impl AgentQueue {
@@ -122,18 +150,42 @@ impl AgentQueue {
 }
 
 impl Scheduler for AgentQueue {
-    fn reset(&mut self, _jobs: &Jobs, _procs: u32) {
+    fn reset(&mut self, jobs: &Jobs, procs: u32) {
         self.waiting.clear();
         self.chosen = None;
         self.backfilled = 0;
+        if let Some(nodes) = &mut self.nodes {
+            nodes.reset(jobs, procs);
+        }
     }
 
     fn on_arrival(&mut self, job: JobId, _ctx: &SchedCtx) {
         self.waiting.push(job);
     }
 
+    fn on_termination(&mut self, job: JobId, ctx: &SchedCtx) {
+        if let Some(nodes) = &mut self.nodes {
+            nodes.on_termination(job, ctx);
+        }
+    }
+
+    fn on_prediction_changed(&mut self, job: JobId, old: Time, ctx: &SchedCtx) {
+        if let Some(nodes) = &mut self.nodes {
+            nodes.on_prediction_changed(job, old, ctx);
+        }
+    }
+
     fn schedule(&mut self, ctx: &mut SchedCtx) {
         let Some(chosen) = self.chosen else { return };
+        if let Some(nodes) = &mut self.nodes {
+            let (started, backfilled) = nodes.agent_pass(ctx, chosen, &self.waiting, self.backfill);
+            self.backfilled += backfilled;
+            self.waiting.retain(|&j| ctx.start_time(j).is_none());
+            if started {
+                self.chosen = None;
+            }
+            return;
+        }
         let need = ctx.procs(chosen);
         let at = self
             .waiting
@@ -234,14 +286,25 @@ impl Environment {
             params.insert("jobs", Value::Int(options.jobs as i64));
         }
         let spec = WorkloadSpec::from_params(&params, crate::experiment::Sources::files(base_dir), None)?;
-        // The environment schedules one pool of the machine's processors.
-        if spec.machine().is_some_and(|m| !m.is_plain_pool()) {
-            return Err(invalid(
-                "machine: the environment schedules one pool; a machine of several partitions, of nodes with \
-                 memory or GPUs, under a power cap, switching nodes off or naming a partition's scheduler, is \
-                 not available in it yet"
-                    .into(),
-            ));
+        // The environment schedules one partition: a pool of processors, or nodes.
+        if let Some(m) = spec.machine() {
+            let [p] = &m.partitions[..] else {
+                return Err(invalid(format!(
+                    "machine: the environment schedules one partition; this machine has {}",
+                    m.partitions.len()
+                )));
+            };
+            if p.cap_w.is_some()
+                || p.cap_over_time.is_some()
+                || p.switch_off.is_some()
+                || p.scheduler.is_some()
+            {
+                return Err(invalid(
+                    "machine: a partition under a power cap, switching nodes off or naming its scheduler is not \
+                     available in the environment yet"
+                        .into(),
+                ));
+            }
         }
         let carbon = match &spec.source {
             Source::Trace(t) => t.carbon.as_deref(),
@@ -326,6 +389,19 @@ impl Environment {
         }
         self.origin = origin;
         self.procs = workload.procs;
+        self.queue.nodes = self
+            .workload
+            .spec()
+            .machine()
+            .filter(|m| !m.is_plain_pool())
+            .map(|m| {
+                let requests = (0..want).map(|j| m.request(&self.jobs, j)).collect();
+                NodeScheduler::new(
+                    NodePolicy::of(SchedulerKind::Easy),
+                    m.partitions[0].pool(),
+                    requests,
+                )
+            });
         let run = self
             .engine
             .begin(&self.jobs, self.procs, &mut self.queue, &mut UserEstimates, None);
@@ -405,13 +481,24 @@ impl Environment {
         }
     }
 
-    /// Writes the observation, `window` rows of [`FEATURES`], into `out`.
+    /// The observation's columns: [`NODE_FEATURE_NAMES`] on a partition of nodes, else
+    /// [`FEATURE_NAMES`].
+    pub fn features(&self) -> &'static [&'static str] {
+        let machine = self.workload.spec().machine();
+        if machine.is_some_and(|m| !m.is_plain_pool()) {
+            &NODE_FEATURE_NAMES
+        } else {
+            &FEATURE_NAMES
+        }
+    }
+
+    /// Writes the observation, `window` rows of [`Environment::features`], into `out`.
     pub fn observe(&mut self, out: &mut [f32]) {
-        let k = self.options.window;
+        let (k, width) = (self.options.window, self.features().len());
         assert_eq!(
             out.len(),
-            k * FEATURES,
-            "an observation has window x FEATURES values"
+            k * width,
+            "an observation has window x features values"
         );
         out.fill(0.0);
         if self.done() {
@@ -422,21 +509,46 @@ impl Environment {
         let waiting = &self.queue.waiting;
         let shown = &waiting[..waiting.len().min(k)];
         let hours = |t: Time| t as f32 / 3600.0;
+        let nodes = self.queue.nodes.as_ref();
+        // Shares of the partition's memory and GPUs, 0 where its nodes describe none.
+        let share = |part: u64, whole: u64| {
+            if whole == 0 {
+                0.0
+            } else {
+                part as f32 / whole as f32
+            }
+        };
+        let (free_memory, memory) = nodes.map_or((0, 0), |n| n.pool().memory_kb());
+        let (free_gpus, gpus) = nodes.map_or((0, 0), |n| n.pool().gpus());
         for (slot, &job) in shown.iter().enumerate() {
             let j = job.index();
             let user = self.jobs.user[j];
             let same_user = shown.iter().filter(|o| self.jobs.user[o.index()] == user).count();
             let procs = self.jobs.procs[j];
-            out[slot * FEATURES..(slot + 1) * FEATURES].copy_from_slice(&[
+            let fits = match nodes {
+                Some(n) => n.pool().fits(n.request(job)),
+                None => procs <= free,
+            };
+            let row = &mut out[slot * width..(slot + 1) * width];
+            row[..FEATURES].copy_from_slice(&[
                 1.0,
                 hours(now - self.jobs.submit[j]),
                 hours(ctx.prediction(job)),
                 procs as f32 / total,
-                f32::from(u8::from(procs <= free)),
+                f32::from(u8::from(fits)),
                 same_user as f32 / shown.len() as f32,
                 free as f32 / total,
                 waiting.len() as f32 / k as f32,
             ]);
+            if let Some(n) = nodes {
+                let r = n.request(job);
+                row[FEATURES..].copy_from_slice(&[
+                    share(r.units as u64 * r.memory_kb, memory),
+                    share(r.units as u64 * r.gpus as u64, gpus),
+                    share(free_memory, memory),
+                    share(free_gpus, gpus),
+                ]);
+            }
         }
     }
 
@@ -501,7 +613,6 @@ fn reward(jobs: &Jobs, procs: u32, start: &[Time], end: &[Time], what: Reward) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sched::SchedulerKind;
 
     fn lublin(jobs: usize, window: usize, backfill: bool) -> Environment {
         let mut params = Params::default();
@@ -680,6 +791,150 @@ mod tests {
         let e = env(Reward::Carbon, true, false).err().unwrap().to_string();
         assert!(
             e.contains("reward = 'carbon': needs a carbon-intensity series"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A scratch directory holding `files` (name, text), for the tests on nodes.
+    fn scratch(name: &str, files: &[(&str, &str)]) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("schedlab-agent-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (file, text) in files {
+            std::fs::write(dir.join(file), text).unwrap();
+        }
+        dir
+    }
+
+    /// The Lublin model (64 processors) on `machine`, its memory drawn at `pressure`.
+    fn lublin_on(machine: &Path, pressure: f64, jobs: usize, window: usize, backfill: bool) -> Environment {
+        let mut params = Params::default();
+        params.insert("model", Value::Str("lublin".into()));
+        params.insert("jobs", Value::Int(3000));
+        params.insert("machine", Value::Str(machine.display().to_string()));
+        params.insert("memory_pressure", Value::Float(pressure));
+        let options = EpisodeOptions {
+            window,
+            jobs,
+            backfill,
+            reward: Reward::Bsld,
+        };
+        Environment::new(&params, Path::new(""), options).unwrap()
+    }
+
+    /// On nodes where memory binds (8 nodes of 8 cores and 32 GB, memory drawn at pressure
+    /// 1.5), always choosing the first waiting job is FCFS on nodes and with backfilling
+    /// EASY on nodes: the node schedulers on the episode's jobs give the same start times.
+    #[test]
+    fn on_nodes_choosing_the_head_is_fcfs_and_easy_on_nodes() {
+        let nodes = "[[partition]]\nname = \"p\"\ndefault = true\n[[partition.nodes]]\ncount = 8\ncores = 8\nmemory_gb = 32\n";
+        let dir = scratch("nodes-head", &[("m.toml", nodes)]);
+        let machine = crate::machine::Machine::read(&dir.join("m.toml")).unwrap();
+        for (backfill, kind) in [(false, SchedulerKind::Fcfs), (true, SchedulerKind::Easy)] {
+            let mut env = lublin_on(&dir.join("m.toml"), 1.5, 400, 16, backfill);
+            assert_eq!(env.features(), NODE_FEATURE_NAMES);
+            let mut memory_binds = false;
+            for seed in 0..3 {
+                let start = play(&mut env, seed, |_| 0);
+                let (jobs, procs) = env.episode();
+                let requests = (0..jobs.len()).map(|j| machine.request(jobs, j)).collect();
+                let mut nodes =
+                    NodeScheduler::new(NodePolicy::of(kind), machine.partitions[0].pool(), requests);
+                let expected = Engine::new().run(jobs, procs, &mut nodes).start.to_vec();
+                assert!(start == expected, "{kind} seed {seed}");
+                memory_binds |= kind.build().run(&mut Engine::new(), jobs, procs).start != &expected[..];
+            }
+            assert!(memory_binds, "{kind}: the pool's schedule every time");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Nodes whose memory never binds (64 one-core nodes of 1 TB, memory drawn at pressure
+    /// 1: 16 GB a processor at the median) are the pool of their cores: random choices give
+    /// the same schedule and, column for column, the pool's observation at every step.
+    #[test]
+    fn on_nodes_where_memory_never_binds_the_episode_is_the_pools() {
+        let nodes = "[[partition]]\nname = \"p\"\ndefault = true\n[[partition.nodes]]\ncount = 64\ncores = 1\nmemory_gb = 1024\n";
+        let dir = scratch("nodes-pool", &[("m.toml", nodes)]);
+        let mut on_nodes = lublin_on(&dir.join("m.toml"), 1.0 / 64.0, 300, 8, true);
+        assert!(on_nodes.features() == NODE_FEATURE_NAMES);
+        let mut pool = lublin(300, 8, true);
+        let (mut a, mut b) = (vec![0.0; 8 * (FEATURES + 4)], vec![0.0; 8 * FEATURES]);
+        for seed in 0..3 {
+            on_nodes.reset(seed).unwrap();
+            pool.reset(seed).unwrap();
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            while !pool.done() {
+                on_nodes.observe(&mut a);
+                pool.observe(&mut b);
+                for (row, expected) in a.chunks(FEATURES + 4).zip(b.chunks(FEATURES)) {
+                    assert_eq!(&row[..FEATURES], expected);
+                }
+                let action = (rng.next_u64() % pool.valid_actions() as u64) as usize;
+                assert_eq!(on_nodes.step(action), pool.step(action));
+            }
+            assert!(on_nodes.done());
+            assert_eq!(on_nodes.schedule(), pool.schedule());
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The observation on nodes by hand: two nodes of 4 cores, 8 GB and a GPU. Three jobs
+    /// arrive at 0: A, 2 processors of 4 GB; B, 4 processors of 4 GB (all 16 GB); C, one
+    /// processor without memory, with a GPU. On the empty machine every job fits; A asks
+    /// half the memory, B all of it, C half the GPUs. Once A runs (on one node, whose memory
+    /// it fills), B does not fit though 6 of 8 cores are free, C does, and half the memory
+    /// is free.
+    #[test]
+    fn the_observation_on_nodes_by_hand() {
+        let nodes = "[[partition]]\nname = \"p\"\ndefault = true\n[[partition.nodes]]\ncount = 2\ncores = 4\nmemory_gb = 8\ngpus = 1\n";
+        let trace = "; MaxProcs: 8\n; Extension: GPUs\n\
+            1 0 -1 100 2 -1 -1 2 100 4194304 1 1 -1 -1 -1 -1 -1 -1 0\n\
+            2 0 -1 100 4 -1 -1 4 100 4194304 1 1 -1 -1 -1 -1 -1 -1 0\n\
+            3 0 -1 100 1 -1 -1 1 100 -1 1 2 -1 -1 -1 -1 -1 -1 1\n";
+        let dir = scratch("nodes-by-hand", &[("m.toml", nodes), ("t.swf", trace)]);
+        let mut params = Params::default();
+        params.insert("trace", Value::Str(dir.join("t.swf").display().to_string()));
+        params.insert("machine", Value::Str(dir.join("m.toml").display().to_string()));
+        let options = EpisodeOptions {
+            window: 4,
+            jobs: 3,
+            backfill: false,
+            reward: Reward::Bsld,
+        };
+        let mut env = Environment::new(&params, Path::new(""), options).unwrap();
+        env.reset(0).unwrap();
+        let width = FEATURES + 4;
+        let mut obs = vec![0.0f32; 4 * width];
+        env.observe(&mut obs);
+        let column = |obs: &[f32], c: usize| obs.chunks(width).map(|row| row[c]).collect::<Vec<f32>>();
+        // fits_now, free_share, memory_share, gpus_share, free_memory_share, free_gpus_share.
+        assert_eq!(column(&obs, 4), [1.0, 1.0, 1.0, 0.0]);
+        assert_eq!(column(&obs, 6), [1.0, 1.0, 1.0, 0.0]);
+        assert_eq!(column(&obs, 8), [0.5, 1.0, 0.0, 0.0]);
+        assert_eq!(column(&obs, 9), [0.0, 0.0, 0.5, 0.0]);
+        assert_eq!(column(&obs, 10), [1.0, 1.0, 1.0, 0.0]);
+        assert_eq!(column(&obs, 11), [1.0, 1.0, 1.0, 0.0]);
+        env.step(0);
+        env.observe(&mut obs);
+        assert_eq!(env.valid_actions(), 2);
+        assert_eq!(column(&obs, 4), [0.0, 1.0, 0.0, 0.0]);
+        assert_eq!(column(&obs, 6), [0.75, 0.75, 0.0, 0.0]);
+        assert_eq!(column(&obs, 8), [1.0, 0.0, 0.0, 0.0]);
+        assert_eq!(column(&obs, 10), [0.5, 0.5, 0.0, 0.0]);
+        assert_eq!(column(&obs, 11), [1.0, 1.0, 0.0, 0.0]);
+        // Several partitions are refused, naming the count.
+        let two = format!(
+            "{nodes}[[partition]]\nname = \"q\"\nswf = [2]\n[[partition.nodes]]\ncount = 1\ncores = 1\n"
+        );
+        std::fs::write(dir.join("two.toml"), two).unwrap();
+        params.insert("machine", Value::Str(dir.join("two.toml").display().to_string()));
+        let e = Environment::new(&params, Path::new(""), options)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("the environment schedules one partition; this machine has 2"),
             "{e}"
         );
         std::fs::remove_dir_all(&dir).unwrap();

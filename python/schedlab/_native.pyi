@@ -8,6 +8,7 @@ import numpy.typing as npt
 
 __version__: str
 FEATURE_NAMES: List[str]
+NODE_FEATURE_NAMES: List[str]
 PRIORITY_COLUMNS: List[str]
 
 def run(
@@ -44,6 +45,8 @@ class Environment:
     def step(self, action: int) -> Tuple[npt.NDArray[np.float32], float, bool, bool, int]: ...
     @property
     def steps(self) -> int: ...
+    @property
+    def feature_names(self) -> List[str]: ...
     @property
     def procs(self) -> int: ...
     def schedule(self) -> Dict[str, np.ndarray]: ...

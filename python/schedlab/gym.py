@@ -17,10 +17,11 @@ from gymnasium import spaces
 
 from . import _native
 
-__all__ = ["JobSchedulingEnv", "FEATURE_NAMES"]
+__all__ = ["JobSchedulingEnv", "FEATURE_NAMES", "NODE_FEATURE_NAMES"]
 
 #: The observation's columns, one row per slot of the window of waiting jobs.
 FEATURE_NAMES = tuple(_native.FEATURE_NAMES)
+NODE_FEATURE_NAMES = tuple(_native.NODE_FEATURE_NAMES)
 
 
 class JobSchedulingEnv(gym.Env):
@@ -37,7 +38,12 @@ class JobSchedulingEnv(gym.Env):
     - observation: ``float32`` array of shape ``(window, 8)``, columns ``FEATURE_NAMES``:
       present, wait so far (hours), estimate (hours), processors / machine size, fits now,
       share of the window's jobs of the same user, free processors / machine size, waiting
-      jobs / window. Empty slots are zeros.
+      jobs / window. Empty slots are zeros. On a ``machine=`` of one partition whose nodes
+      describe memory or GPUs (or are whole-node), jobs are placed on its nodes, "fits now"
+      asks whether its nodes hold the job's request, and the observation has
+      ``NODE_FEATURE_NAMES``: four more columns, the job's memory and GPUs and the memory
+      and GPUs free, each a share of the partition's (0 where its nodes describe none);
+      ``feature_names`` names the columns of this environment.
     - reward: 0 until the last job ends, then ``-mean bounded slowdown`` (``reward="bsld"``),
       ``-mean wait in hours`` (``"wait"``), the utilisation (``"utilization"``), ``-kWh``
       from the first arrival to the last end (``"energy"``, with ``machine=`` a file whose
@@ -69,7 +75,10 @@ class JobSchedulingEnv(gym.Env):
         params["model"] = model
         self._env = _native.Environment(params, int(window), int(episode_jobs), bool(backfill), reward)
         self.window = int(window)
-        self.observation_space = spaces.Box(0.0, np.inf, shape=(self.window, len(FEATURE_NAMES)), dtype=np.float32)
+        self.feature_names: Tuple[str, ...] = tuple(self._env.feature_names)
+        self.observation_space = spaces.Box(
+            0.0, np.inf, shape=(self.window, len(self.feature_names)), dtype=np.float32
+        )
         self.action_space = spaces.Discrete(self.window)
         self._valid = 0
 

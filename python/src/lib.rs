@@ -12,7 +12,7 @@ use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PySlice, PyString};
 
-use schedlab::agent::{self, EpisodeOptions, FEATURES};
+use schedlab::agent::{self, EpisodeOptions};
 use schedlab::experiment::rigid::{self, Source};
 use schedlab::experiment::{Params, Shared, Sources, Value, Worker, check_size};
 use schedlab::metrics::JOB_COLUMNS;
@@ -523,7 +523,7 @@ struct Environment {
 
 impl Environment {
     fn observation<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray2<f32>> {
-        let array = PyArray2::<f32>::zeros(py, [self.window, FEATURES], false);
+        let array = PyArray2::<f32>::zeros(py, [self.window, self.inner.features().len()], false);
         // SAFETY: the array was just created here, is contiguous, and nothing else holds it.
         let values = unsafe { array.as_slice_mut() }.expect("a new array is contiguous");
         self.inner.observe(values);
@@ -587,6 +587,13 @@ impl Environment {
         self.inner.steps
     }
 
+    /// The observation's columns: `FEATURE_NAMES`, and on a partition of nodes four more
+    /// (`NODE_FEATURE_NAMES`).
+    #[getter]
+    fn feature_names(&self) -> Vec<&'static str> {
+        self.inner.features().to_vec()
+    }
+
     /// The machine's processors in this episode.
     #[getter]
     fn procs(&self) -> u32 {
@@ -619,6 +626,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sweep, m)?)?;
     m.add_class::<Environment>()?;
     m.add("FEATURE_NAMES", agent::FEATURE_NAMES.to_vec())?;
+    m.add("NODE_FEATURE_NAMES", agent::NODE_FEATURE_NAMES.to_vec())?;
     m.add("PRIORITY_COLUMNS", PRIORITY_COLUMNS.to_vec())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -10,7 +10,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import schedlab
-from schedlab.gym import FEATURE_NAMES, JobSchedulingEnv
+from schedlab.gym import FEATURE_NAMES, NODE_FEATURE_NAMES, JobSchedulingEnv
 
 
 def play(env, seed, pick=lambda valid: 0):
@@ -170,3 +170,31 @@ def test_episodes_from_a_resampled_trace(trace):
     _, reward, steps = play(env, 5, lambda v: v - 1)
     assert reward < 0 and 1 <= steps <= 128
     assert env.procs == 128
+
+
+def test_episodes_on_a_machine_of_nodes(tmp_path):
+    """On nodes whose memory binds, the observation has the node columns, Gymnasium's
+    checker passes, and some job that does not fit asks fewer cores than are free."""
+    machine = tmp_path / "nodes.toml"
+    machine.write_text(
+        '[[partition]]\nname = "p"\ndefault = true\n[[partition.nodes]]\ncount = 8\ncores = 8\nmemory_gb = 32\n'
+    )
+
+    def make():
+        return JobSchedulingEnv(
+            model="lublin", jobs=2000, machine=str(machine), memory_pressure=1.5, episode_jobs=64, window=8, backfill=True
+        )
+
+    env = make()
+    assert env.feature_names == NODE_FEATURE_NAMES and NODE_FEATURE_NAMES[:8] == FEATURE_NAMES
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*maximum value is infinity.*")
+        warnings.filterwarnings("ignore", message=".*alternative render modes.*")
+        check_env(make(), skip_render_check=True)
+    seen, reward, steps = play(env, 3)
+    assert reward < 0 and steps >= 1 and env.procs == 64
+    assert all(o.shape == (8, len(NODE_FEATURE_NAMES)) for o in seen)
+    procs, fits, free, memory = 3, 4, 6, 8
+    blocked = [((o[:, 0] == 1) & (o[:, fits] == 0) & (o[:, procs] <= o[:, free])).any() for o in seen]
+    assert any(blocked)
+    assert all(((o[:, memory] > 0) == (o[:, 0] == 1)).all() for o in seen)

@@ -410,6 +410,20 @@ impl NodePool {
             .sum()
     }
 
+    /// Memory free and in all, KB, over the nodes that describe theirs (0 and 0 where none
+    /// does).
+    pub fn memory_kb(&self) -> (u64, u64) {
+        let described = |n: &usize| self.memory_kb[*n] != UNLIMITED;
+        let sum = |column: &[u64]| (0..self.nodes()).filter(described).map(|n| column[n]).sum();
+        (sum(&self.free_memory_kb), sum(&self.memory_kb))
+    }
+
+    /// GPUs free and in all.
+    pub fn gpus(&self) -> (u64, u64) {
+        let sum = |column: &[u32]| column.iter().map(|&g| g as u64).sum();
+        (sum(&self.free_gpus), sum(&self.gpus))
+    }
+
     /// Free cores over all nodes.
     pub fn free_cores(&self) -> u64 {
         debug_assert_eq!(

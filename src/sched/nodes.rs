@@ -247,6 +247,46 @@ impl NodeScheduler {
         }
     }
 
+    /// What `job` asks of the nodes.
+    pub fn request(&self, job: JobId) -> &NodeRequest {
+        &self.requests[job.index()]
+    }
+
+    /// The nodes, with what is free now.
+    pub fn pool(&self) -> &NodePool {
+        &self.pool
+    }
+
+    /// A pass for an agent (`crate::agent`) that chose `head` among `waiting` (arrival
+    /// order, `head` included): `head` starts if it fits now; else, with `backfill`, the
+    /// other waiting jobs EASY backfills beside it start, in arrival order. Whether `head`
+    /// started, and how many jobs backfilled.
+    pub fn agent_pass(
+        &mut self,
+        ctx: &mut SchedCtx,
+        head: JobId,
+        waiting: &[JobId],
+        backfill: bool,
+    ) -> (bool, u64) {
+        let mut choice = std::mem::take(&mut self.choice);
+        let fits = self.pool.choose(&self.requests[head.index()], &mut choice);
+        if fits {
+            self.start(ctx, head, &choice);
+        }
+        self.choice = choice;
+        if fits || !backfill {
+            return (fits, 0);
+        }
+        self.waiting.clear();
+        self.waiting.push(head);
+        self.waiting.extend(waiting.iter().filter(|&&j| j != head));
+        // The head is the agent's choice, which may differ from the last pass's.
+        self.reservation = None;
+        let before = self.backfilled;
+        self.backfill(ctx, BackfillOrder::Arrival);
+        (false, self.backfilled - before)
+    }
+
     /// Starts `job` on `a`, which must fit now.
     fn start(&mut self, ctx: &mut SchedCtx, job: JobId, a: &Placement) {
         let r = self.requests[job.index()];
