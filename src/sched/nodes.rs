@@ -110,6 +110,11 @@ pub struct NodeScheduler {
     /// shrink what is free, and arrivals change neither (a job started ahead of the head,
     /// as under Priority-FIFO, drops it).
     reservation: Option<(JobId, Time, Option<u64>)>,
+    /// In arrival order: the waiting jobs before this index were tested under that
+    /// reservation and did not start, so while it holds they cannot (what is free only
+    /// shrinks, and time only moves a job's end past the shadow time): a pass tests the
+    /// jobs that arrived since.
+    tested: usize,
     at_shadow: NodePool,
     /// Conservative: each waiting job's reservation (start, placement), by job.
     slots: Vec<Option<(Time, Placement)>>,
@@ -229,6 +234,7 @@ impl NodeScheduler {
             priority: Vec::new(),
             backfilled: 0,
             reservation: None,
+            tested: 0,
             ga: match policy {
                 NodePolicy::Ga(params) => Some(Ga::new(params)),
                 _ => None,
@@ -323,24 +329,16 @@ impl NodeScheduler {
     /// without placing anything.
     fn shadow(&mut self, ctx: &mut SchedCtx, head: JobId) -> (Time, Option<u64>) {
         let need = self.requests[head.index()];
-        let running = ctx.running_sorted();
         if self.pool.counts_cores(&need) {
-            // It fits wherever enough cores are free: EASY's count of processors.
-            let mut free = self.pool.free_cores();
-            let mut i = 0;
-            while i < running.len() {
-                let end = running[i].predicted_end;
-                while i < running.len() && running[i].predicted_end == end {
-                    let r = &self.requests[running[i].job.index()];
-                    free += r.units as u64 * r.cores as u64;
-                    i += 1;
-                }
-                if free >= need.units as u64 {
-                    return (end, Some(free - need.units as u64));
-                }
-            }
-            unreachable!("job {} fits its partition's empty nodes", head.0)
+            // It fits wherever enough cores are free: EASY's count of processors, walked
+            // on the engine's calendar of running jobs. A job holds as many of the pool's
+            // cores as it has processors (a request's units times its cores), so the
+            // engine's free processors are the pool's free cores.
+            debug_assert_eq!(ctx.free() as u64, self.pool.free_cores());
+            let (end, spare) = ctx.shadow(need.units);
+            return (end, Some(spare as u64));
         }
+        let running = ctx.running_sorted();
         self.at_shadow.copy_free_from(&self.pool);
         let mut i = 0;
         while i < running.len() {
@@ -360,15 +358,18 @@ impl NodeScheduler {
 
     fn backfill(&mut self, ctx: &mut SchedCtx, order: BackfillOrder) {
         let head = self.waiting[0];
-        let (shadow, mut spare) = match self.reservation {
-            Some((h, shadow, spare)) if h == head => (shadow, spare),
-            _ => self.shadow(ctx, head),
+        let sorted = order == BackfillOrder::ShortestPrediction;
+        let (shadow, mut spare, first) = match self.reservation {
+            Some((h, shadow, spare)) if h == head => (shadow, spare, if sorted { 1 } else { self.tested }),
+            _ => {
+                let (shadow, spare) = self.shadow(ctx, head);
+                (shadow, spare, 1)
+            }
         };
         let need = self.requests[head.index()];
         // In arrival order the candidates are the waiting jobs after the head, read in place
         // (no job leaves the list until the pass ends); SJBF's are a sorted copy.
         let mut candidates = std::mem::take(&mut self.order);
-        let sorted = order == BackfillOrder::ShortestPrediction;
         if sorted {
             candidates.clear();
             candidates.extend_from_slice(&self.waiting[1..]);
@@ -383,7 +384,7 @@ impl NodeScheduler {
         // either, and is passed over without a scan of the nodes.
         let mut failed = [NodeRequest::tasks(u32::MAX, u64::MAX); FAILED_KEPT];
         let mut kept = 0;
-        for i in 1..self.waiting.len() {
+        for i in first.max(1)..self.waiting.len() {
             let job = if sorted {
                 candidates[i - 1]
             } else {
@@ -433,6 +434,7 @@ impl NodeScheduler {
             self.backfilled += started as u64;
             self.waiting.retain(|&j| ctx.start_time(j).is_none());
         }
+        self.tested = self.waiting.len();
     }
 }
 
@@ -715,6 +717,8 @@ impl Scheduler for NodeScheduler {
             let key = (priority[job.index()], job);
             let at = self.waiting.partition_point(|&w| (priority[w.index()], w) < key);
             self.waiting.insert(at, job);
+            // The jobs from `at` on move: test them again.
+            self.tested = self.tested.min(at);
         } else {
             self.waiting.push(job);
         }
