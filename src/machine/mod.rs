@@ -1201,4 +1201,31 @@ mod tests {
                 .contains("needs a machine that describes its power")
         );
     }
+
+    /// Read into the machine's columns, a job's memory per processor is field 10, else
+    /// field 7, in one column: the request is the one read from every column.
+    #[test]
+    fn the_machines_columns_hold_the_memory_a_request_reads() {
+        use crate::workload::{Columns, JobRecord};
+        let records: Vec<JobRecord> = [(2048, 1024), (-1, 512), (0, 256), (-1, -1)]
+            .iter()
+            .map(|&(requested, used)| JobRecord {
+                requested_memory: requested,
+                used_memory: used,
+                ..JobRecord::new(1, 0, 10, 4, 10)
+            })
+            .collect();
+        let (mut lean, mut every) = (Jobs::default(), Jobs::default());
+        for r in &records {
+            lean.push_columns(r, Columns::Machine);
+            every.push_columns(r, Columns::Every);
+        }
+        assert_eq!(lean.requested_memory, [2048, 512, 256, -1]);
+        assert!(lean.used_memory.is_empty());
+        for j in 0..records.len() {
+            assert_eq!(memory_per_processor(&lean, j), memory_per_processor(&every, j));
+            assert_eq!(Machine::memory_of(&lean, j), Machine::memory_of(&every, j));
+        }
+        assert_eq!(memory_per_processor(&lean, 2), 256);
+    }
 }

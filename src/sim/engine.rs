@@ -50,6 +50,8 @@ pub struct Outcome<'a> {
     pub stopped_at: Time,
     /// Each job's last runtime prediction.
     pub prediction: &'a [Time],
+    /// When each job's last prediction was made; empty, or `UNSET` for a job, where it was
+    /// made at the job's arrival.
     pub(super) since: &'a [Time],
     /// Per job, as in `PredictionLog`: empty where no prediction changed.
     pub(super) inaccuracy: &'a [f64],
@@ -109,7 +111,12 @@ impl Outcome<'_> {
         if life <= 0.0 {
             return (last_inaccuracy, last_accuracy);
         }
-        let held = (self.end[j] - self.since[j]) as f64;
+        // A job whose prediction never changed holds its first over its whole life (an
+        // assembled run leaves `since` unset for it, [`crate::sim::Parts`]).
+        let held = match self.since.get(j) {
+            Some(&since) if since != crate::sim::state::UNSET => (self.end[j] - since) as f64,
+            _ => life,
+        };
         let (inaccuracy, accuracy) = match self.inaccuracy.is_empty() {
             true => (0.0, 0.0),
             false => (self.inaccuracy[j], self.accuracy[j]),

@@ -39,8 +39,9 @@ pub enum Columns {
     /// Those a simulation on one pool reads ([`Jobs::push_simulated`]), about half the
     /// memory of every column.
     Simulated,
-    /// Those and the ones a machine of nodes reads: the partition and the requested and
-    /// used memory (`Machine::request`).
+    /// Those and the ones a machine of nodes reads: the partition, and the memory per
+    /// processor as `Machine::request` reads it, kept in `requested_memory`: field 10, or
+    /// field 7 where 10 is absent (`used_memory` stays empty: one column, not two).
     Machine,
     /// Every field, so that the trace can be written back or other fields derived.
     #[default]
@@ -221,10 +222,22 @@ impl Jobs {
     /// Appends `r`'s `columns`.
     pub fn push_columns(&mut self, r: &JobRecord, columns: Columns) {
         self.push_simulated(r);
-        if columns >= Columns::Machine {
-            self.partition.push(r.partition);
-            self.used_memory.push(r.used_memory);
-            self.requested_memory.push(r.requested_memory);
+        match columns {
+            Columns::Simulated => {}
+            Columns::Machine => {
+                self.partition.push(r.partition);
+                let memory = if r.requested_memory > 0 {
+                    r.requested_memory
+                } else {
+                    r.used_memory
+                };
+                self.requested_memory.push(memory);
+            }
+            Columns::Every => {
+                self.partition.push(r.partition);
+                self.used_memory.push(r.used_memory);
+                self.requested_memory.push(r.requested_memory);
+            }
         }
         if columns == Columns::Every {
             self.group.push(r.group);
@@ -243,10 +256,10 @@ impl Jobs {
         self.reserve_simulated(additional);
         if columns >= Columns::Machine {
             self.partition.reserve_exact(additional);
-            self.used_memory.reserve_exact(additional);
             self.requested_memory.reserve_exact(additional);
         }
         if columns == Columns::Every {
+            self.used_memory.reserve_exact(additional);
             self.group.reserve_exact(additional);
             self.queue.reserve_exact(additional);
             self.status.reserve_exact(additional);

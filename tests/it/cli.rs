@@ -1866,3 +1866,87 @@ fn jobs_out_carries_each_jobs_energy_and_carbon_by_hand() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A run assembled from a machine's partitions weighs each job's predictions as the
+/// partition's run alone does: on two partitions of 16 one-core nodes, partition 1 under
+/// SJBF with a predictor whose every prediction is outlived (so predictions change) and
+/// partition 2 under FCFS on the estimates (none changes), each job's prediction, misses,
+/// inaccuracy and accuracy in `--jobs-out` are those of its partition's jobs replayed alone.
+#[test]
+fn partitions_weigh_their_predictions_as_alone() {
+    let dir = common::scratch("cli-partition-accuracy");
+    // (submit, runtime, procs, estimate, partition), spread by a small generator.
+    let mut x: u64 = 7;
+    let mut next = |n: u64| {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (x >> 33) % n
+    };
+    let jobs: Vec<(u64, u64, u64, u64, u64)> = (0..300)
+        .scan(0, |t, _| {
+            *t += next(120);
+            let runtime = 1 + next(900);
+            Some((*t, runtime, 1 + next(12), runtime + next(600), 1 + next(2)))
+        })
+        .collect();
+    let trace = |name: &str, keep: &dyn Fn(u64) -> bool, field16: bool| {
+        let mut text = String::from("; MaxProcs: 32\n");
+        for (i, &(submit, runtime, procs, estimate, partition)) in jobs.iter().enumerate() {
+            if keep(partition) {
+                let p = if field16 { partition as i64 } else { -1 };
+                text.push_str(&format!(
+                    "{} {submit} -1 {runtime} {procs} -1 -1 {procs} {estimate} -1 1 {} -1 -1 -1 {p} -1 -1\n",
+                    i + 1,
+                    1 + i % 5
+                ));
+            }
+        }
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let machine = dir.join("m.toml");
+    std::fs::write(
+        &machine,
+        "[[partition]]\nname = \"a\"\nswf = [1]\n[[partition.nodes]]\ncount = 16\ncores = 1\n\
+         [[partition]]\nname = \"b\"\nswf = [2]\nscheduler = \"fcfs\"\n[[partition.nodes]]\ncount = 16\ncores = 1\n",
+    )
+    .unwrap();
+    let rows = |trace: &PathBuf, extra: &[&str], name: &str| {
+        let csv = dir.join(name);
+        let mut args = vec![
+            "run",
+            "--trace",
+            trace.to_str().unwrap(),
+            "--jobs-out",
+            csv.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let out = schedlab(&args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let text = std::fs::read_to_string(&csv).unwrap();
+        text.lines()
+            .skip(1)
+            .map(|l| {
+                let f: Vec<String> = l.split(',').map(String::from).collect();
+                // job_id, then start, end, prediction, deadline_misses, inaccuracy, accuracy.
+                (f[0].clone(), [2, 3, 10, 11, 12, 13].map(|c| f[c].clone()))
+            })
+            .collect::<std::collections::BTreeMap<_, _>>()
+    };
+    let sjbf = ["--scheduler", "sjbf", "--predictor", "constant(c=1)"];
+    let both = trace("both.swf", &|_| true, true);
+    let mut with_machine = sjbf.to_vec();
+    with_machine.extend(["--machine", machine.to_str().unwrap()]);
+    let merged = rows(&both, &with_machine, "merged.csv");
+    let a = trace("a.swf", &|p| p == 1, false);
+    let mut alone = rows(&a, &[&sjbf[..], &["--procs", "16"]].concat(), "a.csv");
+    let b = trace("b.swf", &|p| p == 2, false);
+    alone.extend(rows(&b, &["--scheduler", "fcfs", "--procs", "16"], "b.csv"));
+    assert_eq!(merged.len(), 300);
+    assert_eq!(merged, alone);
+    // Partition 1's predictions changed, partition 2's did not.
+    assert!(merged.values().any(|r| r[3] != "0"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
