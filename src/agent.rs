@@ -37,7 +37,7 @@ use crate::experiment::prepare::PreparedWorkload;
 use crate::experiment::rigid::{Source, WorkloadSpec};
 use crate::experiment::{Params, Shared, Value};
 use crate::metrics::bsld;
-use crate::sched::SchedulerKind;
+use crate::sched::BackfillOrder;
 use crate::sched::easy_backfills;
 use crate::sched::nodes::{NodePolicy, NodeScheduler};
 use crate::seed::mix64;
@@ -397,7 +397,7 @@ impl Environment {
             .map(|m| {
                 let requests = (0..want).map(|j| m.request(&self.jobs, j)).collect();
                 NodeScheduler::new(
-                    NodePolicy::of(SchedulerKind::Easy),
+                    NodePolicy::Easy(BackfillOrder::Arrival),
                     m.partitions[0].pool(),
                     requests,
                 )
@@ -613,6 +613,7 @@ fn reward(jobs: &Jobs, procs: u32, start: &[Time], end: &[Time], what: Reward) -
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sched::SchedulerKind;
 
     fn lublin(jobs: usize, window: usize, backfill: bool) -> Environment {
         let mut params = Params::default();
@@ -838,8 +839,11 @@ mod tests {
                 let start = play(&mut env, seed, |_| 0);
                 let (jobs, procs) = env.episode();
                 let requests = (0..jobs.len()).map(|j| machine.request(jobs, j)).collect();
-                let mut nodes =
-                    NodeScheduler::new(NodePolicy::of(kind), machine.partitions[0].pool(), requests);
+                let mut nodes = NodeScheduler::new(
+                    kind.node_policy().unwrap(),
+                    machine.partitions[0].pool(),
+                    requests,
+                );
                 let expected = Engine::new().run(jobs, procs, &mut nodes).start.to_vec();
                 assert!(start == expected, "{kind} seed {seed}");
                 memory_binds |= kind.build().run(&mut Engine::new(), jobs, procs).start != &expected[..];

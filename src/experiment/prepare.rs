@@ -18,7 +18,7 @@ use crate::machine::{Fit, Machine};
 use crate::malleable::VERSUS_AVG_METRICS;
 use crate::metrics::Summary;
 use crate::predict::PredictorKind;
-use crate::sched::{AnyScheduler, CappedScheduler, NodePolicy, NodeScheduler, SchedulerKind};
+use crate::sched::{AnyScheduler, CappedScheduler, NodeScheduler, SchedulerKind};
 use crate::seed::mix64;
 use crate::sim::{Engine, Outcome, Parts, Window};
 use crate::workload::info::TraceInfo;
@@ -627,15 +627,16 @@ impl PreparedRigid {
             let cores = partition.usable_cores() as u32;
             worker.engine.set_switch_off(partition.switch_off_policy(), first);
             let kind = kind(p);
+            let node_policy = || kind.node_policy().expect("refused when the experiment was built");
             let outcome = if let Some(capacity) = partition.capacity() {
-                let mut capped = CappedScheduler::new(NodePolicy::of(kind), capacity);
+                let mut capped = CappedScheduler::new(node_policy(), capacity);
                 capped.simulate(&mut worker.engine, &jobs, cores, predictor(kind), window.as_ref())
             } else if partition.needs_nodes() {
                 let requests = rows
                     .iter()
                     .map(|&r| machine.request(&workload.jobs, r as usize))
                     .collect();
-                let mut nodes = NodeScheduler::new(NodePolicy::of(kind), partition.pool(), requests);
+                let mut nodes = NodeScheduler::new(node_policy(), partition.pool(), requests);
                 nodes.set_seed(mix64(seed ^ GA_STREAM ^ p as u64));
                 nodes.simulate(&mut worker.engine, &jobs, cores, predictor(kind), window.as_ref())
             } else {

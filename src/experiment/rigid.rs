@@ -904,11 +904,19 @@ fn partition_schedulers(
                     "{whose}scheduler = {kind}: needs {what}; set priorities (e.g. \"sdsc-blue\")"
                 )));
             }
-            if p.cap_over_time.is_some() && !NodePolicy::of(kind).runs_capped() {
+            if p.needs_nodes() && kind.node_policy().is_none() {
+                return Err(ParamError::Invalid(format!(
+                    "{whose}scheduler = {kind}: does not run on nodes yet (partition {} describes memory, \
+                     GPUs or whole nodes); {} do",
+                    p.name,
+                    SchedulerKind::names_on_nodes(|_| true).join(", ")
+                )));
+            }
+            if p.cap_over_time.is_some() && !kind.node_policy().is_some_and(NodePolicy::runs_capped) {
                 return Err(ParamError::Invalid(format!(
                     "{whose}scheduler = {kind}: not built under a power cap over time yet (partition {}); {} are",
                     p.name,
-                    NodePolicy::CAPPED_NAMES.join(", ")
+                    SchedulerKind::names_on_nodes(NodePolicy::runs_capped).join(", ")
                 )));
             }
             if p.switch_off.is_some() && !kind.counts_boots() {

@@ -37,7 +37,7 @@
 //! Cost: O(profile) per reservation; a re-fit pass is O(waiting x profile).
 
 use super::cap_profile::CapInProfile;
-use super::{SchedulerEntry, SchedulerKind};
+use super::{NodePolicy, SchedulerEntry, SchedulerKind};
 use crate::Time;
 use crate::sim::profile::Profile;
 use crate::sim::{SchedCtx, Scheduler};
@@ -175,6 +175,9 @@ impl SchedulerEntry for Conservative {
     }
     fn build(_: &SchedulerKind) -> Conservative {
         Conservative::default()
+    }
+    fn on_nodes(_: &SchedulerKind) -> Option<NodePolicy> {
+        Some(NodePolicy::Conservative)
     }
 }
 

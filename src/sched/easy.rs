@@ -35,7 +35,7 @@ use crate::sim::{SchedCtx, Scheduler};
 use crate::workload::{JobId, Jobs};
 
 use super::waitlist::{Reservation, STARTED, WaitList, Waiting};
-use super::{SchedulerEntry, SchedulerKind};
+use super::{NodePolicy, SchedulerEntry, SchedulerKind};
 
 /// Order in which waiting jobs behind the head are tried for backfilling.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -115,6 +115,9 @@ impl SchedulerEntry for Easy {
     fn build(_: &SchedulerKind) -> Easy {
         Easy::new(BackfillOrder::Arrival)
     }
+    fn on_nodes(_: &SchedulerKind) -> Option<NodePolicy> {
+        Some(NodePolicy::Easy(BackfillOrder::Arrival))
+    }
 }
 
 /// The registry's `sjbf`: [`Easy`] backfilling shortest predicted job first.
@@ -131,6 +134,9 @@ impl SchedulerEntry for Sjbf {
     const DEFAULT: SchedulerKind = SchedulerKind::Sjbf;
     fn build(_: &SchedulerKind) -> Easy {
         Easy::new(BackfillOrder::ShortestPrediction)
+    }
+    fn on_nodes(_: &SchedulerKind) -> Option<NodePolicy> {
+        Some(NodePolicy::Easy(BackfillOrder::ShortestPrediction))
     }
 }
 
@@ -149,6 +155,9 @@ impl SchedulerEntry for EasyPred {
     const DEFAULT: SchedulerKind = SchedulerKind::EasyPred;
     fn build(_: &SchedulerKind) -> Easy {
         Easy::new(BackfillOrder::Arrival)
+    }
+    fn on_nodes(_: &SchedulerKind) -> Option<NodePolicy> {
+        Some(NodePolicy::Easy(BackfillOrder::Arrival))
     }
 }
 

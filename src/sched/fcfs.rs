@@ -1,6 +1,6 @@
 //! First come, first served: while the queue head fits in the free processors, start it.
 
-use super::{SchedulerEntry, SchedulerKind};
+use super::{NodePolicy, SchedulerEntry, SchedulerKind};
 use crate::sim::{SchedCtx, Scheduler};
 use crate::workload::{JobId, Jobs};
 
@@ -24,6 +24,9 @@ impl SchedulerEntry for Fcfs {
     const DEFAULT: SchedulerKind = SchedulerKind::Fcfs;
     fn build(_: &SchedulerKind) -> Fcfs {
         Fcfs::default()
+    }
+    fn on_nodes(_: &SchedulerKind) -> Option<NodePolicy> {
+        Some(NodePolicy::Fcfs)
     }
 }
 

@@ -85,6 +85,12 @@ pub trait SchedulerEntry {
     fn build(kind: &SchedulerKind) -> Self::Scheduler;
     /// Seeds the scheduler's own random choices; most make none.
     fn seed(_scheduler: &mut Self::Scheduler, _seed: u64) {}
+    /// How `kind` (of this entry) runs on a partition of nodes ([`nodes`]), if it does: a
+    /// partition whose nodes describe memory or GPUs (or are whole-node) refuses a
+    /// scheduler without one.
+    fn on_nodes(_kind: &SchedulerKind) -> Option<NodePolicy> {
+        None
+    }
     /// Roughly what a run of `kind` costs against FCFS on the same jobs (measured; the
     /// sweep's shards are balanced by it, `sweep::shard`). Most cost about as much.
     fn relative_cost(_kind: &SchedulerKind) -> f64 {
@@ -149,6 +155,18 @@ macro_rules! schedulers {
             /// Every registered name that may run where idle nodes are switched off.
             pub fn names_counting_boots() -> Vec<&'static str> {
                 Self::EVERY.iter().filter(|k| k.counts_boots()).map(|k| k.name()).collect()
+            }
+
+            /// How it runs on a partition of nodes, if it does ([`SchedulerEntry::on_nodes`]).
+            pub fn node_policy(self) -> Option<NodePolicy> {
+                match self {
+                    $(SchedulerKind::$variant { .. } => <$entry as SchedulerEntry>::on_nodes(&self),)*
+                }
+            }
+
+            /// Every registered name whose policy on nodes passes `test`, for messages.
+            pub fn names_on_nodes(test: impl Fn(NodePolicy) -> bool) -> Vec<&'static str> {
+                Self::EVERY.iter().filter(|k| k.node_policy().is_some_and(&test)).map(|k| k.name()).collect()
             }
 
             /// Roughly what a run costs against FCFS on the same jobs ([`SchedulerEntry::relative_cost`]).
@@ -255,5 +273,35 @@ impl AnyScheduler {
     /// Predictions come from the user estimates.
     pub fn run<'e>(&mut self, engine: &'e mut Engine, jobs: &Jobs, procs: u32) -> Outcome<'e> {
         self.run_with(engine, jobs, procs, &mut UserEstimates, None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every registered scheduler runs on nodes; all but Priority-FIFO and the GA under a
+    /// power cap over time too. A new entry without [`SchedulerEntry::on_nodes`] is refused
+    /// on nodes, its name left out of these lists.
+    #[test]
+    fn which_schedulers_run_on_nodes() {
+        assert_eq!(
+            SchedulerKind::names_on_nodes(|_| true),
+            ["fcfs", "easy", "sjbf", "conservative", "easy-pred", "prio", "ga"]
+        );
+        assert_eq!(
+            SchedulerKind::names_on_nodes(NodePolicy::runs_capped),
+            ["fcfs", "easy", "sjbf", "conservative", "easy-pred"]
+        );
+        let ga = "ga(population=3,generations=4)".parse::<SchedulerKind>().unwrap();
+        let GaParams {
+            population,
+            generations,
+            ..
+        } = match ga.node_policy() {
+            Some(NodePolicy::Ga(p)) => p,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!((population, generations), (3, 4));
     }
 }

@@ -48,7 +48,6 @@ use crate::machine::pool::{NodePool, NodeRequest, Placement};
 use crate::sim::{SchedCtx, Scheduler};
 use crate::workload::{JobId, Jobs};
 
-use super::SchedulerKind;
 use super::easy::BackfillOrder;
 use super::ga::{Ga, GaParams, NodesNow, RunningOnNodes};
 
@@ -67,26 +66,11 @@ pub enum NodePolicy {
 }
 
 impl NodePolicy {
-    /// The policy a scheduler kind runs on nodes: every kind has one.
-    pub fn of(kind: SchedulerKind) -> NodePolicy {
-        match kind {
-            SchedulerKind::Fcfs => NodePolicy::Fcfs,
-            SchedulerKind::Easy | SchedulerKind::EasyPred => NodePolicy::Easy(BackfillOrder::Arrival),
-            SchedulerKind::Sjbf => NodePolicy::Easy(BackfillOrder::ShortestPrediction),
-            SchedulerKind::Conservative => NodePolicy::Conservative,
-            SchedulerKind::Prio => NodePolicy::Priority,
-            SchedulerKind::Ga(params) => NodePolicy::Ga(params),
-        }
-    }
-
     /// Whether it runs under a power cap over time (`super::capped`): all but
     /// Priority-FIFO and the GA.
     pub fn runs_capped(self) -> bool {
         !matches!(self, NodePolicy::Priority | NodePolicy::Ga(_))
     }
-
-    /// The schedulers that run under a power cap over time, for messages.
-    pub const CAPPED_NAMES: [&'static str; 5] = ["fcfs", "easy", "sjbf", "easy-pred", "conservative"];
 }
 
 /// A scheduler of one partition of nodes.

@@ -16,7 +16,7 @@
 
 use super::easy::{BackfillOrder, Easy};
 use super::waitlist::{STARTED, WaitList, Waiting};
-use super::{SchedulerEntry, SchedulerKind};
+use super::{NodePolicy, SchedulerEntry, SchedulerKind};
 use crate::sim::{SchedCtx, Scheduler};
 use crate::workload::{JobId, Jobs};
 
@@ -40,6 +40,9 @@ impl SchedulerEntry for PriorityFifo {
     const DEFAULT: SchedulerKind = SchedulerKind::Prio;
     fn build(_: &SchedulerKind) -> PriorityFifo {
         PriorityFifo::default()
+    }
+    fn on_nodes(_: &SchedulerKind) -> Option<NodePolicy> {
+        Some(NodePolicy::Priority)
     }
 }
 

@@ -45,7 +45,7 @@ use nodes::NodeScratch;
 pub use nodes::{NodesNow, RunningOnNodes};
 use team::{Breeding, Shape, Team};
 
-use super::{SchedulerEntry, SchedulerKind};
+use super::{NodePolicy, SchedulerEntry, SchedulerKind};
 use crate::Time;
 use crate::call::{Call, CallError};
 use crate::sim::{SchedCtx, Scheduler};
@@ -567,6 +567,13 @@ impl SchedulerEntry for Ga {
 
     fn seed(ga: &mut Ga, seed: u64) {
         ga.set_seed(seed);
+    }
+
+    fn on_nodes(kind: &SchedulerKind) -> Option<NodePolicy> {
+        match kind {
+            SchedulerKind::Ga(p) => Some(NodePolicy::Ga(*p)),
+            _ => None,
+        }
     }
 }
 
