@@ -94,10 +94,14 @@ pub struct NodeScheduler {
     /// shrink what is free, and arrivals change neither (a job started ahead of the head,
     /// as under Priority-FIFO, drops it).
     reservation: Option<(JobId, Time, Option<u64>)>,
-    /// In arrival order: the waiting jobs before this index were tested under that
-    /// reservation and did not start, so while it holds they cannot (what is free only
-    /// shrinks, and time only moves a job's end past the shadow time): a pass tests the
-    /// jobs that arrived since.
+    /// In arrival order, where only cores bind the head: the waiting jobs before this
+    /// index were tested under that reservation and did not start, so while it holds they
+    /// cannot (what is free only shrinks, so does the count of cores to spare, and time
+    /// only moves a job's end past the shadow time): a pass tests the jobs that arrived
+    /// since. Not where the head's nodes at the shadow time are tested: whether a job
+    /// leaves room for the head then depends on where best fit places it now, which moves
+    /// as the nodes fill (a job that would have taken the head's node may later go
+    /// elsewhere; `results/memory` showed it).
     tested: usize,
     at_shadow: NodePool,
     /// Conservative: each waiting job's reservation (start, placement), by job.
@@ -344,7 +348,10 @@ impl NodeScheduler {
         let head = self.waiting[0];
         let sorted = order == BackfillOrder::ShortestPrediction;
         let (shadow, mut spare, first) = match self.reservation {
-            Some((h, shadow, spare)) if h == head => (shadow, spare, if sorted { 1 } else { self.tested }),
+            Some((h, shadow, spare)) if h == head => {
+                let monotone = !sorted && spare.is_some();
+                (shadow, spare, if monotone { self.tested } else { 1 })
+            }
             _ => {
                 let (shadow, spare) = self.shadow(ctx, head);
                 (shadow, spare, 1)
