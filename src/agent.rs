@@ -47,18 +47,6 @@ use crate::workload::{JobId, Jobs};
 /// Features per waiting job in an observation.
 pub const FEATURES: usize = 8;
 
-/// The observation's columns (see the module docs).
-pub const FEATURE_NAMES: [&str; FEATURES] = [
-    "present",
-    "wait_hours",
-    "estimate_hours",
-    "procs_share",
-    "fits_now",
-    "user_share",
-    "free_share",
-    "queue_per_window",
-];
-
 /// The observation's columns on a partition of nodes: [`FEATURE_NAMES`], then the job's
 /// memory and GPUs and the memory and GPUs free, each a share of the partition's.
 pub const NODE_FEATURE_NAMES: [&str; FEATURES + 4] = [
@@ -75,6 +63,17 @@ pub const NODE_FEATURE_NAMES: [&str; FEATURES + 4] = [
     "free_memory_share",
     "free_gpus_share",
 ];
+
+/// The observation's columns (see the module docs): the first of [`NODE_FEATURE_NAMES`].
+pub const FEATURE_NAMES: [&str; FEATURES] = {
+    let mut names = [""; FEATURES];
+    let mut i = 0;
+    while i < FEATURES {
+        names[i] = NODE_FEATURE_NAMES[i];
+        i += 1;
+    }
+    names
+};
 
 /// What an episode's reward measures; it is paid once, at the end.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -615,11 +614,14 @@ mod tests {
     use super::*;
     use crate::sched::SchedulerKind;
 
-    fn lublin(jobs: usize, window: usize, backfill: bool) -> Environment {
+    /// Episodes of the Lublin model's first 3,000 jobs, with `extra` parameters.
+    fn lublin_with(extra: &[(&str, Value)], jobs: usize, window: usize, backfill: bool) -> Environment {
         let mut params = Params::default();
         params.insert("model", Value::Str("lublin".into()));
-        params.insert("procs", Value::Int(64));
         params.insert("jobs", Value::Int(3000));
+        for (key, value) in extra {
+            params.insert(*key, value.clone());
+        }
         let options = EpisodeOptions {
             window,
             jobs,
@@ -627,6 +629,10 @@ mod tests {
             reward: Reward::Bsld,
         };
         Environment::new(&params, Path::new(""), options).unwrap()
+    }
+
+    fn lublin(jobs: usize, window: usize, backfill: bool) -> Environment {
+        lublin_with(&[("procs", Value::Int(64))], jobs, window, backfill)
     }
 
     /// Plays an episode choosing `pick(valid)` at each step; returns the start times.
@@ -809,18 +815,11 @@ mod tests {
 
     /// The Lublin model (64 processors) on `machine`, its memory drawn at `pressure`.
     fn lublin_on(machine: &Path, pressure: f64, jobs: usize, window: usize, backfill: bool) -> Environment {
-        let mut params = Params::default();
-        params.insert("model", Value::Str("lublin".into()));
-        params.insert("jobs", Value::Int(3000));
-        params.insert("machine", Value::Str(machine.display().to_string()));
-        params.insert("memory_pressure", Value::Float(pressure));
-        let options = EpisodeOptions {
-            window,
-            jobs,
-            backfill,
-            reward: Reward::Bsld,
-        };
-        Environment::new(&params, Path::new(""), options).unwrap()
+        let extra = [
+            ("machine", Value::Str(machine.display().to_string())),
+            ("memory_pressure", Value::Float(pressure)),
+        ];
+        lublin_with(&extra, jobs, window, backfill)
     }
 
     /// On nodes where memory binds (8 nodes of 8 cores and 32 GB, memory drawn at pressure

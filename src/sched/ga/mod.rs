@@ -142,6 +142,30 @@ impl Snapshot<'_> {
         }
     }
 
+    /// Files queue job `i`, started at `t` in a projection, among the `ends` still to come
+    /// (those from `ends_from`, after any equal end) with `tag`, lists it in `started_now`
+    /// if it starts now, and returns the utility it earns.
+    fn started(
+        &self,
+        i: u32,
+        t: Time,
+        tag: u32,
+        ends: &mut Vec<(Time, u32)>,
+        ends_from: usize,
+        started_now: &mut Option<&mut Vec<JobId>>,
+    ) -> f64 {
+        let c = self.queue[i as usize];
+        let end = t + c.request;
+        let at = ends_from + ends[ends_from..].partition_point(|e| e.0 <= end);
+        ends.insert(at, (end, tag));
+        if t == self.now
+            && let Some(list) = started_now.as_deref_mut()
+        {
+            list.push(c.job);
+        }
+        self.utility[c.job.index()].value((end - c.submit) as f64)
+    }
+
     /// [`Snapshot::project`] on one pool of `free` processors beside `running`.
     fn project_on_pool(
         &self,
@@ -162,16 +186,8 @@ impl Snapshot<'_> {
         let mut total = 0.0;
         let queue = self.queue;
         let mut start = |i: u32, t: Time, ends: &mut Vec<(Time, u32)>, ends_from: usize| {
-            let c = queue[i as usize];
-            let end = t + c.request;
-            total += self.utility[c.job.index()].value((end - c.submit) as f64);
-            let at = ends_from + ends[ends_from..].partition_point(|e| e.0 <= end);
-            ends.insert(at, (end, c.procs));
-            if t == self.now
-                && let Some(list) = started_now.as_deref_mut()
-            {
-                list.push(c.job);
-            }
+            let procs = queue[i as usize].procs;
+            total += self.started(i, t, procs, ends, ends_from, &mut started_now);
         };
         loop {
             // Heads in order while they fit.

@@ -80,16 +80,7 @@ impl NodesNow<'_> {
         let first_queued = self.running.len() as u32;
         let (mut t, mut ends_from, mut front, mut total) = (snapshot.now, 0, 0, 0.0);
         let mut start = |i: u32, t: Time, ends: &mut Vec<(Time, u32)>, ends_from: usize| {
-            let c = queue[i as usize];
-            let end = t + c.request;
-            total += snapshot.utility[c.job.index()].value((end - c.submit) as f64);
-            let at = ends_from + ends[ends_from..].partition_point(|e| e.0 <= end);
-            ends.insert(at, (end, first_queued + i));
-            if t == snapshot.now
-                && let Some(list) = started_now.as_deref_mut()
-            {
-                list.push(c.job);
-            }
+            total += snapshot.started(i, t, first_queued + i, ends, ends_from, &mut started_now);
         };
         loop {
             // Heads in order while they fit.
