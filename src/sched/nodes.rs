@@ -675,7 +675,7 @@ impl NodeScheduler {
 }
 
 impl Scheduler for NodeScheduler {
-    fn reset(&mut self, jobs: &Jobs, _procs: u32) {
+    fn reset(&mut self, jobs: &Jobs, procs: u32) {
         assert_eq!(jobs.len(), self.requests.len(), "one request per job");
         self.pool.reset();
         self.held.reset(jobs.len());
@@ -697,7 +697,7 @@ impl Scheduler for NodeScheduler {
         }
         self.refit = false;
         if let Some(ga) = &mut self.ga {
-            ga.reset(jobs, _procs);
+            ga.reset(jobs, procs);
         }
     }
 
