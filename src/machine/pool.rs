@@ -53,6 +53,42 @@ impl NodeRequest {
     }
 }
 
+/// Requests that did not fit the nodes since what is free last grew: while it only
+/// shrinks (jobs start, nothing ends), a request that asks at least as much of every node
+/// as one of them cannot fit either, and is passed over without a scan of the nodes. The
+/// last few are kept.
+#[derive(Clone, Copy, Debug)]
+pub struct Unfit {
+    kept: [NodeRequest; Unfit::KEPT],
+    len: usize,
+}
+
+impl Default for Unfit {
+    fn default() -> Self {
+        Unfit {
+            kept: [NodeRequest::tasks(u32::MAX, u64::MAX); Unfit::KEPT],
+            len: 0,
+        }
+    }
+}
+
+impl Unfit {
+    const KEPT: usize = 4;
+
+    /// Whether `r` cannot fit, by the requests kept.
+    pub fn rules_out(&self, r: &NodeRequest) -> bool {
+        self.kept[..self.len].iter().any(|f| r.asks_at_least(f))
+    }
+
+    /// `r` did not fit; once four are kept it replaces the last.
+    pub fn add(&mut self, r: NodeRequest) {
+        if self.len < Unfit::KEPT {
+            self.len += 1;
+        }
+        self.kept[self.len - 1] = r;
+    }
+}
+
 /// Where a job holds a partition's resources: (node, units) pairs.
 pub type Placement = Vec<(u32, u32)>;
 

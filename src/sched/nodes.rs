@@ -44,15 +44,12 @@
 //! a plain reference in `tests/it/machine.rs`.
 
 use crate::Time;
-use crate::machine::pool::{NodePool, NodeRequest, Placement};
+use crate::machine::pool::{NodePool, NodeRequest, Placement, Unfit};
 use crate::sim::{SchedCtx, Scheduler};
 use crate::workload::{JobId, Jobs};
 
 use super::easy::BackfillOrder;
 use super::ga::{Ga, GaParams, NodesNow, RunningOnNodes};
-
-/// How many requests that did not fit an EASY pass keeps, to pass over those that ask more.
-const FAILED_KEPT: usize = 4;
 
 /// The policies that run on nodes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -370,11 +367,8 @@ impl NodeScheduler {
         let mut choice = std::mem::take(&mut self.choice);
         let now = ctx.now();
         let mut started = 0;
-        // Requests that did not fit in this pass: what is free only shrinks as jobs start,
-        // so a request that asks at least as much of every node as one of them cannot fit
-        // either, and is passed over without a scan of the nodes.
-        let mut failed = [NodeRequest::tasks(u32::MAX, u64::MAX); FAILED_KEPT];
-        let mut kept = 0;
+        // What is free only shrinks within the pass.
+        let mut unfit = Unfit::default();
         for i in first.max(1)..self.waiting.len() {
             let job = if sorted {
                 candidates[i - 1]
@@ -385,7 +379,7 @@ impl NodeScheduler {
                 break;
             }
             let r = self.requests[job.index()];
-            if failed[..kept].iter().any(|f| r.asks_at_least(f)) {
+            if unfit.rules_out(&r) {
                 continue;
             }
             let past_shadow = now + ctx.prediction(job) > shadow;
@@ -395,12 +389,7 @@ impl NodeScheduler {
                 continue;
             }
             if !self.pool.choose(&r, &mut choice) {
-                if kept < FAILED_KEPT {
-                    failed[kept] = r;
-                    kept += 1;
-                } else {
-                    failed[FAILED_KEPT - 1] = r;
-                }
+                unfit.add(r);
                 continue;
             }
             if past_shadow {

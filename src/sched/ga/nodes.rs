@@ -7,7 +7,7 @@
 //! processors and extra processors, start for start: the tests check both.
 
 use crate::Time;
-use crate::machine::pool::{NodePool, NodeRequest, Placement};
+use crate::machine::pool::{NodePool, NodeRequest, Placement, Unfit};
 use crate::workload::JobId;
 
 use super::Snapshot;
@@ -115,7 +115,8 @@ impl NodesNow<'_> {
                     break end;
                 }
             };
-            // Backfill the rest in order.
+            // Backfill the rest in order; what is free only shrinks meanwhile.
+            let mut unfit = Unfit::default();
             for p in front + 1..s.pending.len() {
                 if s.free.free_cores() == 0 {
                     break;
@@ -125,7 +126,11 @@ impl NodesNow<'_> {
                     continue;
                 }
                 let (r, a) = (&self.requests[i as usize], &mut s.placements[i as usize]);
+                if unfit.rules_out(r) {
+                    continue;
+                }
                 if !s.free.choose(r, a) {
+                    unfit.add(*r);
                     continue;
                 }
                 if t + queue[i as usize].request > shadow {
