@@ -92,6 +92,8 @@ pub struct Call<'a> {
     args: Vec<(&'a str, &'a str, bool)>,
     /// The keys the kind asked for, to name them when one is unknown.
     asked: Vec<&'static str>,
+    /// A required key that was not given, said once no key is unknown.
+    missing: Option<(&'static str, String)>,
 }
 
 fn is_word(s: &str) -> bool {
@@ -133,6 +135,7 @@ impl<'a> Call<'a> {
             positional: None,
             args: Vec::new(),
             asked: Vec::new(),
+            missing: None,
         };
         let Some(inner) = inner else {
             return Ok(call);
@@ -243,6 +246,22 @@ impl<'a> Call<'a> {
         })
     }
 
+    /// The value of `key` as `parse` reads it, which must be given: when it is not,
+    /// `placeholder` stands in until [`Call::finish`] refuses the call, naming the key and
+    /// what is `expected` (after any unknown key, which is the likelier slip).
+    pub fn require_with<T>(
+        &mut self,
+        key: &'static str,
+        placeholder: T,
+        expected: &str,
+        parse: impl Fn(&str) -> Option<T>,
+    ) -> Result<T, CallError> {
+        if !self.args.iter().any(|(k, _, _)| *k == key) {
+            self.missing.get_or_insert((key, expected.to_string()));
+        }
+        self.take_with(key, placeholder, expected, parse)
+    }
+
     /// `key` as `true` or `false`, or `default`.
     pub fn flag(&mut self, key: &'static str, default: bool) -> Result<bool, CallError> {
         self.take(key, default, "true or false", |_| true)
@@ -283,7 +302,10 @@ impl<'a> Call<'a> {
                 allowed: takes,
                 closest: crate::suggest::closest(key, self.asked.iter().copied()),
             })),
-            None => Ok(value),
+            None => match &self.missing {
+                Some((key, expected)) => Err(self.invalid(format!("{} needs {key}: {expected}", self.name))),
+                None => Ok(value),
+            },
         }
     }
 }

@@ -23,6 +23,7 @@ pub mod nondedicated;
 pub mod occupancy;
 pub mod params;
 pub mod partition;
+pub mod plugin;
 pub mod predict;
 pub mod queue_time;
 pub mod random;

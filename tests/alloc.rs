@@ -177,6 +177,71 @@ fn the_event_loop_does_not_allocate_in_steady_state() {
         }
     }
     nondedicated_allocations_per_job();
+    warm_model_simulators_do_not_allocate();
+}
+
+/// The malleable simulator (Downey) under each strategy, and the partitioning simulator
+/// (Anastasiadis & Sevcik) under each policy, allocate nothing on a warm run: their
+/// buffers are kept between runs, and a malleable outcome's columns are given back.
+fn warm_model_simulators_do_not_allocate() {
+    use schedlab::malleable::{Allocation, MalleableSimulator, Strategy};
+    use schedlab::partition::{Measure, MoldableWorkload, Partitioner, Policy, generate};
+    let w = DowneyParams::default().generate(7);
+    let mut malleable = MalleableSimulator::new().with_validation(false);
+    // Every registered strategy at its defaults, and the queue-time predictors' other ways.
+    let defaults = Strategy::SYNTAXES.iter().map(|s| {
+        s.replace("|a|b|exact|simulation", "")
+            .replace("|model", "")
+            .replace("|events", "")
+    });
+    let others = [
+        "pred(predictor=a)",
+        "pred(predictor=b,lifetimes=model)",
+        "bias(predictor=exact,prompts=events)",
+        "pred(predictor=simulation)",
+    ];
+    for syntax in defaults.chain(others.map(String::from)) {
+        let allocation: Allocation = syntax.parse().unwrap();
+        let outcome = malleable.run(&w.jobs, w.procs, &allocation).unwrap();
+        malleable.recycle(outcome);
+        let before = ALLOCATIONS.load(Ordering::Relaxed);
+        let outcome = malleable.run(&w.jobs, w.procs, &allocation).unwrap();
+        let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
+        eprintln!(
+            "malleable {allocation}: {allocations} allocations, {} rebels",
+            outcome.rebels
+        );
+        assert_eq!(allocations, 0, "a warm malleable run of {allocation} allocated");
+        malleable.recycle(outcome);
+    }
+    let jobs = generate(MoldableWorkload::Wk4, 32, 0.7, 3_000, 11);
+    let measure = Measure {
+        warmup: 100,
+        window: 2_000,
+        saturation: Some(900),
+    };
+    let mut partitioner = Partitioner::new().with_validation(false);
+    for policy in [
+        "dyn-equi",
+        "asp",
+        "ap1(1)",
+        "aep(2)",
+        "aep(2,dif=free)",
+        "sdf",
+        "sdf-max(max=4)",
+    ] {
+        let policy: Policy = policy.parse().unwrap();
+        partitioner.run(&jobs, 32, policy, &measure);
+        let before = ALLOCATIONS.load(Ordering::Relaxed);
+        let run = partitioner.run(&jobs, 32, policy, &measure);
+        let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
+        eprintln!(
+            "partitioning {policy}: {allocations} allocations, mean response {}",
+            run.response
+        );
+        assert_eq!(run.measured, 2_000);
+        assert_eq!(allocations, 0, "a warm partitioning run of {policy} allocated");
+    }
 }
 
 /// The non-dedicated cluster (Hanzich et al.) allocates per job it starts (its nodes, kept

@@ -75,8 +75,8 @@ fn cisne_estimate(c: &mut Criterion) {
     group.sample_size(20);
     let estimators: [Estimator; 3] = [
         "mpl-cpu".parse().unwrap(),
-        Estimator::Historical,
-        Estimator::Hybrid,
+        Estimator::HISTORICAL,
+        Estimator::HYBRID,
     ];
     for (nodes, queue) in [(64, 1), (64, 8), (64, 64), (128, 8), (256, 8), (512, 8)] {
         let e = experiment(nodes);
@@ -99,7 +99,7 @@ fn cisne_estimate(c: &mut Criterion) {
         };
         // The history: an earlier run of the same environment.
         let warm_jobs = e.workload.generate(2);
-        let mut warm = Online::new(Estimator::Historical, HistDb::default(), &warm_jobs);
+        let mut warm = Online::new(Estimator::HISTORICAL, HistDb::default(), &warm_jobs);
         warm.estimate = false;
         simulate_observed(&e.setup, &warm_jobs, &e.local(2), &mut warm).unwrap();
         let snapshot = Snapshot {

@@ -10,6 +10,7 @@ use clap::Args;
 
 use schedlab::atomic::write_atomically;
 use schedlab::experiment::{Value, check_size, cluster};
+use schedlab::nondedicated::estimate::Estimator;
 
 #[derive(Args)]
 pub struct ClusterArgs {
@@ -51,9 +52,11 @@ pub struct ClusterArgs {
     /// Seed of the parallel workload; the local users get their own stream from it.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Turnaround estimator judged on the run: historical, hybrid, or a simulation kernel
-    /// REM-CPU (prop-cpu, mpl-cpu, cpu-cpu, prop-mpl, mpl-mpl, cpu-mpl).
-    #[arg(long)]
+    #[arg(
+        long,
+        help = format!("Turnaround estimator judged on the run: {} (--help lists what each does)", Estimator::NAMES.join(", ")),
+        long_help = format!("Turnaround estimator judged on the run, one of:\n{}", Estimator::help())
+    )]
     estimator: Option<String>,
     /// Estimate the whole workload once from the initial state instead of at each arrival.
     #[arg(long, requires = "estimator")]

@@ -10,12 +10,15 @@ use clap::Args;
 use super::parse_key_value;
 use schedlab::atomic::write_atomically;
 use schedlab::experiment::{Value, check_size, malleable};
-use schedlab::malleable::{application_centric, simulate};
+use schedlab::malleable::{Strategy, application_centric, simulate};
 
 #[derive(Args)]
 pub struct MalleableArgs {
-    /// Allocation strategy, e.g. avg, pred, bias(lock_in=true,risk=0.2), heur(k=0.2).
-    #[arg(long)]
+    #[arg(
+        long,
+        help = format!("Allocation strategy: {} (--help lists what each does)", Strategy::NAMES.join(", ")),
+        long_help = format!("Allocation strategy, one of:\n{}", Strategy::help())
+    )]
     strategy: String,
     /// Model parameter KEY=VALUE (repeatable), as for `run --model downey`.
     #[arg(long = "param", value_name = "KEY=VALUE", value_parser = parse_key_value)]

@@ -8,14 +8,16 @@ use clap::Args;
 
 use schedlab::experiment::{Value, check_size, moldable};
 use schedlab::metrics::registry::Unit;
-use schedlab::partition::PARTITION_METRICS;
+use schedlab::partition::{PARTITION_METRICS, Policy};
 use schedlab::sim::Window;
 
 #[derive(Args)]
 pub struct MoldableArgs {
-    /// Partitioning policy: dyn-equi, asp, ap1, aep, their (1) and (2) variants, sdf,
-    /// sdf-max(max=N).
-    #[arg(long)]
+    #[arg(
+        long,
+        help = format!("Partitioning policy: {} (--help lists what each does)", Policy::NAMES.join(", ")),
+        long_help = format!("Partitioning policy, one of:\n{}", Policy::help())
+    )]
     policy: String,
     /// Workload: wk1 (good speedup) to wk4.
     #[arg(long, default_value = "wk1")]

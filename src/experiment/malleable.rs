@@ -59,7 +59,7 @@ pub fn from_params(params: &Params, window: Option<&Window>) -> Result<Malleable
             "strategy = {strategy}: a malleable run simulates the whole workload; drop [measure]"
         )));
     }
-    if allocation.strategy == Strategy::Avg && application {
+    if matches!(allocation.strategy, Strategy::Avg(_)) && application {
         return Err(ParamError::Invalid(format!(
             "strategy = {strategy}: the application-centric evaluation compares a strategy with AVG; \
              drop avg from such cells with [[exclude]]"

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::params::{Key, ParamError, Params, policy, workload};
 use crate::partition::{
-    Measure, MoldableWorkload, PartitionOutcome, PartitionRun, Policy, generate, simulate,
+    Measure, MoldableWorkload, PartitionOutcome, PartitionRun, Partitioner, Policy, generate,
 };
 use crate::sim::Window;
 
@@ -84,18 +84,30 @@ impl Moldable {
 
     /// One replication; with `normalize`, DYN-EQUI on the same jobs as the reference.
     pub fn run(&self, seed: u64, normalize: bool) -> PartitionOutcome {
-        self.run_with(seed, normalize.then_some(&References::default()))
+        self.run_with(
+            seed,
+            normalize.then_some(&References::default()),
+            &mut Partitioner::new(),
+        )
     }
 
     /// [`Moldable::run`], taking DYN-EQUI's run from `references` when another cell on the
     /// same workload has simulated it (and leaving it there for the others).
-    pub fn run_with(&self, seed: u64, references: Option<&References>) -> PartitionOutcome {
+    pub fn run_with(
+        &self,
+        seed: u64,
+        references: Option<&References>,
+        sim: &mut Partitioner,
+    ) -> PartitionOutcome {
         let jobs = generate(self.workload, self.procs, self.load, self.jobs(), seed);
-        let dyn_equi = || simulate(&jobs, self.procs, Policy::DynEqui, &self.measure);
-        let reference = references.map(|r| r.get_or_run(self, seed, dyn_equi));
+        let reference = references.map(|r| {
+            r.get_or_run(self, seed, || {
+                sim.run(&jobs, self.procs, Policy::DYN_EQUI, &self.measure)
+            })
+        });
         let run = match (self.policy, reference) {
-            (Policy::DynEqui, Some(r)) => r,
-            _ => simulate(&jobs, self.procs, self.policy, &self.measure),
+            (Policy::DYN_EQUI, Some(r)) => r,
+            _ => sim.run(&jobs, self.procs, self.policy, &self.measure),
         };
         PartitionOutcome { run, reference }
     }
@@ -151,7 +163,7 @@ mod tests {
             };
             for seed in [3, 4] {
                 let alone = m.run(seed, true);
-                let shared = m.run_with(seed, Some(&references));
+                let shared = m.run_with(seed, Some(&references), &mut Partitioner::new());
                 // As text: a saturated run's NaN fields are equal there.
                 assert_eq!(format!("{alone:?}"), format!("{shared:?}"), "{policy}");
             }

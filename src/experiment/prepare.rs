@@ -17,6 +17,7 @@ use crate::error::{Error, Result};
 use crate::machine::{Fit, Machine};
 use crate::malleable::VERSUS_AVG_METRICS;
 use crate::metrics::Summary;
+use crate::partition::Partitioner;
 use crate::predict::PredictorKind;
 use crate::sched::{AnyScheduler, CappedScheduler, NodeScheduler, SchedulerKind};
 use crate::seed::mix64;
@@ -463,6 +464,8 @@ pub struct Worker {
     run: Runner,
     /// A held run's outcome, back in the workload's job order.
     held: Parts,
+    /// The partitioning simulator of moldable runs.
+    partitioner: Partitioner,
 }
 
 /// What a run as submitted uses (see [`Worker`]).
@@ -487,6 +490,7 @@ impl Worker {
                 ..Runner::default()
             },
             held: Parts::default(),
+            partitioner: Partitioner::new(),
         }
     }
 }
@@ -1003,7 +1007,7 @@ impl Prepared {
             }
             Prepared::Moldable(m, references) => {
                 let normalize = asks(&["normalized_response"]);
-                let outcome = m.run_with(seed, normalize.then_some(&**references));
+                let outcome = m.run_with(seed, normalize.then_some(&**references), &mut worker.partitioner);
                 (RunOutcome::Moldable(outcome), m.jobs() as u64)
             }
             Prepared::Cluster(c) => {

@@ -13,8 +13,11 @@
 use serde::Serialize;
 
 use super::bias::{BiasFit, PredictionQuality};
-use super::sim::{Chooser, Head, Running, Situation, decide_head, max_size, resolve_pending, run_time};
-use super::{Allocation, Strategy, simulate};
+use super::sim::max_size;
+use super::strategy::{
+    Chooser, Deciding, Head, Pending, RunningCluster, Situation, Strategy, resolve_pending, run_time,
+};
+use super::{Allocation, simulate};
 use crate::error::{Error, Result};
 use crate::queue_time::{LifetimeFit, UniformLog};
 use crate::workload::Jobs;
@@ -44,7 +47,7 @@ pub struct ApplicationReport {
 
 /// Replays every job AVG starts on fewer than its maximum under `allocation`.
 pub fn application_centric(jobs: &Jobs, procs: u32, allocation: &Allocation) -> Result<ApplicationReport> {
-    if allocation.strategy == Strategy::Avg {
+    if matches!(allocation.strategy, Strategy::Avg(_)) {
         return Err(Error::Invalid(
             "the application-centric evaluation compares a strategy with AVG; choose another".into(),
         ));
@@ -62,7 +65,7 @@ pub fn application_centric(jobs: &Jobs, procs: u32, allocation: &Allocation) -> 
     let mut finished = 0;
     let mut fit = LifetimeFit::new(UniformLog::downey_model());
     let (mut correction, mut quality) = (BiasFit::default(), BiasFit::default());
-    let mut running: Vec<Running> = Vec::with_capacity(procs as usize);
+    let mut running: Vec<RunningCluster> = Vec::with_capacity(procs as usize);
     let mut replay = Replay::default();
     let (mut spoiled, mut docile) = (0u64, 0u64);
     let mut savings: Vec<f64> = Vec::new();
@@ -108,7 +111,7 @@ pub fn application_centric(jobs: &Jobs, procs: u32, allocation: &Allocation) -> 
                 docile_lifetimes += model.lifetime[j];
             }
         }
-        running.push(Running {
+        running.push(RunningCluster {
             job: j as u32,
             start: t0,
             end: avg.end[j],
@@ -153,8 +156,8 @@ pub fn application_centric(jobs: &Jobs, procs: u32, allocation: &Allocation) -> 
 #[derive(Default)]
 struct Replay {
     chooser: Chooser,
-    running: Vec<Running>,
-    pending: Vec<super::sim::Pending>,
+    running: Vec<RunningCluster>,
+    pending: Vec<Pending>,
 }
 
 impl Replay {
@@ -169,7 +172,7 @@ impl Replay {
         max: u32,
         t0: f64,
         mut free: u32,
-        running: &[Running],
+        running: &[RunningCluster],
         fit: &LifetimeFit,
         correction: &mut BiasFit,
         quality: &mut BiasFit,
@@ -195,16 +198,16 @@ impl Replay {
                 fit,
                 correction,
             };
-            if let Some(size) = decide_head(
-                allocation,
+            let deciding = &mut Deciding {
                 model,
                 j,
                 max,
-                &situation,
-                &mut head,
-                &mut self.chooser,
-                &mut self.pending,
-            ) {
+                seen: &situation,
+                head: &mut head,
+                chooser: &mut self.chooser,
+                pending: &mut self.pending,
+            };
+            if let Some(size) = allocation.strategy.behaviour().decide(deciding) {
                 return (now - t0, size, head.rebelled);
             }
             let end = self.running.last().map(|r| r.end);

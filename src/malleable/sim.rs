@@ -16,24 +16,23 @@
 //! processors held out for were free; a rebel that starts before that leaves no outcome.
 //!
 //! A *rebel* holds out while processors are free (target > free >= 1). Prompts come at
-//! least `MIN_PROMPT_INTERVAL` apart: a predictor that keeps answering "any moment now"
+//! least [`MIN_PROMPT_INTERVAL`] apart: a predictor that keeps answering "any moment now"
 //! (a running job older than the fitted distribution allows) would otherwise prompt
 //! without end.
-
-/// Shortest wait between a predictive rebel's prompts, in seconds.
-pub const MIN_PROMPT_INTERVAL: f64 = 1.0;
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
 use serde::Serialize;
 
+use super::Allocation;
 use super::bias::{BiasFit, PredictionQuality};
-use super::{Allocation, Strategy};
+use super::strategy::{
+    Chooser, Deciding, Head, Pending, RunningCluster, Situation, resolve_pending, run_time,
+};
 use crate::error::{Error, Result};
 use crate::metrics::registry::{Registry, row};
-use crate::queue_time::{Choice, LifetimeFit, RunningAges, UniformLog, choose_cluster_size, choose_with};
-use crate::speedup::downey_speedup;
+use crate::queue_time::{LifetimeFit, UniformLog};
 use crate::workload::{Jobs, MalleableColumns};
 
 /// The schedule of one malleable run, indexed by job.
@@ -329,304 +328,15 @@ pub static MALLEABLE_METRICS: Registry<MalleableReport> = Registry {
     ],
 };
 
-/// The cluster-size choice of OPT, PRED and BIAS, with its buffers.
-#[derive(Debug, Default)]
-pub(crate) struct Chooser {
-    set: RunningAges,
-    ages: Vec<f64>,
-    sizes: Vec<u32>,
-    ends: Vec<(f64, u32)>,
-    raw_of: Vec<(u32, f64)>,
-}
-
-impl Chooser {
-    /// The n <= `cap` minimising Q(n) + R(n) for the head at `now`, and the raw (before
-    /// bias correction) prediction for that n.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn choose(
-        &mut self,
-        allocation: &Allocation,
-        fit: &LifetimeFit,
-        correction: &BiasFit,
-        now: f64,
-        free: u32,
-        cap: u32,
-        running: &[Running],
-        run: impl Fn(u32) -> f64,
-    ) -> (Choice, f64) {
-        self.ages.clear();
-        self.sizes.clear();
-        for r in running {
-            self.ages.push(now - r.start);
-            self.sizes.push(r.size);
-        }
-        match allocation.strategy {
-            Strategy::Opt => {
-                // The oracle: the running jobs' actual ends.
-                self.ends.clear();
-                self.ends.extend(running.iter().map(|r| (r.end, r.size)));
-                self.ends.sort_by(|a, b| a.0.total_cmp(&b.0));
-                let ends = &self.ends;
-                let exact = |size: u32| {
-                    let mut avail = free;
-                    for &(t, s) in ends {
-                        avail += s;
-                        if avail >= size {
-                            return t - now;
-                        }
-                    }
-                    f64::INFINITY
-                };
-                let c = choose_with(cap, free, exact, run);
-                (c, c.queue)
-            }
-            Strategy::Pred { method } => {
-                let d = self.lifetimes(allocation, fit);
-                self.set.load(d, free, &self.ages, &self.sizes);
-                let c = choose_cluster_size(&mut self.set, method, cap, run);
-                (c, c.queue)
-            }
-            Strategy::Bias { method } => {
-                let d = self.lifetimes(allocation, fit);
-                self.set.load(d, free, &self.ages, &self.sizes);
-                self.raw_of.clear();
-                let (set, raw_of) = (&mut self.set, &mut self.raw_of);
-                let c = choose_with(
-                    cap,
-                    free,
-                    |size| {
-                        let raw = method.queue_time(set, size);
-                        raw_of.push((size, raw));
-                        correction.correct(raw)
-                    },
-                    run,
-                );
-                let raw = raw_of
-                    .iter()
-                    .find(|(s, _)| *s == c.n)
-                    .map_or(c.queue, |&(_, r)| r);
-                (c, raw)
-            }
-            Strategy::Avg | Strategy::Heur { .. } => unreachable!("not a predictive strategy"),
-        }
-    }
-
-    /// The lifetime distribution to predict with. The fitted range knows only finished
-    /// jobs; a running job may already be older than all of them. Its end then lies beyond
-    /// the range, which is raised to twice the oldest age (else equation 5 would have that
-    /// job end at once, and a rebel wait on it in 1 s prompts).
-    fn lifetimes(&self, allocation: &Allocation, fit: &LifetimeFit) -> UniformLog {
-        if allocation.model_lifetimes {
-            return UniformLog::downey_model();
-        }
-        let mut d = fit.distribution();
-        let oldest = self.ages.iter().copied().fold(0.0, f64::max);
-        if oldest > 0.0 {
-            d.ln_max = d.ln_max.max((2.0 * oldest).ln());
-        }
-        d
-    }
-}
-
-/// Whether a predictive head starts now, and on how many: its choice if that fits the free
-/// processors; what is free if risk aversion finds the saving too small; else it waits.
-pub(crate) fn verdict(
-    allocation: &Allocation,
-    choice: Choice,
-    free: u32,
-    cap: u32,
-    run: impl Fn(u32) -> f64,
-) -> Option<u32> {
-    if choice.n <= free {
-        return Some(choice.n);
-    }
-    if free == 0 {
-        // Nothing to take now; the run time on no processor is not even defined.
-        return None;
-    }
-    let now_option = free.min(cap);
-    let timid = allocation.risk_aversion > 0.0
-        && run(now_option) - choice.turnaround() <= allocation.risk_aversion * run(now_option);
-    timid.then_some(now_option)
-}
-
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Running {
-    pub(crate) job: u32,
-    pub(crate) start: f64,
-    pub(crate) end: f64,
-    pub(crate) size: u32,
-}
-
-/// A rebel's prediction waiting for its outcome: the processors it held out for free up.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Pending {
-    raw: f64,
-    used: f64,
-    target: u32,
-    at: f64,
-}
-
-/// What the job at the head is doing.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Head {
-    /// Processors it holds out for.
-    pub(crate) target: Option<u32>,
-    /// When it reconsiders (PRED, BIAS) or gives in (HEUR).
-    pub(crate) prompt: Option<f64>,
-    /// It has decided at least once.
-    seen: bool,
-    pub(crate) rebelled: bool,
-}
-
 /// Seconds as a heap key: non-negative finite floats order like their bits.
 fn key(t: f64) -> u64 {
     debug_assert!(t >= 0.0 && t.is_finite());
     t.to_bits()
 }
 
-/// Pairs the predictions whose processors are now free with their outcome: the raw one for
-/// the bias correction, the one used for the quality report.
-pub(crate) fn resolve_pending(
-    pending: &mut Vec<Pending>,
-    free: u32,
-    now: f64,
-    correction: &mut BiasFit,
-    quality: &mut BiasFit,
-    pairs: &mut Vec<(f64, f64)>,
-) {
-    pending.retain(|p| {
-        if free >= p.target {
-            correction.record(p.raw, now - p.at);
-            quality.record(p.used, now - p.at);
-            pairs.push((p.used, now - p.at));
-            false
-        } else {
-            true
-        }
-    });
-}
-
 /// Job `j`'s largest cluster under `allocation`'s rule, at least 1, at most the machine.
 pub(crate) fn max_size(model: &MalleableColumns, j: usize, procs: u32, allocation: &Allocation) -> u32 {
     allocation.max_cluster.of(model.avg_parallelism[j], procs)
-}
-
-/// Job `j`'s run time on `size` processors: L / S(size).
-pub(crate) fn run_time(model: &MalleableColumns, j: usize, size: u32) -> f64 {
-    model.lifetime[j] / downey_speedup(model.avg_parallelism[j], model.sigma[j], size as f64)
-}
-
-/// What the head sees when it decides.
-pub(crate) struct Situation<'a> {
-    pub(crate) now: f64,
-    pub(crate) free: u32,
-    /// A job arrived at this instant (a prompt for PRED and BIAS).
-    pub(crate) arrived: bool,
-    /// The head's own prompt fired at this instant.
-    pub(crate) prompted: bool,
-    pub(crate) running: &'a [Running],
-    pub(crate) fit: &'a LifetimeFit,
-    pub(crate) correction: &'a BiasFit,
-}
-
-/// The decision of head job `j` (at most `max` processors) under `allocation`: start now on
-/// n processors, or wait (None), updating what it holds out for, its prompt and its
-/// pending predictions. The rules are in the module docs.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn decide_head(
-    allocation: &Allocation,
-    model: &MalleableColumns,
-    j: usize,
-    max: u32,
-    s: &Situation,
-    head: &mut Head,
-    chooser: &mut Chooser,
-    pending: &mut Vec<Pending>,
-) -> Option<u32> {
-    let (now, free, arrived, prompted) = (s.now, s.free, s.arrived, s.prompted);
-    let run = |size: u32| run_time(model, j, size);
-    let first = !head.seen;
-    head.seen = true;
-    let cap = if allocation.lock_in {
-        head.target.unwrap_or(max)
-    } else {
-        max
-    };
-    let reached = head.target.is_some_and(|t| free >= t);
-    match allocation.strategy {
-        Strategy::Avg => (free >= 1).then(|| free.min(max)),
-        Strategy::Heur {
-            l_thresh,
-            a_thresh,
-            f,
-            k,
-        } => {
-            let hold = ((f * model.avg_parallelism[j]).ceil() as u32).clamp(1, max);
-            let holds_out = model.lifetime[j] > l_thresh && model.avg_parallelism[j] > a_thresh;
-            let take = |free: u32| {
-                if allocation.lock_in && holds_out {
-                    hold.min(free)
-                } else {
-                    free.min(max)
-                }
-            };
-            if free == 0 {
-                None
-            } else if !holds_out || free >= hold || prompted {
-                Some(take(free))
-            } else if head.target.is_some() {
-                None
-            } else {
-                // Rebel now, unless waiting saves nothing; give in after k t_save.
-                let t_save = run(free) - run(hold);
-                if t_save <= 0.0 {
-                    Some(take(free))
-                } else {
-                    head.target = Some(hold);
-                    head.prompt = Some(now + k * t_save).filter(|&p| p > now);
-                    head.rebelled = true;
-                    if head.prompt.is_none() {
-                        Some(take(free))
-                    } else {
-                        None
-                    }
-                }
-            }
-        }
-        Strategy::Opt | Strategy::Pred { .. } | Strategy::Bias { .. } => {
-            let predictive = !matches!(allocation.strategy, Strategy::Opt);
-            let decide = !predictive || allocation.every_event || first || arrived || prompted || reached;
-            if allocation.lock_in && reached {
-                Some(head.target.expect("target"))
-            } else if !decide {
-                None
-            } else if free >= cap {
-                Some(cap)
-            } else {
-                let (choice, raw) =
-                    chooser.choose(allocation, s.fit, s.correction, now, free, cap, s.running, run);
-                if let Some(n) = verdict(allocation, choice, free, cap, run) {
-                    Some(n)
-                } else {
-                    head.target = Some(choice.n);
-                    head.prompt = predictive.then(|| now + choice.queue.max(MIN_PROMPT_INTERVAL));
-                    if free >= 1 {
-                        head.rebelled = true;
-                    }
-                    if predictive {
-                        pending.push(Pending {
-                            raw,
-                            used: choice.queue,
-                            target: choice.n,
-                            at: now,
-                        });
-                    }
-                    None
-                }
-            }
-        }
-    }
 }
 
 /// The next instant: the earliest of the next arrival, the next completion and the head's
@@ -645,122 +355,193 @@ fn next_instant(
 
 /// Simulates `jobs` (with the Downey model's columns) on `procs` processors.
 pub fn simulate(jobs: &Jobs, procs: u32, allocation: &Allocation) -> Result<MalleableOutcome> {
-    let model = jobs.malleable.as_ref().ok_or_else(|| {
-        Error::Invalid("malleable strategies need a workload of the Downey model (--model downey)".into())
-    })?;
-    let n = jobs.len();
-    let max_size: Vec<u32> = (0..n).map(|j| max_size(model, j, procs, allocation)).collect();
-    let mut d = Decided {
-        start: vec![f64::NAN; n],
-        end: vec![f64::NAN; n],
-        size: vec![0u32; n],
-        rebels: 0,
-        pairs: Vec::new(),
-    };
-    let mut running: Vec<Running> = Vec::with_capacity(procs as usize);
-    let mut completions: BinaryHeap<Reverse<(u64, u32)>> = BinaryHeap::with_capacity(procs as usize);
-    let mut queue: VecDeque<u32> = VecDeque::new();
-    let mut free = procs;
-    let mut cursor = 0;
-    let mut head = Head::default();
-    let mut fit = LifetimeFit::new(UniformLog::downey_model());
-    let (mut correction, mut quality) = (BiasFit::default(), BiasFit::default());
-    let mut pending: Vec<Pending> = Vec::new();
-    let mut pairs: Vec<(f64, f64)> = Vec::new();
-    let mut chooser = Chooser::default();
-    // Sum of S(n) over running jobs, and its integral over the time jobs wait.
-    let (mut speedup_sum, mut waiting_work, mut waiting_time, mut last) = (0.0f64, 0.0, 0.0, 0.0);
+    MalleableSimulator::new().run(jobs, procs, allocation)
+}
 
-    loop {
-        let arrival = jobs.submit.get(cursor).map(|&s| s as f64);
-        let Some(now) = next_instant(arrival, &completions, head.prompt) else {
-            break;
+/// The simulator with its buffers, kept between runs so that a warm run allocates nothing
+/// once each outcome's columns are given back ([`MalleableSimulator::recycle`]).
+#[derive(Debug, Default)]
+pub struct MalleableSimulator {
+    max_size: Vec<u32>,
+    running: Vec<RunningCluster>,
+    completions: BinaryHeap<Reverse<(u64, u32)>>,
+    queue: VecDeque<u32>,
+    pending: Vec<Pending>,
+    chooser: Chooser,
+    /// The columns of the next outcome, and the copies its medians sort.
+    spare: Decided,
+    response: Vec<f64>,
+    runs: Vec<f64>,
+    validate: bool,
+}
+
+impl MalleableSimulator {
+    /// A simulator that checks every schedule in debug builds.
+    pub fn new() -> Self {
+        MalleableSimulator {
+            validate: cfg!(debug_assertions),
+            ..MalleableSimulator::default()
+        }
+    }
+
+    /// Whether each schedule is checked (which allocates) after its run.
+    pub fn with_validation(mut self, validate: bool) -> Self {
+        self.validate = validate;
+        self
+    }
+
+    /// Gives an outcome's columns back for the next run to fill.
+    pub fn recycle(&mut self, outcome: MalleableOutcome) {
+        self.spare = Decided {
+            start: outcome.start,
+            end: outcome.end,
+            size: outcome.size,
+            rebels: 0,
+            pairs: outcome.pairs,
         };
-        if !queue.is_empty() {
-            waiting_work += speedup_sum * (now - last);
-            waiting_time += now - last;
+    }
+
+    /// Simulates `jobs` (with the Downey model's columns) on `procs` processors.
+    pub fn run(&mut self, jobs: &Jobs, procs: u32, allocation: &Allocation) -> Result<MalleableOutcome> {
+        let model = jobs.malleable.as_ref().ok_or_else(|| {
+            Error::Invalid("malleable strategies need a workload of the Downey model (--model downey)".into())
+        })?;
+        let n = jobs.len();
+        self.max_size.clear();
+        self.max_size
+            .extend((0..n).map(|j| max_size(model, j, procs, allocation)));
+        let mut d = std::mem::take(&mut self.spare);
+        for column in [&mut d.start, &mut d.end] {
+            column.clear();
+            column.resize(n, f64::NAN);
         }
-        last = now;
-        end_jobs(
-            now,
-            &mut completions,
-            &mut running,
+        d.size.clear();
+        d.size.resize(n, 0);
+        d.rebels = 0;
+        d.pairs.clear();
+        self.running.clear();
+        self.completions.clear();
+        self.queue.clear();
+        self.pending.clear();
+        let (waiting, quality) = self.events(jobs, model, procs, allocation, &mut d);
+        assert!(self.queue.is_empty() && self.running.is_empty(), "every job ran");
+        if self.validate {
+            validate(jobs, model, procs, &self.max_size, &d);
+        }
+        Ok(outcome(
+            jobs,
             model,
-            &mut fit,
-            &mut free,
-            &mut speedup_sum,
-        );
-        resolve_pending(&mut pending, free, now, &mut correction, &mut quality, &mut pairs);
-        let mut arrived = false;
-        while cursor < n && jobs.submit[cursor] as f64 == now {
-            queue.push_back(cursor as u32);
-            cursor += 1;
-            arrived = true;
-        }
-        // A fired prompt belongs to the head that set it, which decides first.
-        let mut fired = head.prompt.is_some_and(|p| p <= now);
-        if fired {
-            head.prompt = None;
-        }
-        // The head decides; each start gives the next job its turn at once.
-        while let Some(&j) = queue.front() {
-            let j = j as usize;
-            let prompted = std::mem::take(&mut fired);
-            let situation = Situation {
-                now,
-                free,
-                arrived,
-                prompted,
-                running: &running,
-                fit: &fit,
-                correction: &correction,
-            };
-            let decision = decide_head(
-                allocation,
-                model,
-                j,
-                max_size[j],
-                &situation,
-                &mut head,
-                &mut chooser,
-                &mut pending,
-            );
-            let Some(n_j) = decision else {
+            procs,
+            d,
+            waiting,
+            &quality,
+            (&mut self.response, &mut self.runs),
+        ))
+    }
+
+    /// The event loop: fills `d`, and returns the integral of the running jobs' speedups
+    /// over the time jobs wait with that time, and the rebels' prediction quality.
+    fn events(
+        &mut self,
+        jobs: &Jobs,
+        model: &MalleableColumns,
+        procs: u32,
+        allocation: &Allocation,
+        d: &mut Decided,
+    ) -> ((f64, f64), BiasFit) {
+        let n = jobs.len();
+        let mut free = procs;
+        let mut cursor = 0;
+        let mut head = Head::default();
+        let mut fit = LifetimeFit::new(UniformLog::downey_model());
+        let (mut correction, mut quality) = (BiasFit::default(), BiasFit::default());
+        // Sum of S(n) over running jobs, and its integral over the time jobs wait.
+        let (mut speedup_sum, mut waiting_work, mut waiting_time, mut last) = (0.0f64, 0.0, 0.0, 0.0);
+        loop {
+            let arrival = jobs.submit.get(cursor).map(|&s| s as f64);
+            let Some(now) = next_instant(arrival, &self.completions, head.prompt) else {
                 break;
             };
-            debug_assert!(n_j >= 1 && n_j <= free && n_j <= max_size[j]);
-            queue.pop_front();
-            let runtime = run_time(model, j, n_j);
-            d.start[j] = now;
-            d.end[j] = now + runtime;
-            d.size[j] = n_j;
-            free -= n_j;
-            speedup_sum += model.lifetime[j] / runtime;
-            running.push(Running {
-                job: j as u32,
-                start: now,
-                end: now + runtime,
-                size: n_j,
-            });
-            completions.push(Reverse((key(now + runtime), j as u32)));
-            d.rebels += u64::from(head.rebelled);
-            head = Head::default();
-            pending.clear();
+            if !self.queue.is_empty() {
+                waiting_work += speedup_sum * (now - last);
+                waiting_time += now - last;
+            }
+            last = now;
+            end_jobs(
+                now,
+                &mut self.completions,
+                &mut self.running,
+                model,
+                &mut fit,
+                &mut free,
+                &mut speedup_sum,
+            );
+            resolve_pending(
+                &mut self.pending,
+                free,
+                now,
+                &mut correction,
+                &mut quality,
+                &mut d.pairs,
+            );
+            let mut arrived = false;
+            while cursor < n && jobs.submit[cursor] as f64 == now {
+                self.queue.push_back(cursor as u32);
+                cursor += 1;
+                arrived = true;
+            }
+            // A fired prompt belongs to the head that set it, which decides first.
+            let mut fired = head.prompt.is_some_and(|p| p <= now);
+            if fired {
+                head.prompt = None;
+            }
+            // The head decides; each start gives the next job its turn at once.
+            while let Some(&j) = self.queue.front() {
+                let j = j as usize;
+                let prompted = std::mem::take(&mut fired);
+                let situation = Situation {
+                    now,
+                    free,
+                    arrived,
+                    prompted,
+                    running: &self.running,
+                    fit: &fit,
+                    correction: &correction,
+                };
+                let decision = allocation.strategy.behaviour().decide(&mut Deciding {
+                    model,
+                    j,
+                    max: self.max_size[j],
+                    seen: &situation,
+                    head: &mut head,
+                    chooser: &mut self.chooser,
+                    pending: &mut self.pending,
+                });
+                let Some(n_j) = decision else {
+                    break;
+                };
+                debug_assert!(n_j >= 1 && n_j <= free && n_j <= self.max_size[j]);
+                self.queue.pop_front();
+                let runtime = run_time(model, j, n_j);
+                d.start[j] = now;
+                d.end[j] = now + runtime;
+                d.size[j] = n_j;
+                free -= n_j;
+                speedup_sum += model.lifetime[j] / runtime;
+                self.running.push(RunningCluster {
+                    job: j as u32,
+                    start: now,
+                    end: now + runtime,
+                    size: n_j,
+                });
+                self.completions.push(Reverse((key(now + runtime), j as u32)));
+                d.rebels += u64::from(head.rebelled);
+                head = Head::default();
+                self.pending.clear();
+            }
         }
+        ((waiting_work, waiting_time), quality)
     }
-    assert!(queue.is_empty() && running.is_empty(), "every job ran");
-    d.pairs = pairs;
-    if cfg!(debug_assertions) {
-        validate(jobs, model, procs, &max_size, &d);
-    }
-    Ok(outcome(
-        jobs,
-        model,
-        procs,
-        d,
-        (waiting_work, waiting_time),
-        &quality,
-    ))
 }
 
 /// Ends the running jobs due at `now`: their processors back to `free`, their speedups off
@@ -768,7 +549,7 @@ pub fn simulate(jobs: &Jobs, procs: u32, allocation: &Allocation) -> Result<Mall
 fn end_jobs(
     now: f64,
     completions: &mut BinaryHeap<Reverse<(u64, u32)>>,
-    running: &mut Vec<Running>,
+    running: &mut Vec<RunningCluster>,
     model: &MalleableColumns,
     fit: &mut LifetimeFit,
     free: &mut u32,
@@ -789,7 +570,7 @@ fn end_jobs(
 
 /// What a run decided: each job's start, end and cluster size, the heads that rebelled,
 /// and the prediction pairs.
-#[derive(Clone)]
+#[derive(Clone, Debug, Default)]
 struct Decided {
     start: Vec<f64>,
     end: Vec<f64>,
@@ -849,6 +630,7 @@ fn outcome(
     decided: Decided,
     (waiting_work, waiting_time): (f64, f64),
     quality: &BiasFit,
+    (response, runs): (&mut Vec<f64>, &mut Vec<f64>),
 ) -> MalleableOutcome {
     let Decided {
         start,
@@ -858,10 +640,12 @@ fn outcome(
         pairs,
     } = decided;
     let n = jobs.len();
-    let mut response: Vec<f64> = (0..n).map(|j| end[j] - jobs.submit[j] as f64).collect();
-    let mut runs: Vec<f64> = (0..n).map(|j| end[j] - start[j]).collect();
+    response.clear();
+    response.extend((0..n).map(|j| end[j] - jobs.submit[j] as f64));
+    runs.clear();
+    runs.extend((0..n).map(|j| end[j] - start[j]));
     let mean = |xs: &[f64]| xs.iter().sum::<f64>() / xs.len().max(1) as f64;
-    let (mean_response, mean_run) = (mean(&response), mean(&runs));
+    let (mean_response, mean_run) = (mean(response), mean(runs));
     let span = end.iter().copied().fold(0.0, f64::max) - jobs.submit.first().map_or(0.0, |&s| s as f64);
     let utilization = model.lifetime.iter().sum::<f64>() / (procs as f64 * span);
     let quality = (quality.quality().pairs >= 2).then(|| quality.quality());
@@ -874,9 +658,9 @@ fn outcome(
         size,
         rebels,
         mean_response,
-        median_response: crate::metrics::median(&mut response),
+        median_response: crate::metrics::median(response),
         mean_run,
-        median_run: crate::metrics::median(&mut runs),
+        median_run: crate::metrics::median(runs),
         utilization,
         quality,
         pairs,

@@ -188,7 +188,7 @@ impl ClusterExperiment {
                 hw.contract.cpu
             )));
         }
-        if self.offline && !matches!(self.estimator, Some(e) if e != Estimator::Historical) {
+        if self.offline && !self.estimator.is_some_and(|e| e.projects()) {
             return Err(ParamError::Invalid(
                 "the off-line mode needs a simulation kernel (REM-CPU) or hybrid".into(),
             ));
@@ -213,13 +213,13 @@ impl ClusterExperiment {
         let local = self.local(seed);
         let setup = self.setup(seed);
         let mut db = HistDb::default();
-        if matches!(self.estimator, Some(Estimator::Historical | Estimator::Hybrid)) {
+        if self.estimator.is_some_and(|e| e.behaviour().reads_history()) {
             let history = ParallelWorkload {
                 jobs: self.history_jobs,
                 ..self.workload
             };
             let warm_jobs = history.generate(seed + 1);
-            let mut warm = Online::new(Estimator::Historical, HistDb::default(), &warm_jobs);
+            let mut warm = Online::new(Estimator::HISTORICAL, HistDb::default(), &warm_jobs);
             warm.estimate = false;
             simulate_observed(
                 &self.setup(seed + 1),

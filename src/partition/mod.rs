@@ -7,5 +7,5 @@ pub mod sim;
 pub mod workload;
 
 pub use policy::Policy;
-pub use sim::{Measure, PARTITION_METRICS, PartitionOutcome, PartitionRun, simulate};
+pub use sim::{Measure, PARTITION_METRICS, PartitionOutcome, PartitionRun, Partitioner, simulate};
 pub use workload::{MoldableJob, MoldableWorkload, Shape, generate};

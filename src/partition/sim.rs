@@ -23,7 +23,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::policy::{Policy, Rule, equipartition};
+use super::policy::{Partitioning, Policy, Step};
 use super::workload::MoldableJob;
 use crate::metrics::registry::{Registry, row};
 
@@ -97,7 +97,7 @@ fn key(t: f64) -> u64 {
 }
 
 /// Per-job results.
-#[derive(Clone)]
+#[derive(Clone, Default)]
 struct Record {
     start: Vec<f64>,
     end: Vec<f64>,
@@ -108,69 +108,109 @@ struct Record {
 
 /// Simulates `jobs` (by arrival) on `procs` processors under `policy`.
 pub fn simulate(jobs: &[MoldableJob], procs: u32, policy: Policy, measure: &Measure) -> PartitionRun {
-    let n = jobs.len();
-    let measured = measure.warmup.min(n)..(measure.warmup + measure.window).min(n);
-    let saturation_at = measure.saturation.map(|s| measured.end + s);
-    let (record, saturated, drift) = schedule(jobs, procs, policy, &measured, saturation_at);
-    if cfg!(debug_assertions) {
-        validate(jobs, procs, matches!(policy, Policy::DynEqui), &record);
+    Partitioner::new().run(jobs, procs, policy, measure)
+}
+
+/// The simulator with its buffers, kept between runs (one per thread) so that a warm run
+/// allocates nothing.
+#[derive(Default)]
+pub struct Partitioner {
+    record: Record,
+    /// The waiting jobs in queue order (preemptive: every job in the system).
+    queue: Vec<usize>,
+    completions: BinaryHeap<Reverse<(u64, usize)>>,
+    sizes: Vec<u32>,
+    caps: Vec<u32>,
+    /// Preemptive: each job's remaining fraction, share and T(share).
+    remaining: Vec<f64>,
+    share: Vec<u32>,
+    span: Vec<f64>,
+    validate: bool,
+}
+
+impl Partitioner {
+    /// A simulator that checks every schedule in debug builds.
+    pub fn new() -> Self {
+        Partitioner {
+            validate: cfg!(debug_assertions),
+            ..Partitioner::default()
+        }
     }
-    let count = measured.len().max(1) as f64;
-    let mean = |f: &dyn Fn(usize) -> f64| measured.clone().map(f).sum::<f64>() / count;
-    if saturated {
-        return PartitionRun {
-            response: f64::INFINITY,
-            wait: f64::INFINITY,
-            run: f64::NAN,
-            partition: f64::NAN,
+
+    /// Whether each schedule is checked (which allocates) after its run.
+    pub fn with_validation(mut self, validate: bool) -> Self {
+        self.validate = validate;
+        self
+    }
+
+    /// Simulates `jobs` (by arrival) on `procs` processors under `policy`.
+    pub fn run(
+        &mut self,
+        jobs: &[MoldableJob],
+        procs: u32,
+        policy: Policy,
+        measure: &Measure,
+    ) -> PartitionRun {
+        let n = jobs.len();
+        let measured = measure.warmup.min(n)..(measure.warmup + measure.window).min(n);
+        let saturation_at = measure.saturation.map(|s| measured.end + s);
+        let (saturated, drift) = self.schedule(jobs, procs, policy, &measured, saturation_at);
+        let record = &self.record;
+        if self.validate {
+            validate(jobs, procs, policy.behaviour().preemptive(), record);
+        }
+        let count = measured.len().max(1) as f64;
+        let mean = |f: &dyn Fn(usize) -> f64| measured.clone().map(f).sum::<f64>() / count;
+        if saturated {
+            return PartitionRun {
+                response: f64::INFINITY,
+                wait: f64::INFINITY,
+                run: f64::NAN,
+                partition: f64::NAN,
+                saturated,
+                drift,
+                measured: measured.len(),
+            };
+        }
+        PartitionRun {
+            response: mean(&|j| record.end[j] - jobs[j].arrival),
+            wait: mean(&|j| record.start[j] - jobs[j].arrival),
+            run: mean(&|j| record.end[j] - record.start[j]),
+            partition: mean(&|j| record.area[j] / record.busy[j]),
             saturated,
             drift,
             measured: measured.len(),
-        };
+        }
     }
-    PartitionRun {
-        response: mean(&|j| record.end[j] - jobs[j].arrival),
-        wait: mean(&|j| record.start[j] - jobs[j].arrival),
-        run: mean(&|j| record.end[j] - record.start[j]),
-        partition: mean(&|j| record.area[j] / record.busy[j]),
-        saturated,
-        drift,
-        measured: measured.len(),
-    }
-}
 
-/// The run's schedule, whether it saturated, and (processor sharing) the work's drift.
-fn schedule(
-    jobs: &[MoldableJob],
-    procs: u32,
-    policy: Policy,
-    measured: &std::ops::Range<usize>,
-    saturation_at: Option<usize>,
-) -> (Record, bool, f64) {
-    let n = jobs.len();
-    let mut record = Record {
-        start: vec![f64::NAN; n],
-        end: vec![f64::NAN; n],
-        area: vec![0.0; n],
-        busy: vec![0.0; n],
-    };
-    let (saturated, drift) = match policy {
-        Policy::DynEqui => dyn_equi(jobs, procs, measured, saturation_at, &mut record),
-        Policy::Adaptive { rule, knowledge, .. } => (
-            adaptive(
-                jobs,
-                procs,
-                policy,
-                rule,
-                knowledge,
-                measured,
-                saturation_at,
-                &mut record,
-            ),
-            0.0,
-        ),
-    };
-    (record, saturated, drift)
+    /// The run's schedule (in `self.record`), whether it saturated, and (processor
+    /// sharing) the work's drift.
+    fn schedule(
+        &mut self,
+        jobs: &[MoldableJob],
+        procs: u32,
+        policy: Policy,
+        measured: &std::ops::Range<usize>,
+        saturation_at: Option<usize>,
+    ) -> (bool, f64) {
+        let n = jobs.len();
+        let record = &mut self.record;
+        for (column, empty) in [
+            (&mut record.start, f64::NAN),
+            (&mut record.end, f64::NAN),
+            (&mut record.area, 0.0),
+            (&mut record.busy, 0.0),
+        ] {
+            column.clear();
+            column.resize(n, empty);
+        }
+        let policy = policy.behaviour();
+        if policy.preemptive() {
+            self.shared(jobs, procs, policy, measured, saturation_at)
+        } else {
+            (self.held(jobs, procs, policy, measured, saturation_at), 0.0)
+        }
+    }
 }
 
 /// The schedule's invariants, checked in debug builds and tests, for every job that
@@ -227,208 +267,186 @@ fn validate(jobs: &[MoldableJob], procs: u32, shared: bool, record: &Record) {
     }
 }
 
-/// The non-preemptive policies; returns whether the run saturated.
-#[allow(clippy::too_many_arguments)]
-fn adaptive(
-    jobs: &[MoldableJob],
-    procs: u32,
-    policy: Policy,
-    rule: Rule,
-    knowledge: u8,
-    measured: &std::ops::Range<usize>,
-    saturation_at: Option<usize>,
-    record: &mut Record,
-) -> bool {
-    let n = jobs.len();
-    let demand = |j: usize| jobs[j].time(1);
-    let mut waiting: Vec<usize> = Vec::new();
-    let mut completions: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::new();
-    let (mut free, mut running, mut cursor, mut unfinished) = (procs, 0usize, 0usize, measured.len());
-    let mut sizes: Vec<u32> = Vec::new();
-    let mut caps: Vec<u32> = Vec::new();
-    let dif_free = matches!(policy, Policy::Adaptive { dif_free: true, .. });
-    loop {
-        let arrival = jobs.get(cursor).map(|j| j.arrival);
-        let completion = completions.peek().map(|Reverse((t, _))| f64::from_bits(*t));
-        let now = match (arrival, completion) {
-            (Some(a), Some(c)) => a.min(c),
-            (Some(a), None) => a,
-            (None, Some(c)) => c,
-            (None, None) => break,
-        };
-        while let Some(&Reverse((t, j))) = completions.peek() {
-            if t != key(now) {
+impl Partitioner {
+    /// The non-preemptive policies, whose jobs hold the partition they start on; returns
+    /// whether the run saturated.
+    fn held(
+        &mut self,
+        jobs: &[MoldableJob],
+        procs: u32,
+        policy: &dyn Partitioning,
+        measured: &std::ops::Range<usize>,
+        saturation_at: Option<usize>,
+    ) -> bool {
+        let n = jobs.len();
+        let demand = |j: usize| jobs[j].time(1);
+        let Partitioner {
+            record,
+            queue: waiting,
+            completions,
+            sizes,
+            caps,
+            ..
+        } = self;
+        waiting.clear();
+        completions.clear();
+        let (mut free, mut running, mut cursor, mut unfinished) = (procs, 0usize, 0usize, measured.len());
+        loop {
+            let arrival = jobs.get(cursor).map(|j| j.arrival);
+            let completion = completions.peek().map(|Reverse((t, _))| f64::from_bits(*t));
+            let now = match (arrival, completion) {
+                (Some(a), Some(c)) => a.min(c),
+                (Some(a), None) => a,
+                (None, Some(c)) => c,
+                (None, None) => break,
+            };
+            while let Some(&Reverse((t, j))) = completions.peek() {
+                if t != key(now) {
+                    break;
+                }
+                completions.pop();
+                // A non-preemptive job's area is its partition size (busy is 1).
+                free += record.area[j] as u32;
+                running -= 1;
+                unfinished -= usize::from(measured.contains(&j));
+            }
+            while cursor < n && jobs[cursor].arrival == now {
+                if policy.sdf_queue() {
+                    let at = waiting.partition_point(|&w| (demand(w), w) < (demand(cursor), cursor));
+                    waiting.insert(at, cursor);
+                } else {
+                    waiting.push(cursor);
+                }
+                cursor += 1;
+            }
+            if unfinished == 0 && cursor >= measured.end {
+                return false;
+            }
+            if saturation_at.is_some_and(|s| cursor >= s) {
+                return true;
+            }
+            if waiting.is_empty() || free == 0 {
+                continue;
+            }
+            // The rule: which jobs start, and on how many processors.
+            let step = Step {
+                jobs,
+                queue: waiting,
+                free,
+                running,
+                procs,
+            };
+            policy.divide(&step, caps, sizes);
+            for (i, &size) in sizes.iter().enumerate() {
+                let j = waiting[i];
+                let t = jobs[j].time(size);
+                record.start[j] = now;
+                record.end[j] = now + t;
+                record.area[j] = size as f64;
+                record.busy[j] = 1.0;
+                completions.push(Reverse((key(now + t), j)));
+                free -= size;
+                running += 1;
+            }
+            waiting.drain(..sizes.len());
+        }
+        false
+    }
+
+    /// A preemptive policy (DYN-EQUI), whose jobs share the processors, divided anew at every
+    /// event; returns (saturated, largest drift).
+    fn shared(
+        &mut self,
+        jobs: &[MoldableJob],
+        procs: u32,
+        policy: &dyn Partitioning,
+        measured: &std::ops::Range<usize>,
+        saturation_at: Option<usize>,
+    ) -> (bool, f64) {
+        let n = jobs.len();
+        // Jobs in the system in arrival order, their remaining fraction and share; T(share)
+        // of each job in the system, computed when its share changes.
+        let Partitioner {
+            record,
+            queue: system,
+            sizes: shares,
+            caps,
+            remaining,
+            share,
+            span,
+            ..
+        } = self;
+        system.clear();
+        for (column, full) in [(&mut *remaining, 1.0), (&mut *span, f64::INFINITY)] {
+            column.clear();
+            column.resize(n, full);
+        }
+        share.clear();
+        share.resize(n, 0);
+        let (mut cursor, mut unfinished, mut last, mut drift) = (0usize, measured.len(), 0.0f64, 0.0f64);
+        loop {
+            // The next departure under the current shares.
+            let departure = system
+                .iter()
+                .filter(|&&j| share[j] > 0)
+                .map(|&j| last + remaining[j] * span[j])
+                .fold(f64::INFINITY, f64::min);
+            let arrival = jobs.get(cursor).map_or(f64::INFINITY, |j| j.arrival);
+            let now = departure.min(arrival);
+            if !now.is_finite() {
                 break;
             }
-            completions.pop();
-            // A non-preemptive job's area is its partition size (busy is 1).
-            free += record.area[j] as u32;
-            running -= 1;
-            unfinished -= usize::from(measured.contains(&j));
-        }
-        while cursor < n && jobs[cursor].arrival == now {
-            if policy.sdf_queue() {
-                let at = waiting.partition_point(|&w| (demand(w), w) < (demand(cursor), cursor));
-                waiting.insert(at, cursor);
-            } else {
-                waiting.push(cursor);
+            // Progress at the old shares.
+            let dt = now - last;
+            for &j in system.iter() {
+                if share[j] > 0 {
+                    remaining[j] -= dt / span[j];
+                    record.area[j] += dt * share[j] as f64;
+                    record.busy[j] += dt;
+                }
             }
-            cursor += 1;
-        }
-        if unfinished == 0 && cursor >= measured.end {
-            return false;
-        }
-        if saturation_at.is_some_and(|s| cursor >= s) {
-            return true;
-        }
-        if waiting.is_empty() || free == 0 {
-            continue;
-        }
-        // The rule: which jobs start, and on how many processors.
-        sizes.clear();
-        match rule {
-            Rule::Asp => {
-                let k = waiting.len().min(free as usize);
-                caps.clear();
-                caps.extend(waiting[..k].iter().map(|&j| jobs[j].p_max));
-                equipartition(free, &caps, &mut sizes);
+            last = now;
+            // Departures: the job(s) whose end is now (their remainder is rounding noise).
+            system.retain(|&j| {
+                // Done when the time it has left is rounding noise.
+                let done = share[j] > 0 && remaining[j] * span[j] <= 1e-9 * now.max(1.0);
+                if done {
+                    drift = drift.max(remaining[j].abs());
+                    record.end[j] = now;
+                    unfinished -= usize::from(measured.contains(&j));
+                }
+                !done
+            });
+            while cursor < n && jobs[cursor].arrival == now {
+                system.push(cursor);
+                cursor += 1;
             }
-            Rule::Ap1 | Rule::Aep | Rule::Sdf { .. } => {
-                let target = match rule {
-                    Rule::Ap1 => (procs / waiting.len() as u32).max(1),
-                    Rule::Aep => (procs / (waiting.len() + running) as u32).max(1),
-                    Rule::Sdf { max } => max.unwrap_or(procs),
-                    Rule::Asp => unreachable!(),
-                };
-                let mut left = free;
-                for &j in &waiting {
-                    if left == 0 {
-                        break;
-                    }
-                    let size = jobs[j].p_max.min(target).min(left);
-                    sizes.push(size);
-                    left -= size;
+            if unfinished == 0 && cursor >= measured.end {
+                return (false, drift);
+            }
+            if saturation_at.is_some_and(|s| cursor >= s) {
+                return (true, drift);
+            }
+            let step = Step {
+                jobs,
+                queue: system,
+                free: procs,
+                running: 0,
+                procs,
+            };
+            policy.divide(&step, caps, shares);
+            for (&j, &s) in system.iter().zip(shares.iter()) {
+                if s > 0 && record.start[j].is_nan() {
+                    record.start[j] = now;
+                }
+                if share[j] != s {
+                    share[j] = s;
+                    span[j] = if s > 0 { jobs[j].time(s) } else { f64::INFINITY };
                 }
             }
         }
-        if knowledge == 2 {
-            let total = if dif_free { free } else { sizes.iter().sum() };
-            differential(jobs, &waiting[..sizes.len()], total, &mut sizes);
-        }
-        for (i, &size) in sizes.iter().enumerate() {
-            let j = waiting[i];
-            let t = jobs[j].time(size);
-            record.start[j] = now;
-            record.end[j] = now + t;
-            record.area[j] = size as f64;
-            record.busy[j] = 1.0;
-            completions.push(Reverse((key(now + t), j)));
-            free -= size;
-            running += 1;
-        }
-        waiting.drain(..sizes.len());
+        (false, drift)
     }
-    false
-}
-
-/// DIF: one processor each for `jobs_in`, then the rest of `total` one at a time to the
-/// job whose run time drops most (T(p) - T(p+1), below p_max; ties to the earlier one).
-fn differential(jobs: &[MoldableJob], jobs_in: &[usize], total: u32, sizes: &mut [u32]) {
-    for s in sizes.iter_mut() {
-        *s = 1;
-    }
-    for _ in jobs_in.len() as u32..total {
-        let best = (0..jobs_in.len())
-            .filter(|&i| sizes[i] < jobs[jobs_in[i]].p_max)
-            .map(|i| {
-                let (job, p) = (&jobs[jobs_in[i]], sizes[i]);
-                (i, job.time(p) - job.time(p + 1))
-            })
-            .fold(None::<(usize, f64)>, |best, (i, gain)| match best {
-                Some((_, g)) if g >= gain => best,
-                _ => Some((i, gain)),
-            });
-        match best {
-            Some((i, _)) => sizes[i] += 1,
-            None => break,
-        }
-    }
-}
-
-/// DYN-EQUI; returns (saturated, largest drift).
-fn dyn_equi(
-    jobs: &[MoldableJob],
-    procs: u32,
-    measured: &std::ops::Range<usize>,
-    saturation_at: Option<usize>,
-    record: &mut Record,
-) -> (bool, f64) {
-    let n = jobs.len();
-    // Jobs in the system in arrival order, their remaining fraction and share.
-    let mut system: Vec<usize> = Vec::new();
-    let mut remaining = vec![1.0f64; n];
-    let mut share = vec![0u32; n];
-    // T(share) of each job in the system, computed when its share changes.
-    let mut span = vec![f64::INFINITY; n];
-    let (mut shares, mut caps) = (Vec::new(), Vec::new());
-    let (mut cursor, mut unfinished, mut last, mut drift) = (0usize, measured.len(), 0.0f64, 0.0f64);
-    loop {
-        // The next departure under the current shares.
-        let departure = system
-            .iter()
-            .filter(|&&j| share[j] > 0)
-            .map(|&j| last + remaining[j] * span[j])
-            .fold(f64::INFINITY, f64::min);
-        let arrival = jobs.get(cursor).map_or(f64::INFINITY, |j| j.arrival);
-        let now = departure.min(arrival);
-        if !now.is_finite() {
-            break;
-        }
-        // Progress at the old shares.
-        let dt = now - last;
-        for &j in &system {
-            if share[j] > 0 {
-                remaining[j] -= dt / span[j];
-                record.area[j] += dt * share[j] as f64;
-                record.busy[j] += dt;
-            }
-        }
-        last = now;
-        // Departures: the job(s) whose end is now (their remainder is rounding noise).
-        system.retain(|&j| {
-            // Done when the time it has left is rounding noise.
-            let done = share[j] > 0 && remaining[j] * span[j] <= 1e-9 * now.max(1.0);
-            if done {
-                drift = drift.max(remaining[j].abs());
-                record.end[j] = now;
-                unfinished -= usize::from(measured.contains(&j));
-            }
-            !done
-        });
-        while cursor < n && jobs[cursor].arrival == now {
-            system.push(cursor);
-            cursor += 1;
-        }
-        if unfinished == 0 && cursor >= measured.end {
-            return (false, drift);
-        }
-        if saturation_at.is_some_and(|s| cursor >= s) {
-            return (true, drift);
-        }
-        caps.clear();
-        caps.extend(system.iter().map(|&j| jobs[j].p_max));
-        equipartition(procs, &caps, &mut shares);
-        for (&j, &s) in system.iter().zip(&shares) {
-            if s > 0 && record.start[j].is_nan() {
-                record.start[j] = now;
-            }
-            if share[j] != s {
-                share[j] = s;
-                span[j] = if s > 0 { jobs[j].time(s) } else { f64::INFINITY };
-            }
-        }
-    }
-    (false, drift)
 }
 
 #[cfg(test)]
@@ -436,6 +454,7 @@ mod tests {
     use super::*;
 
     use crate::occupancy::{Plant, assert_faults_named};
+    use crate::partition::policy::equipartition;
     use crate::partition::workload::Shape;
 
     fn all(n: usize) -> Measure {
@@ -467,11 +486,14 @@ mod tests {
             "asp(2,dif=free)",
         ] {
             let policy: Policy = name.parse().unwrap();
-            let (record, saturated, _) = schedule(&jobs, 32, policy, &measured, None);
+            let mut sim = Partitioner::new().with_validation(false);
+            let (saturated, _) = sim.schedule(&jobs, 32, policy, &measured, None);
             assert!(!saturated, "{name}");
-            validate(&jobs, 32, matches!(policy, Policy::DynEqui), &record);
+            validate(&jobs, 32, policy.behaviour().preemptive(), &sim.record);
         }
-        let (record, _, _) = schedule(&jobs, 32, "aep".parse().unwrap(), &measured, None);
+        let mut sim = Partitioner::new();
+        sim.schedule(&jobs, 32, "aep".parse().unwrap(), &measured, None);
+        let record = sim.record.clone();
         let j = (1..jobs.len())
             .find(|&j| record.start[j] > jobs[j].arrival + 1.0)
             .expect("a job that waited");
@@ -501,7 +523,7 @@ mod tests {
         // on 8, T(8) = 8 + 0.125 = 8.125; the second arrives at 2 and both get 4 (T(4) =
         // 16.0625). Job 1 has 1 - 2/8.125 left, done after (1 - 2/8.125) x 16.0625 more.
         let jobs = [job(0.0, 64.0, 64), job(2.0, 64.0, 64)];
-        let r = simulate(&jobs, 8, Policy::DynEqui, &all(2));
+        let r = simulate(&jobs, 8, Policy::DYN_EQUI, &all(2));
         let end1 = 2.0 + (1.0 - 2.0 / 8.125) * 16.0625;
         // Job 2 then has done (end1 - 2) / 16.0625 and finishes the rest on 8.
         let end2 = end1 + (1.0 - (end1 - 2.0) / 16.0625) * 8.125;
@@ -515,7 +537,7 @@ mod tests {
         // 3,000 jobs of the mixed workload at 70% load: every job's executed fraction sums to
         // 1 within rounding, and shares never exceed p_max (partition <= mean p_max bound).
         let jobs = crate::partition::generate(crate::partition::MoldableWorkload::Wk4, 32, 0.7, 3_000, 11);
-        let r = simulate(&jobs, 32, Policy::DynEqui, &all(3_000));
+        let r = simulate(&jobs, 32, Policy::DYN_EQUI, &all(3_000));
         assert!(!r.saturated && r.drift < 1e-9, "{r:?}");
         let mut shares = Vec::new();
         let caps: Vec<u32> = jobs.iter().take(40).map(|j| j.p_max).collect();
@@ -565,21 +587,5 @@ mod tests {
         assert_eq!(partition("aep(2,dif=free)"), (2.0 + 6.0) / 2.0);
         // ASP already hands out every free processor: the two readings agree.
         assert_eq!(partition("asp(2)"), partition("asp(2,dif=free)"));
-    }
-
-    #[test]
-    fn dif_gives_processors_where_time_drops_most() {
-        // Two jobs, 6 processors to hand out: W = 100 (p_max 10) and W = 10 (p_max 10).
-        // Each starts with 1; the big one's drops (100/2 - ...) dominate.
-        let jobs = [job(0.0, 100.0, 10), job(0.0, 10.0, 10)];
-        let mut sizes = vec![0, 0];
-        differential(&jobs, &[0, 1], 6, &mut sizes);
-        // Gains T(p) - T(p+1) = W / (p (p + 1)) - W / 100: big 49, 15.67, 7.33, 4, ...;
-        // small 4.9, 1.57, ... The 4 to hand out go to big (2, 3, 4), then small (4.9 > 4).
-        assert_eq!(sizes, [4, 2]);
-        // Equal gains go to the earlier job in the queue.
-        let twins = [job(0.0, 30.0, 8), job(0.0, 30.0, 8)];
-        differential(&twins, &[0, 1], 3, &mut sizes);
-        assert_eq!(sizes, [2, 1]);
     }
 }

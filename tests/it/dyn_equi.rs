@@ -150,7 +150,7 @@ fn a_time_stepped_dyn_equi_agrees_with_the_simulator_at_every_load() {
                     window: jobs.len(),
                     saturation: None,
                 };
-                let events = simulate(&jobs, 32, Policy::DynEqui, &measure);
+                let events = simulate(&jobs, 32, Policy::DYN_EQUI, &measure);
                 // A step of 1/20,000 of a job's mean sequential time.
                 let dt = workload.mean_sequential_time() / 20_000.0;
                 let (response, wait) = stepped(&jobs, 32, dt, simulator_shares, 0..jobs.len());
@@ -182,7 +182,7 @@ fn the_comparison_tells_a_different_rule_apart() {
         window: jobs.len(),
         saturation: None,
     };
-    let events = simulate(&jobs, 32, Policy::DynEqui, &measure);
+    let events = simulate(&jobs, 32, Policy::DYN_EQUI, &measure);
     let dt = MoldableWorkload::Wk1.mean_sequential_time() / 20_000.0;
     let (response, _) = stepped(&jobs, 32, dt, latest_first_shares, 0..jobs.len());
     let gap = (response - events.response).abs() / events.response;
@@ -218,7 +218,7 @@ fn readings_of_dyn_equi_at_90_percent() {
                 window: 19_500,
                 saturation: None,
             };
-            sums[0] += simulate(&jobs, 32, Policy::DynEqui, &measure).response;
+            sums[0] += simulate(&jobs, 32, Policy::DYN_EQUI, &measure).response;
             for (k, shares_of) in [simulator_shares, fractional_shares, floor_shares]
                 .into_iter()
                 .enumerate()

@@ -7,11 +7,12 @@ use std::str::FromStr;
 
 use proptest::prelude::*;
 
-use schedlab::malleable::{Allocation, Strategy as Allocate};
-use schedlab::nondedicated::estimate::{CpuMethod, Estimator, RemMethod};
+use schedlab::malleable::Allocation;
+use schedlab::malleable::strategy::{Avg, Bias, Heur, Opt, Pred, Predicting, Rebel, Strategy as Allocate};
+use schedlab::nondedicated::estimate::{CpuMethod, Estimator, RemMethod, Simulation};
 use schedlab::nondedicated::{JobSelection, NodeSelection};
 use schedlab::partition::Policy;
-use schedlab::partition::policy::Rule;
+use schedlab::partition::policy::{Aep, Ap1, Asp, Knowledge, Sdf, SdfMax};
 use schedlab::predict::{Growth, PredictorKind, SbhParams, Search, Statistic};
 use schedlab::queue_time::QueueMethod;
 use schedlab::sched::{GaParams, SchedulerKind};
@@ -98,62 +99,61 @@ fn number() -> impl Strategy<Value = f64> {
     prop_oneof![Just(0.0), 0.0f64..1e6, (0u32..1000).prop_map(|n| n as f64 / 10.0)]
 }
 
+fn rebel() -> impl Strategy<Value = Rebel> {
+    (any::<bool>(), number()).prop_map(|(lock_in, risk_aversion)| Rebel {
+        lock_in,
+        risk_aversion,
+    })
+}
+
+fn predicting() -> impl Strategy<Value = Predicting> {
+    (method(), any::<bool>(), any::<bool>(), rebel()).prop_map(
+        |(method, model_lifetimes, every_event, rebel)| Predicting {
+            method,
+            model_lifetimes,
+            every_event,
+            rebel,
+        },
+    )
+}
+
 fn allocation() -> impl Strategy<Value = Allocation> {
     let strategy = prop_oneof![
-        Just(Allocate::Avg),
-        Just(Allocate::Opt),
-        method().prop_map(|method| Allocate::Pred { method }),
-        method().prop_map(|method| Allocate::Bias { method }),
-        (number(), number(), number(), number()).prop_map(|(l_thresh, a_thresh, f, k)| Allocate::Heur {
-            l_thresh,
-            a_thresh,
-            f,
-            k,
-        }),
+        Just(Allocate::Avg(Avg)),
+        rebel().prop_map(|r| Allocate::Opt(Opt(r))),
+        predicting().prop_map(|p| Allocate::Pred(Pred(p))),
+        predicting().prop_map(|p| Allocate::Bias(Bias(p))),
+        (number(), number(), number(), number(), any::<bool>()).prop_map(
+            |(l_thresh, a_thresh, f, k, lock_in)| {
+                Allocate::Heur(Heur {
+                    l_thresh,
+                    a_thresh,
+                    f,
+                    k,
+                    lock_in,
+                })
+            }
+        ),
     ];
-    let options = (any::<bool>(), number(), any::<bool>(), any::<bool>());
-    (strategy, options).prop_map(|(strategy, (lock_in, risk, model, every_event))| {
-        // Each strategy carries only the options it takes.
-        let takes_risk = matches!(
-            strategy,
-            Allocate::Opt | Allocate::Pred { .. } | Allocate::Bias { .. }
-        );
-        let takes_lifetimes = matches!(strategy, Allocate::Pred { .. } | Allocate::Bias { .. });
-        Allocation {
-            strategy,
-            lock_in: lock_in && strategy != Allocate::Avg,
-            risk_aversion: if takes_risk { risk } else { 0.0 },
-            model_lifetimes: model && takes_lifetimes,
-            every_event: every_event && takes_lifetimes,
-            // Not part of the strategy's text: set by the max_cluster key.
-            max_cluster: Default::default(),
-        }
+    // The largest clusters are not part of the strategy's text: set by the max_cluster key.
+    strategy.prop_map(|strategy| Allocation {
+        strategy,
+        max_cluster: Default::default(),
     })
 }
 
 fn policy() -> impl Strategy<Value = Policy> {
+    let knowledge = (0u8..=2, any::<bool>()).prop_map(|(level, free)| Knowledge {
+        level,
+        dif_free: free && level == 2,
+    });
     prop_oneof![
-        Just(Policy::DynEqui),
-        (
-            prop::sample::select(vec![Rule::Asp, Rule::Ap1, Rule::Aep]),
-            0u8..=2,
-            any::<bool>()
-        )
-            .prop_map(|(rule, knowledge, free)| Policy::Adaptive {
-                rule,
-                knowledge,
-                dif_free: free && knowledge == 2
-            }),
-        Just(Policy::Adaptive {
-            rule: Rule::Sdf { max: None },
-            knowledge: 1,
-            dif_free: false
-        }),
-        (1u32..100_000).prop_map(|m| Policy::Adaptive {
-            rule: Rule::Sdf { max: Some(m) },
-            knowledge: 1,
-            dif_free: false
-        }),
+        Just(Policy::DYN_EQUI),
+        knowledge.clone().prop_map(|k| Policy::Asp(Asp(k))),
+        knowledge.clone().prop_map(|k| Policy::Ap1(Ap1(k))),
+        knowledge.prop_map(|k| Policy::Aep(Aep(k))),
+        Just(Policy::Sdf(Sdf)),
+        (1u32..100_000).prop_map(|max| Policy::SdfMax(SdfMax { max })),
     ]
 }
 
@@ -161,9 +161,9 @@ fn estimator() -> impl Strategy<Value = Estimator> {
     let rem = prop::sample::select(vec![RemMethod::Prop, RemMethod::Mpl, RemMethod::Cpu]);
     let cpu = prop::sample::select(vec![CpuMethod::Mpl, CpuMethod::Cpu]);
     prop_oneof![
-        Just(Estimator::Historical),
-        Just(Estimator::Hybrid),
-        (rem, cpu).prop_map(|(rem, cpu)| Estimator::Simulation { rem, cpu }),
+        Just(Estimator::HISTORICAL),
+        Just(Estimator::HYBRID),
+        (rem, cpu).prop_map(|(rem, cpu)| Estimator::Simulation(Simulation { rem, cpu })),
     ]
 }
 
@@ -362,5 +362,75 @@ fn the_docs_the_readme_and_the_help_list_every_registered_scheduler_predictor_an
             "docs/sweeps.md lacks predictor {name}"
         );
         assert!(help.contains(syntax), "run --help lacks predictor {syntax}");
+    }
+}
+
+/// The allocation strategies, partitioning policies and estimators a reader sees are their
+/// registries': each registered name in docs/sweeps.md's row of its key, and each entry's
+/// syntax in its command's `--help`; and each entry's syntax, read as written with its
+/// defaults, prints back as its name (the families' `REM-CPU` aside).
+#[test]
+fn the_docs_and_the_help_list_every_strategy_policy_and_estimator() {
+    let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/sweeps.md")).unwrap();
+    let help = |command: &str| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_schedlab"))
+            .args([command, "--help"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let kinds: [(&str, &str, &[&str], &[&str]); 3] = [
+        ("strategy", "malleable", Allocate::NAMES, Allocate::SYNTAXES),
+        ("policy", "moldable", Policy::NAMES, Policy::SYNTAXES),
+        ("estimator", "cluster", Estimator::NAMES, Estimator::SYNTAXES),
+    ];
+    for (key, command, names, syntaxes) in kinds {
+        let row = docs
+            .lines()
+            .find(|l| {
+                l.starts_with('|')
+                    && l.split('|')
+                        .nth(1)
+                        .is_some_and(|keys| keys.contains(&format!("`{key}`")))
+            })
+            .unwrap_or_else(|| panic!("docs/sweeps.md has no row for {key}"));
+        for name in names {
+            assert!(
+                row.contains(&format!("`{name}")),
+                "docs/sweeps.md lacks {key} {name}"
+            );
+        }
+        let help = help(command);
+        for syntax in syntaxes {
+            assert!(
+                help.contains(&format!("{syntax}: ")),
+                "{command} --help lacks {key} {syntax}"
+            );
+        }
+    }
+    for (names, syntaxes, parse) in [
+        (
+            Allocate::NAMES,
+            Allocate::SYNTAXES,
+            (|s: &str| s.parse::<Allocate>().map(|k| k.name())) as fn(&str) -> _,
+        ),
+        (Policy::NAMES, Policy::SYNTAXES, |s: &str| {
+            s.parse::<Policy>().map(|k| k.name())
+        }),
+        (Estimator::NAMES, Estimator::SYNTAXES, |s: &str| {
+            s.parse::<Estimator>().map(|k| k.name())
+        }),
+    ] {
+        for (name, syntax) in names.iter().zip(syntaxes) {
+            if syntax.contains('|') || syntax.contains(|c: char| c.is_ascii_uppercase()) {
+                // Alternatives or a placeholder (`aep(1|2,...)`, `sdf-max(max=N)`): the bare
+                // name, where it parses alone.
+                if let Ok(parsed) = parse(name) {
+                    assert_eq!(parsed, *name);
+                }
+                continue;
+            }
+            assert_eq!(parse(syntax).ok(), Some(*name), "{syntax}");
+        }
     }
 }

@@ -197,7 +197,7 @@ fn malleable_and_partition_accessors() {
         saturation: None,
     };
     let run = schedlab::partition::simulate(&jobs, 32, "aep".parse::<Policy>().unwrap(), &measure);
-    let reference = schedlab::partition::simulate(&jobs, 32, Policy::DynEqui, &measure);
+    let reference = schedlab::partition::simulate(&jobs, 32, Policy::DYN_EQUI, &measure);
     let outcome = PartitionOutcome {
         run,
         reference: Some(reference),

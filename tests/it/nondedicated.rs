@@ -461,7 +461,7 @@ mod estimators {
                 .to_string()
                 .contains("REM-CPU")
         );
-        assert!(Offline::new(Estimator::Historical, &HistDb::default(), 1).is_err());
+        assert!(Offline::new(Estimator::HISTORICAL, &HistDb::default(), 1).is_err());
     }
 }
 

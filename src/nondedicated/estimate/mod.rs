@@ -26,11 +26,16 @@
 //! (each step finds the next end among the running jobs and replays a pass over the
 //! cluster); Hybrid that times the history search, O(N_DRQ^2 x N_HistDB x S_cl).
 
-use std::fmt;
-use std::str::FromStr;
+mod historical;
+mod hybrid;
+mod simulation;
 
-use crate::call::{Call, CallError};
+pub use historical::Historical;
+pub use hybrid::Hybrid;
+pub use simulation::Simulation;
+
 use crate::params::ParamError;
+use crate::plugin::plugins;
 
 use super::cluster::{Node, rate};
 use super::model::{Benchmark, ParallelApp, ParallelJob};
@@ -52,74 +57,43 @@ pub enum CpuMethod {
     Cpu,
 }
 
-/// An estimator.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Estimator {
-    Historical,
-    Simulation { rem: RemMethod, cpu: CpuMethod },
-    Hybrid,
+/// What a turnaround estimator does.
+pub trait Estimating {
+    /// Whether it reads the history of finished jobs (HistDB), warmed by a run of its own
+    /// before the measured one.
+    fn reads_history(&self) -> bool;
+    /// Algorithm 3's kernel with this estimator's RemTime, if it has one: the off-line
+    /// mode projects the whole workload with it.
+    fn kernel<'a>(&self, jobs: &'a [ParallelJob], db: &'a HistDb) -> Option<Kernel<'a>>;
+    /// One on-line estimate for `job`, waiting at the end of `state.queue`.
+    fn predict(&self, job: usize, state: &Snapshot, db: &HistDb) -> Option<TurnaroundPrediction> {
+        online(&self.kernel(state.jobs, db)?, job, state)
+    }
+}
+
+plugins! {
+    /// A turnaround estimator by name, as `--estimator` and sweeps write it.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum Estimator: dyn Estimating, "estimator" {
+        Historical(Historical),
+        Hybrid(Hybrid),
+        Simulation(Simulation),
+    }
 }
 
 impl Estimator {
-    /// The names `--estimator` and sweeps accept: REM is prop, mpl or cpu, CPU mpl or cpu.
-    pub const NAMES: [&'static str; 3] = [
-        "historical",
-        "hybrid",
-        "REM-CPU with REM prop, mpl or cpu and CPU mpl or cpu (e.g. mpl-cpu)",
-    ];
+    /// Whether it has a kernel to project the system with: the off-line mode needs one.
+    pub fn projects(&self) -> bool {
+        self.behaviour().kernel(&[], &HistDb::default()).is_some()
+    }
 
+    pub const HISTORICAL: Estimator = Estimator::Historical(Historical);
+    pub const HYBRID: Estimator = Estimator::Hybrid(Hybrid);
     /// The paper's best analytical kernel: RemTime by MPL, CPUtime_cur by CPU.
-    pub const MPL_CPU: Estimator = Estimator::Simulation {
+    pub const MPL_CPU: Estimator = Estimator::Simulation(Simulation {
         rem: RemMethod::Mpl,
         cpu: CpuMethod::Cpu,
-    };
-}
-
-impl fmt::Display for Estimator {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Estimator::Historical => f.write_str("historical"),
-            Estimator::Hybrid => f.write_str("hybrid"),
-            Estimator::Simulation { rem, cpu } => {
-                let r = match rem {
-                    RemMethod::Prop => "prop",
-                    RemMethod::Mpl => "mpl",
-                    RemMethod::Cpu => "cpu",
-                };
-                let c = match cpu {
-                    CpuMethod::Mpl => "mpl",
-                    CpuMethod::Cpu => "cpu",
-                };
-                write!(f, "{r}-{c}")
-            }
-        }
-    }
-}
-
-/// `historical`, `hybrid`, or a Simulation kernel as `REM-CPU`: `prop-cpu`, `mpl-cpu` (the
-/// paper's best), `cpu-cpu`, `prop-mpl`, `mpl-mpl`, `cpu-mpl`. None takes parameters.
-impl FromStr for Estimator {
-    type Err = CallError;
-    fn from_str(s: &str) -> Result<Self, CallError> {
-        let call = Call::parse("estimator", s)?;
-        let rem = [
-            ("prop", RemMethod::Prop),
-            ("mpl", RemMethod::Mpl),
-            ("cpu", RemMethod::Cpu),
-        ];
-        let cpu = [("mpl", CpuMethod::Mpl), ("cpu", CpuMethod::Cpu)];
-        let kernel = call.name().split_once('-').and_then(|(r, c)| {
-            let rem = rem.iter().find(|(n, _)| *n == r)?.1;
-            let cpu = cpu.iter().find(|(n, _)| *n == c)?.1;
-            Some(Estimator::Simulation { rem, cpu })
-        });
-        let estimator = match call.name() {
-            "historical" => Estimator::Historical,
-            "hybrid" => Estimator::Hybrid,
-            _ => kernel.ok_or_else(|| call.unknown_name(&Estimator::NAMES))?,
-        };
-        call.finish(estimator)
-    }
+    });
 }
 
 /// A predicted wait and execution time.
@@ -243,7 +217,9 @@ fn mpl_max(nodes: &[Node], on: &[u32]) -> f64 {
 }
 
 /// Algorithm 3: the Simulation (or, with `db`, Hybrid) kernel.
-struct Kernel<'a> {
+/// Algorithm 3's projection of the system, with RemTime by a Simulation method or, without
+/// one, from the history (Hybrid).
+pub struct Kernel<'a> {
     jobs: &'a [ParallelJob],
     rem: Option<RemMethod>,
     cpu: CpuMethod,
@@ -425,32 +401,7 @@ impl Online {
 
     /// One estimate for `job`, waiting at the end of `state.queue`.
     pub fn predict(&self, job: usize, state: &Snapshot) -> Option<TurnaroundPrediction> {
-        let app = &state.jobs[job].app;
-        match self.estimator {
-            Estimator::Historical => {
-                // Algorithm 1, lines 1-4: the CPU time of the jobs waiting before it.
-                let before = &state.queue[..state.queue.len().saturating_sub(1)];
-                self.db.historical(app, cpu_of(state.jobs, before))
-            }
-            Estimator::Simulation { rem, cpu } => {
-                let kernel = Kernel {
-                    jobs: state.jobs,
-                    rem: Some(rem),
-                    cpu,
-                    db: None,
-                };
-                online(&kernel, job, state)
-            }
-            Estimator::Hybrid => {
-                let kernel = Kernel {
-                    jobs: state.jobs,
-                    rem: None,
-                    cpu: CpuMethod::Cpu,
-                    db: Some(&self.db),
-                };
-                online(&kernel, job, state)
-            }
-        }
+        self.estimator.behaviour().predict(job, state, &self.db)
     }
 }
 
@@ -513,7 +464,7 @@ pub struct Offline<'a> {
 
 impl<'a> Offline<'a> {
     pub fn new(estimator: Estimator, db: &'a HistDb, jobs: usize) -> Result<Self, ParamError> {
-        if estimator == Estimator::Historical {
+        if !estimator.projects() {
             return Err(ParamError::Invalid(
                 "the off-line mode needs a simulation kernel (REM-CPU or hybrid), not historical".into(),
             ));
@@ -533,20 +484,11 @@ impl Observer for Offline<'_> {
             return;
         }
         let t0 = std::time::Instant::now();
-        let kernel = match self.estimator {
-            Estimator::Simulation { rem, cpu } => Kernel {
-                jobs: state.jobs,
-                rem: Some(rem),
-                cpu,
-                db: None,
-            },
-            _ => Kernel {
-                jobs: state.jobs,
-                rem: None,
-                cpu: CpuMethod::Cpu,
-                db: Some(self.db),
-            },
-        };
+        let kernel = self
+            .estimator
+            .behaviour()
+            .kernel(state.jobs, self.db)
+            .expect("checked by Offline::new");
         let later: Vec<usize> = (1..state.jobs.len()).collect();
         let mut out = vec![None; state.jobs.len()];
         kernel.project(state, state.queue.to_vec(), &later, None, &mut out);
