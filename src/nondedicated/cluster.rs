@@ -157,19 +157,26 @@ impl Truth {
 
     /// The speed of each of `nodes` nodes (all 1 without noise).
     pub fn speeds(&self, nodes: u32) -> Vec<f64> {
+        let mut speeds = Vec::new();
+        self.speeds_into(nodes, &mut speeds);
+        speeds
+    }
+
+    /// [`Truth::speeds`], in `out`.
+    pub fn speeds_into(&self, nodes: u32, out: &mut Vec<f64>) {
         use crate::random::ModelRng;
         use rand_distr::{Distribution, StandardNormal};
         use rand_xoshiro::rand_core::SeedableRng;
+        out.clear();
         if self.speed_noise == 0.0 {
-            return vec![1.0; nodes as usize];
+            out.resize(nodes as usize, 1.0);
+            return;
         }
         let mut rng = ModelRng::seed_from_u64(self.seed);
-        (0..nodes)
-            .map(|_| {
-                let z: f64 = StandardNormal.sample(&mut rng);
-                (self.speed_noise * z).exp()
-            })
-            .collect()
+        out.extend((0..nodes).map(|_| {
+            let z: f64 = StandardNormal.sample(&mut rng);
+            (self.speed_noise * z).exp()
+        }));
     }
 
     /// The progress rate a job really gets on `on`: on each node its speed over its demand

@@ -234,7 +234,7 @@ pub enum LocalLoad {
 }
 
 /// Produces local sessions in order of start, lazily for the generated process.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct LocalProcess {
     rng: Option<ModelRng>,
     nodes: u32,
@@ -246,32 +246,36 @@ pub struct LocalProcess {
 
 impl LocalProcess {
     pub fn new(load: &LocalLoad, nodes: u32) -> Self {
+        let mut process = LocalProcess {
+            rng: None,
+            nodes,
+            idle: Vec::new(),
+            pending: Vec::new(),
+        };
+        process.reset(load, nodes);
+        process
+    }
+
+    /// The process of `load` on `nodes` nodes anew, in this one's buffers.
+    pub fn reset(&mut self, load: &LocalLoad, nodes: u32) {
+        self.nodes = nodes;
+        self.idle.clear();
+        self.pending.clear();
         match load {
             LocalLoad::Fixed(sessions) => {
-                let mut pending = sessions.clone();
-                pending.sort_by(|a, b| b.start.total_cmp(&a.start));
-                LocalProcess {
-                    rng: None,
-                    nodes,
-                    idle: Vec::new(),
-                    pending,
-                }
+                self.rng = None;
+                self.pending.extend_from_slice(sessions);
             }
             LocalLoad::Generated { share, seed } => {
-                let mut process = LocalProcess {
-                    rng: Some(ModelRng::seed_from_u64(*seed)),
-                    nodes,
-                    idle: (0..nodes).collect(),
-                    pending: Vec::new(),
-                };
+                self.rng = Some(ModelRng::seed_from_u64(*seed));
+                self.idle.extend(0..nodes);
                 let count = (share.clamp(0.0, 1.0) * nodes as f64).round() as u32;
                 for _ in 0..count {
-                    process.start_session(0.0);
+                    self.start_session(0.0);
                 }
-                process.pending.sort_by(|a, b| b.start.total_cmp(&a.start));
-                process
             }
         }
+        self.pending.sort_by(|a, b| b.start.total_cmp(&a.start));
     }
 
     /// Starts a generated session at `t` on a random node without one.

@@ -29,10 +29,56 @@ pub struct PassScratch {
     keys: Vec<(u32, u32, f64, u32)>,
     chosen: Vec<u32>,
     probe: Vec<u32>,
+    /// Projected ends: (when, the job's application, its index among the running jobs
+    /// and then those just started).
+    ends: Vec<(f64, ParallelApp, usize)>,
+    /// The cluster the blocked head expects at its shadow time, and copies tried on it.
+    expected: Vec<Node>,
+    after: Vec<Node>,
+    with: Vec<Node>,
+}
+
+/// The jobs a pass started, in order, with the nodes of each (one column for all).
+#[derive(Debug, Default)]
+pub struct Started {
+    jobs: Vec<(usize, std::ops::Range<usize>)>,
+    nodes: Vec<u32>,
+}
+
+impl Started {
+    pub fn clear(&mut self) {
+        self.jobs.clear();
+        self.nodes.clear();
+    }
+
+    pub fn len(&self) -> usize {
+        self.jobs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.jobs.is_empty()
+    }
+
+    /// The `i`-th job started, and its nodes.
+    pub fn get(&self, i: usize) -> (usize, &[u32]) {
+        let (job, ref on) = self.jobs[i];
+        (job, &self.nodes[on.clone()])
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (usize, &[u32])> {
+        (0..self.len()).map(|i| self.get(i))
+    }
+
+    fn push(&mut self, job: usize, on: &[u32]) {
+        let at = self.nodes.len();
+        self.nodes.extend_from_slice(on);
+        self.jobs.push((job, at..self.nodes.len()));
+    }
 }
 
 /// Starts what `setup`'s policy starts at `now`: adds the tasks to `nodes`, removes the jobs
-/// from `queue` (job indices, arrival order) and appends (job, nodes) to `started`.
+/// from `queue` (job indices, arrival order) and appends each job with its nodes to
+/// `started`.
 /// `running` holds the jobs running before the pass.
 #[allow(clippy::too_many_arguments)]
 pub fn pass(
@@ -43,7 +89,7 @@ pub fn pass(
     running: &[Projected],
     now: f64,
     s: &mut PassScratch,
-    started: &mut Vec<(usize, Vec<u32>)>,
+    started: &mut Started,
 ) {
     let (hw, nsp) = (setup.hardware, setup.nsp);
     let first = started.len();
@@ -55,35 +101,44 @@ pub fn pass(
         for &n in &s.chosen {
             nodes[n as usize].add_task(&app);
         }
-        started.push((head, s.chosen.clone()));
+        started.push(head, &s.chosen);
         queue.remove(0);
     }
     if setup.jsp == JobSelection::Fcfs || queue.len() < 2 {
         return;
     }
-    // Projected ends of the running jobs and of those just started.
-    let mut ends: Vec<(f64, ParallelApp, &[u32])> = running
-        .iter()
-        .map(|r| (r.end, r.app, r.nodes.as_slice()))
-        .collect();
-    for (job, on) in &started[first..] {
-        let app = jobs[*job].app;
-        ends.push((now + app.exec / rate(nodes, on), app, on.as_slice()));
+    // Projected ends of the running jobs and of those just started, in order of end (the
+    // earlier listed first among equal ends).
+    s.ends.clear();
+    s.ends
+        .extend(running.iter().enumerate().map(|(i, r)| (r.end, r.app, i)));
+    for i in 0..started.len() - first {
+        let (job, on) = started.get(first + i);
+        let app = jobs[job].app;
+        s.ends
+            .push((now + app.exec / rate(nodes, on), app, running.len() + i));
     }
-    ends.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let head = jobs[queue[0]].app;
-    let mut expected = nodes.to_vec();
-    let mut shadow = f64::INFINITY;
-    for (t, app, on) in &ends {
-        for &n in *on {
-            expected[n as usize].remove_task(app);
+    s.ends
+        .sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.2.cmp(&b.2)));
+    let on = |i: usize| -> &[u32] {
+        match running.get(i) {
+            Some(r) => &r.nodes,
+            None => started.get(first + i - running.len()).1,
         }
-        if select(&hw, &expected, &head, nsp, &mut s.keys, &mut s.probe) {
-            shadow = *t;
+    };
+    let head = jobs[queue[0]].app;
+    s.expected.clear();
+    s.expected.extend_from_slice(nodes);
+    let mut shadow = f64::INFINITY;
+    for &(t, app, i) in &s.ends {
+        for &n in on(i) {
+            s.expected[n as usize].remove_task(&app);
+        }
+        if select(&hw, &s.expected, &head, nsp, &mut s.keys, &mut s.probe) {
+            shadow = t;
             break;
         }
     }
-    drop(ends);
     // Backfill the rest in order.
     let mut k = 1;
     while k < queue.len() {
@@ -93,18 +148,19 @@ pub fn pass(
             k += 1;
             continue;
         }
-        let mut after = nodes.to_vec();
+        s.after.clear();
+        s.after.extend_from_slice(nodes);
         for &n in &s.chosen {
-            after[n as usize].add_task(&app);
+            s.after[n as usize].add_task(&app);
         }
-        let fits = now + app.exec / rate(&after, &s.chosen) <= shadow || {
-            let mut with = expected.clone();
+        let fits = now + app.exec / rate(&s.after, &s.chosen) <= shadow || {
+            s.with.clone_from(&s.expected);
             for &n in &s.chosen {
-                with[n as usize].add_task(&app);
+                s.with[n as usize].add_task(&app);
             }
-            let ok = select(&hw, &with, &head, nsp, &mut s.keys, &mut s.probe);
+            let ok = select(&hw, &s.with, &head, nsp, &mut s.keys, &mut s.probe);
             if ok {
-                expected = with;
+                std::mem::swap(&mut s.expected, &mut s.with);
             }
             ok
         };
@@ -112,7 +168,7 @@ pub fn pass(
             for &n in &s.chosen {
                 nodes[n as usize].add_task(&app);
             }
-            started.push((job, s.chosen.clone()));
+            started.push(job, &s.chosen);
             queue.remove(k);
         } else {
             k += 1;

@@ -17,7 +17,7 @@ use std::collections::BinaryHeap;
 
 use super::cluster::{Hardware, Node, Truth, rate};
 use super::model::{LocalLoad, LocalProcess, LocalSession, ParallelJob};
-use super::policy::{PassScratch, Projected, pass};
+use super::policy::{PassScratch, Projected, Started, pass};
 use super::{JobSelection, NodeSelection};
 
 /// Policies and hardware of one run.
@@ -169,6 +169,28 @@ impl PartialOrd for Event {
 /// Longest time the queue may stand still before the run is declared stuck.
 const STUCK_AFTER: f64 = 1e8;
 
+/// What a run fills, kept between runs by [`ClusterSimulator`].
+#[derive(Debug, Default)]
+struct Buffers {
+    nodes: Vec<Node>,
+    speeds: Vec<f64>,
+    sessions: Vec<Option<LocalSession>>,
+    running: Vec<Running>,
+    queue: Vec<usize>,
+    events: BinaryHeap<Event>,
+    outcomes: Vec<Option<JobOutcome>>,
+    generation: Vec<u32>,
+    scratch: PassScratch,
+    started: Started,
+    projected: Vec<Projected>,
+    /// The outcomes in job order, as the run gives them.
+    finished: Vec<JobOutcome>,
+    /// Each job's node lists while it runs and in its outcome, given back when it ends and
+    /// when its outcome is recycled: a job's lists fit it again in the next run.
+    running_lists: Vec<Vec<u32>>,
+    outcome_lists: Vec<Vec<u32>>,
+}
+
 /// The simulator's state.
 struct Cluster<'a> {
     setup: Setup,
@@ -184,10 +206,13 @@ struct Cluster<'a> {
     /// Generation of each job's valid completion.
     generation: Vec<u32>,
     scratch: PassScratch,
-    started: Vec<(usize, Vec<u32>)>,
+    started: Started,
     /// The running jobs as a pass sees them, kept across passes: each entry's node list
     /// is refilled in place.
     projected: Vec<Projected>,
+    finished: Vec<JobOutcome>,
+    running_lists: Vec<Vec<u32>>,
+    outcome_lists: Vec<Vec<u32>>,
     passes: u64,
 }
 
@@ -268,10 +293,73 @@ pub fn simulate_observed(
     local: &LocalLoad,
     observer: &mut dyn Observer,
 ) -> Result<ClusterRun, SimError> {
-    let hw = &setup.hardware;
-    check_jobs(setup, jobs)?;
-    let mut c = Cluster::new(setup, jobs);
-    let mut process = LocalProcess::new(local, hw.nodes);
+    ClusterSimulator::new().run(setup, jobs, local, observer)
+}
+
+/// The simulator with its buffers, kept between runs so that a warm run allocates nothing
+/// once each run's job outcomes are given back ([`ClusterSimulator::recycle`]) and no
+/// observer watches (a snapshot copies the running jobs' nodes).
+#[derive(Debug, Default)]
+pub struct ClusterSimulator {
+    spare: Buffers,
+    process: LocalProcess,
+    validate: bool,
+}
+
+impl ClusterSimulator {
+    /// A simulator that checks every run in debug builds ([`check_run`]).
+    pub fn new() -> Self {
+        ClusterSimulator {
+            validate: cfg!(debug_assertions),
+            ..ClusterSimulator::default()
+        }
+    }
+
+    /// Whether each run is checked (which allocates) after it ends.
+    pub fn with_validation(mut self, validate: bool) -> Self {
+        self.validate = validate;
+        self
+    }
+
+    /// Gives a run's job outcomes (and their node lists) back for the next run to fill.
+    pub fn recycle(&mut self, mut run: ClusterRun) {
+        let lists = &mut self.spare.outcome_lists;
+        lists.resize(run.jobs.len(), Vec::new());
+        for (list, o) in lists.iter_mut().zip(run.jobs.drain(..)) {
+            *list = o.nodes;
+        }
+        self.spare.finished = run.jobs;
+    }
+
+    /// Runs `jobs` (in arrival order) on the cluster with the local users of `local`,
+    /// telling `observer` of every arrival, start and end.
+    pub fn run(
+        &mut self,
+        setup: &Setup,
+        jobs: &[ParallelJob],
+        local: &LocalLoad,
+        observer: &mut dyn Observer,
+    ) -> Result<ClusterRun, SimError> {
+        check_jobs(setup, jobs)?;
+        let mut c = Cluster::new(setup, jobs, std::mem::take(&mut self.spare));
+        self.process.reset(local, setup.hardware.nodes);
+        let run = events(&mut c, &mut self.process, observer);
+        self.spare = c.into_buffers();
+        let run = run?;
+        if self.validate {
+            check_run(setup, jobs, &run);
+        }
+        Ok(run)
+    }
+}
+
+/// The event loop of a run.
+fn events(
+    c: &mut Cluster,
+    process: &mut LocalProcess,
+    observer: &mut dyn Observer,
+) -> Result<ClusterRun, SimError> {
+    let (hw, jobs) = (c.setup.hardware, c.jobs);
     let mut next_arrival = 0;
     let mut done = 0;
     let mut local_sessions = 0;
@@ -350,27 +438,23 @@ pub fn simulate_observed(
             last_start = now;
             if observer.watches() {
                 let started = std::mem::take(&mut c.started);
-                for (job, _) in &started {
-                    observer.started(*job, &c.snapshot(now));
+                for (job, _) in started.iter() {
+                    observer.started(job, &c.snapshot(now));
                 }
                 c.started = started;
             }
         }
         c.update_rates(now);
     }
+    let mut finished = std::mem::take(&mut c.finished);
+    finished.clear();
+    finished.extend(c.outcomes.iter_mut().map(|o| o.take().expect("every job ran")));
     let run = ClusterRun {
-        jobs: c
-            .outcomes
-            .into_iter()
-            .map(|o| o.expect("every job ran"))
-            .collect(),
+        jobs: finished,
         local_sessions,
         passes: c.passes,
         mean_queue: 0.0,
     };
-    if cfg!(debug_assertions) {
-        check_run(setup, jobs, &run);
-    }
     let span = run.makespan();
     Ok(ClusterRun {
         mean_queue: if span > 0.0 { queue_area / span } else { 0.0 },
@@ -439,24 +523,79 @@ pub fn check_run(setup: &Setup, jobs: &[ParallelJob], run: &ClusterRun) {
 }
 
 impl<'j> Cluster<'j> {
-    /// An idle cluster of `setup`'s nodes, before the first of `jobs` arrives.
-    fn new(setup: &Setup, jobs: &'j [ParallelJob]) -> Self {
-        let nodes = setup.hardware.nodes;
+    /// An idle cluster of `setup`'s nodes, before the first of `jobs` arrives, in the
+    /// buffers `b`.
+    fn new(setup: &Setup, jobs: &'j [ParallelJob], b: Buffers) -> Self {
+        let Buffers {
+            mut nodes,
+            mut speeds,
+            mut sessions,
+            mut running,
+            mut queue,
+            mut events,
+            mut outcomes,
+            mut generation,
+            scratch,
+            mut started,
+            projected,
+            finished,
+            mut running_lists,
+            mut outcome_lists,
+        } = b;
+        let count = setup.hardware.nodes as usize;
+        nodes.clear();
+        nodes.resize(count, Node::default());
+        setup.truth.speeds_into(setup.hardware.nodes, &mut speeds);
+        sessions.clear();
+        sessions.resize(count, None);
+        running.clear();
+        queue.clear();
+        events.clear();
+        outcomes.clear();
+        outcomes.resize(jobs.len(), None);
+        generation.clear();
+        generation.resize(jobs.len(), 0);
+        started.clear();
+        running_lists.resize(jobs.len(), Vec::new());
+        outcome_lists.resize(jobs.len(), Vec::new());
         Cluster {
             setup: *setup,
             jobs,
-            nodes: vec![Node::default(); nodes as usize],
-            speeds: setup.truth.speeds(nodes),
-            sessions: vec![None; nodes as usize],
-            running: Vec::new(),
-            queue: Vec::new(),
-            events: BinaryHeap::new(),
-            outcomes: vec![None; jobs.len()],
-            generation: vec![0; jobs.len()],
-            scratch: PassScratch::default(),
-            started: Vec::new(),
-            projected: Vec::new(),
+            nodes,
+            speeds,
+            sessions,
+            running,
+            queue,
+            events,
+            outcomes,
+            generation,
+            scratch,
+            started,
+            projected,
+            finished,
+            running_lists,
+            outcome_lists,
             passes: 0,
+        }
+    }
+
+    /// The buffers, for the next run.
+    fn into_buffers(self) -> Buffers {
+        Buffers {
+            nodes: self.nodes,
+            speeds: self.speeds,
+            sessions: self.sessions,
+            running: self.running,
+            queue: self.queue,
+            events: self.events,
+            outcomes: self.outcomes,
+            generation: self.generation,
+            scratch: self.scratch,
+            started: self.started,
+            projected: self.projected,
+            finished: self.finished,
+            running_lists: self.running_lists,
+            outcome_lists: self.outcome_lists,
         }
     }
 }
@@ -505,22 +644,29 @@ impl Cluster<'_> {
         let o = self.outcomes[job].as_mut().expect("started");
         o.end = now;
         o.cpu_time = r.cpu_time;
+        self.running_lists[job] = r.nodes;
     }
 
     /// Records `job` as started at `now` on `on` (the pass already placed its tasks).
     fn start(&mut self, job: usize, on: &[u32], now: f64) {
         let app = self.jobs[job].app;
+        let mut kept = std::mem::take(&mut self.outcome_lists[job]);
+        kept.clear();
+        kept.extend_from_slice(on);
+        let mut nodes = std::mem::take(&mut self.running_lists[job]);
+        nodes.clear();
+        nodes.extend_from_slice(on);
         self.outcomes[job] = Some(JobOutcome {
             arrival: self.jobs[job].arrival,
             start: now,
             end: f64::NAN,
             cpu_time: 0.0,
-            nodes: on.to_vec(),
+            nodes: kept,
         });
         // Rate 0 until `update_rates` sets the real one and pushes the completion.
         self.running.push(Running {
             job,
-            nodes: on.to_vec(),
+            nodes,
             remaining: app.exec,
             rate: 0.0,
             last: now,
@@ -588,8 +734,8 @@ impl Cluster<'_> {
             &mut self.scratch,
             &mut started,
         );
-        for (job, on) in &started {
-            self.start(*job, on, now);
+        for (job, on) in started.iter() {
+            self.start(job, on, now);
         }
         let any = !started.is_empty();
         self.started = started;

@@ -39,7 +39,7 @@ use crate::plugin::plugins;
 
 use super::cluster::{Node, rate};
 use super::model::{Benchmark, ParallelApp, ParallelJob};
-use super::policy::{PassScratch, Projected, pass};
+use super::policy::{PassScratch, Projected, Started, pass};
 use super::sim::{JobOutcome, Observer, Snapshot};
 
 /// RemTime method of the Simulation kernel.
@@ -280,7 +280,7 @@ impl Kernel<'_> {
         let mut t = state.now;
         let mut next_arrival = 0;
         let mut scratch = PassScratch::default();
-        let mut started = Vec::new();
+        let mut started = Started::default();
         let mut rems: Vec<f64> = Vec::new();
         loop {
             // Arrivals due now join the queue; then the policy's pass.
@@ -307,14 +307,14 @@ impl Kernel<'_> {
                 &mut scratch,
                 &mut started,
             );
-            for (job, on) in started.drain(..) {
+            for (job, on) in started.iter() {
                 if let Some(o) = out.get_mut(job) {
                     *o = Some((t, f64::NAN));
                 }
                 running.push(Dummy {
                     job,
                     app: self.jobs[job].app,
-                    nodes: on,
+                    nodes: on.to_vec(),
                     start: t,
                     exec_cur: 0.0,
                     cpu_cur: 0.0,
