@@ -173,29 +173,6 @@ const STUCK_AFTER: f64 = 1e8;
 #[derive(Debug, Default)]
 struct Buffers {
     nodes: Vec<Node>,
-    speeds: Vec<f64>,
-    sessions: Vec<Option<LocalSession>>,
-    running: Vec<Running>,
-    queue: Vec<usize>,
-    events: BinaryHeap<Event>,
-    outcomes: Vec<Option<JobOutcome>>,
-    generation: Vec<u32>,
-    scratch: PassScratch,
-    started: Started,
-    projected: Vec<Projected>,
-    /// The outcomes in job order, as the run gives them.
-    finished: Vec<JobOutcome>,
-    /// Each job's node lists while it runs and in its outcome, given back when it ends and
-    /// when its outcome is recycled: a job's lists fit it again in the next run.
-    running_lists: Vec<Vec<u32>>,
-    outcome_lists: Vec<Vec<u32>>,
-}
-
-/// The simulator's state.
-struct Cluster<'a> {
-    setup: Setup,
-    jobs: &'a [ParallelJob],
-    nodes: Vec<Node>,
     /// Each node's true speed (`Truth::speeds`).
     speeds: Vec<f64>,
     sessions: Vec<Option<LocalSession>>,
@@ -210,9 +187,19 @@ struct Cluster<'a> {
     /// The running jobs as a pass sees them, kept across passes: each entry's node list
     /// is refilled in place.
     projected: Vec<Projected>,
+    /// The outcomes in job order, as the run gives them.
     finished: Vec<JobOutcome>,
+    /// Each job's node lists while it runs and in its outcome, given back when it ends and
+    /// when its outcome is recycled: a job's lists fit it again in the next run.
     running_lists: Vec<Vec<u32>>,
     outcome_lists: Vec<Vec<u32>>,
+}
+
+/// The simulator's state.
+struct Cluster<'a> {
+    setup: Setup,
+    jobs: &'a [ParallelJob],
+    state: Buffers,
     passes: u64,
 }
 
@@ -344,7 +331,7 @@ impl ClusterSimulator {
         let mut c = Cluster::new(setup, jobs, std::mem::take(&mut self.spare));
         self.process.reset(local, setup.hardware.nodes);
         let run = events(&mut c, &mut self.process, observer);
-        self.spare = c.into_buffers();
+        self.spare = c.state;
         let run = run?;
         if self.validate {
             check_run(setup, jobs, &run);
@@ -368,21 +355,21 @@ fn events(
     while done < jobs.len() {
         let t_arrival = jobs.get(next_arrival).map_or(f64::INFINITY, |j| j.arrival);
         let t_local = process.next_start().unwrap_or(f64::INFINITY);
-        let t_event = c.events.peek().map_or(f64::INFINITY, |e| e.t);
+        let t_event = c.state.events.peek().map_or(f64::INFINITY, |e| e.t);
         let now = t_arrival.min(t_local).min(t_event);
         if !now.is_finite() {
             // Jobs wait, yet nothing will ever happen again (local sessions that never end).
             return Err(SimError::Stuck {
                 at: last_t,
-                waiting: c.queue.len(),
+                waiting: c.state.queue.len(),
             });
         }
-        queue_area += c.queue.len() as f64 * (now - last_t);
+        queue_area += c.state.queue.len() as f64 * (now - last_t);
         last_t = now;
-        if !c.queue.is_empty() && now - last_start > STUCK_AFTER {
+        if !c.state.queue.is_empty() && now - last_start > STUCK_AFTER {
             return Err(SimError::Stuck {
                 at: now,
-                waiting: c.queue.len(),
+                waiting: c.state.queue.len(),
             });
         }
         // Local ends, then starts, then completions, then arrivals. A pass runs only when
@@ -390,14 +377,14 @@ fn events(
         // changed) is no event, and a pass there would let the schedule depend on when
         // projections were made.
         let mut happened = false;
-        while let Some(&e) = c.events.peek()
+        while let Some(&e) = c.state.events.peek()
             && e.t == now
             && e.kind == 0
         {
-            c.events.pop();
+            c.state.events.pop();
             happened = true;
-            let s = c.sessions[e.id as usize].take().expect("a session to end");
-            let n = &mut c.nodes[e.id as usize];
+            let s = c.state.sessions[e.id as usize].take().expect("a session to end");
+            let n = &mut c.state.nodes[e.id as usize];
             (n.has_local, n.local_cpu, n.local_memory) = (false, 0.0, 0.0);
             process.ended(&s, now);
         }
@@ -405,30 +392,33 @@ fn events(
             happened = true;
             let s = process.pop().expect("a session to start");
             local_sessions += 1;
-            let n = &mut c.nodes[s.node as usize];
+            let n = &mut c.state.nodes[s.node as usize];
             (n.has_local, n.local_cpu, n.local_memory) = (true, s.cpu, s.memory * hw.memory_mb);
-            c.sessions[s.node as usize] = Some(s);
-            c.events.push(Event {
+            c.state.sessions[s.node as usize] = Some(s);
+            c.state.events.push(Event {
                 t: s.end,
                 kind: 0,
                 id: s.node,
                 generation: 0,
             });
         }
-        while let Some(&e) = c.events.peek()
+        while let Some(&e) = c.state.events.peek()
             && e.t == now
         {
-            c.events.pop();
-            if e.generation == c.generation[e.id as usize] {
+            c.state.events.pop();
+            if e.generation == c.state.generation[e.id as usize] {
                 happened = true;
                 c.complete(e.id as usize, now);
-                observer.ended(e.id as usize, c.outcomes[e.id as usize].as_ref().expect("ended"));
+                observer.ended(
+                    e.id as usize,
+                    c.state.outcomes[e.id as usize].as_ref().expect("ended"),
+                );
                 done += 1;
             }
         }
         while next_arrival < jobs.len() && jobs[next_arrival].arrival == now {
             happened = true;
-            c.queue.push(next_arrival);
+            c.state.queue.push(next_arrival);
             if observer.watches() {
                 observer.arrived(next_arrival, &c.snapshot(now));
             }
@@ -437,18 +427,23 @@ fn events(
         if happened && c.schedule(now) {
             last_start = now;
             if observer.watches() {
-                let started = std::mem::take(&mut c.started);
+                let started = std::mem::take(&mut c.state.started);
                 for (job, _) in started.iter() {
                     observer.started(job, &c.snapshot(now));
                 }
-                c.started = started;
+                c.state.started = started;
             }
         }
         c.update_rates(now);
     }
-    let mut finished = std::mem::take(&mut c.finished);
+    let mut finished = std::mem::take(&mut c.state.finished);
     finished.clear();
-    finished.extend(c.outcomes.iter_mut().map(|o| o.take().expect("every job ran")));
+    finished.extend(
+        c.state
+            .outcomes
+            .iter_mut()
+            .map(|o| o.take().expect("every job ran")),
+    );
     let run = ClusterRun {
         jobs: finished,
         local_sessions,
@@ -525,77 +520,28 @@ pub fn check_run(setup: &Setup, jobs: &[ParallelJob], run: &ClusterRun) {
 impl<'j> Cluster<'j> {
     /// An idle cluster of `setup`'s nodes, before the first of `jobs` arrives, in the
     /// buffers `b`.
-    fn new(setup: &Setup, jobs: &'j [ParallelJob], b: Buffers) -> Self {
-        let Buffers {
-            mut nodes,
-            mut speeds,
-            mut sessions,
-            mut running,
-            mut queue,
-            mut events,
-            mut outcomes,
-            mut generation,
-            scratch,
-            mut started,
-            projected,
-            finished,
-            mut running_lists,
-            mut outcome_lists,
-        } = b;
+    fn new(setup: &Setup, jobs: &'j [ParallelJob], mut b: Buffers) -> Self {
         let count = setup.hardware.nodes as usize;
-        nodes.clear();
-        nodes.resize(count, Node::default());
-        setup.truth.speeds_into(setup.hardware.nodes, &mut speeds);
-        sessions.clear();
-        sessions.resize(count, None);
-        running.clear();
-        queue.clear();
-        events.clear();
-        outcomes.clear();
-        outcomes.resize(jobs.len(), None);
-        generation.clear();
-        generation.resize(jobs.len(), 0);
-        started.clear();
-        running_lists.resize(jobs.len(), Vec::new());
-        outcome_lists.resize(jobs.len(), Vec::new());
+        b.nodes.clear();
+        b.nodes.resize(count, Node::default());
+        setup.truth.speeds_into(setup.hardware.nodes, &mut b.speeds);
+        b.sessions.clear();
+        b.sessions.resize(count, None);
+        b.running.clear();
+        b.queue.clear();
+        b.events.clear();
+        b.outcomes.clear();
+        b.outcomes.resize(jobs.len(), None);
+        b.generation.clear();
+        b.generation.resize(jobs.len(), 0);
+        b.started.clear();
+        b.running_lists.resize(jobs.len(), Vec::new());
+        b.outcome_lists.resize(jobs.len(), Vec::new());
         Cluster {
             setup: *setup,
             jobs,
-            nodes,
-            speeds,
-            sessions,
-            running,
-            queue,
-            events,
-            outcomes,
-            generation,
-            scratch,
-            started,
-            projected,
-            finished,
-            running_lists,
-            outcome_lists,
+            state: b,
             passes: 0,
-        }
-    }
-
-    /// The buffers, for the next run.
-    fn into_buffers(self) -> Buffers {
-        Buffers {
-            nodes: self.nodes,
-            speeds: self.speeds,
-            sessions: self.sessions,
-            running: self.running,
-            queue: self.queue,
-            events: self.events,
-            outcomes: self.outcomes,
-            generation: self.generation,
-            scratch: self.scratch,
-            started: self.started,
-            projected: self.projected,
-            finished: self.finished,
-            running_lists: self.running_lists,
-            outcome_lists: self.outcome_lists,
         }
     }
 }
@@ -604,11 +550,12 @@ impl Cluster<'_> {
     /// The state at `now` as an observer sees it.
     fn snapshot(&self, now: f64) -> Snapshot<'_> {
         let running = self
+            .state
             .running
             .iter()
             .map(|r| {
                 let app = &self.jobs[r.job].app;
-                let outcome = self.outcomes[r.job].as_ref().expect("started");
+                let outcome = self.state.outcomes[r.job].as_ref().expect("started");
                 RunningView {
                     job: r.job,
                     start: outcome.start,
@@ -622,41 +569,42 @@ impl Cluster<'_> {
             now,
             setup: &self.setup,
             jobs: self.jobs,
-            nodes: &self.nodes,
+            nodes: &self.state.nodes,
             running,
-            queue: &self.queue,
+            queue: &self.state.queue,
         }
     }
 
     /// Ends running job `job` at `now`, releasing its tasks.
     fn complete(&mut self, job: usize, now: f64) {
         let i = self
+            .state
             .running
             .iter()
             .position(|r| r.job == job)
             .expect("completing a running job");
-        let mut r = self.running.swap_remove(i);
+        let mut r = self.state.running.swap_remove(i);
         let app = self.jobs[job].app;
         r.cpu_time += app.tasks as f64 * app.cpu * r.rate * (now - r.last);
         for &n in &r.nodes {
-            self.nodes[n as usize].remove_task(&app);
+            self.state.nodes[n as usize].remove_task(&app);
         }
-        let o = self.outcomes[job].as_mut().expect("started");
+        let o = self.state.outcomes[job].as_mut().expect("started");
         o.end = now;
         o.cpu_time = r.cpu_time;
-        self.running_lists[job] = r.nodes;
+        self.state.running_lists[job] = r.nodes;
     }
 
     /// Records `job` as started at `now` on `on` (the pass already placed its tasks).
     fn start(&mut self, job: usize, on: &[u32], now: f64) {
         let app = self.jobs[job].app;
-        let mut kept = std::mem::take(&mut self.outcome_lists[job]);
+        let mut kept = std::mem::take(&mut self.state.outcome_lists[job]);
         kept.clear();
         kept.extend_from_slice(on);
-        let mut nodes = std::mem::take(&mut self.running_lists[job]);
+        let mut nodes = std::mem::take(&mut self.state.running_lists[job]);
         nodes.clear();
         nodes.extend_from_slice(on);
-        self.outcomes[job] = Some(JobOutcome {
+        self.state.outcomes[job] = Some(JobOutcome {
             arrival: self.jobs[job].arrival,
             start: now,
             end: f64::NAN,
@@ -664,22 +612,25 @@ impl Cluster<'_> {
             nodes: kept,
         });
         // Rate 0 until `update_rates` sets the real one and pushes the completion.
-        self.running.push(Running {
+        self.state.running.push(Running {
             job,
             nodes,
             remaining: app.exec,
             rate: 0.0,
             last: now,
-            generation: self.generation[job],
+            generation: self.state.generation[job],
             cpu_time: 0.0,
         });
     }
 
     /// Brings every running job whose rate changed up to date and moves its completion.
     fn update_rates(&mut self, now: f64) {
-        for r in &mut self.running {
+        for r in &mut self.state.running {
             // The true rate: the scheduler's projections below use the model's.
-            let new = self.setup.truth.rate(&self.nodes, &self.speeds, &r.nodes);
+            let new = self
+                .setup
+                .truth
+                .rate(&self.state.nodes, &self.state.speeds, &r.nodes);
             if new == r.rate {
                 continue;
             }
@@ -689,9 +640,9 @@ impl Cluster<'_> {
             r.cpu_time += app.tasks as f64 * app.cpu * progress;
             r.last = now;
             r.rate = new;
-            self.generation[r.job] += 1;
-            r.generation = self.generation[r.job];
-            self.events.push(Event {
+            self.state.generation[r.job] += 1;
+            r.generation = self.state.generation[r.job];
+            self.state.events.push(Event {
                 t: now + r.remaining / new,
                 kind: 1,
                 id: r.job as u32,
@@ -704,11 +655,12 @@ impl Cluster<'_> {
     fn schedule(&mut self, now: f64) -> bool {
         self.passes += 1;
         // Entries past the running jobs keep their buffers for later passes.
-        let mut projected = std::mem::take(&mut self.projected);
-        for (i, r) in self.running.iter().enumerate() {
+        let mut projected = std::mem::take(&mut self.state.projected);
+        for (i, r) in self.state.running.iter().enumerate() {
             // Progress so far at the rate that held; the rest at the rate the nodes give now
             // (this instant's ends and starts may have changed it).
-            let end = now + (r.remaining - r.rate * (now - r.last)).max(0.0) / rate(&self.nodes, &r.nodes);
+            let end =
+                now + (r.remaining - r.rate * (now - r.last)).max(0.0) / rate(&self.state.nodes, &r.nodes);
             let app = self.jobs[r.job].app;
             match projected.get_mut(i) {
                 Some(p) => {
@@ -722,24 +674,24 @@ impl Cluster<'_> {
                 }),
             }
         }
-        let mut started = std::mem::take(&mut self.started);
+        let mut started = std::mem::take(&mut self.state.started);
         started.clear();
         pass(
             &self.setup,
             self.jobs,
-            &mut self.nodes,
-            &mut self.queue,
-            &projected[..self.running.len()],
+            &mut self.state.nodes,
+            &mut self.state.queue,
+            &projected[..self.state.running.len()],
             now,
-            &mut self.scratch,
+            &mut self.state.scratch,
             &mut started,
         );
         for (job, on) in started.iter() {
             self.start(job, on, now);
         }
         let any = !started.is_empty();
-        self.started = started;
-        self.projected = projected;
+        self.state.started = started;
+        self.state.projected = projected;
         any
     }
 }
