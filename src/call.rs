@@ -196,7 +196,7 @@ impl<'a> Call<'a> {
 
     /// The error for a name that is none of `known`.
     pub fn unknown_name(&self, known: &[&str]) -> CallError {
-        let names = known.iter().map(|k| k.split('(').next().unwrap_or(k));
+        let names = known.iter().map(|k| k.split('(').next().unwrap_or(k).trim());
         self.error(Problem::UnknownName {
             known: known.join(", "),
             hint: crate::suggest::hint(self.name(), names),

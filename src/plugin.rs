@@ -5,7 +5,8 @@
 //! one line in the kind's `plugins!` list registers it, and the kind's enum, its names,
 //! help, parsing, printing and dispatch are generated from that list. Schedulers and
 //! runtime predictors have registries of their own (`sched::schedulers!`,
-//! `predict::kind`), which also generate the engine's monomorphised dispatch.
+//! `predict::kind`), which also generate the engine's monomorphised dispatch, and so do
+//! workload models (`workload::synth::models!`), whose parameters are keys of a run.
 
 use std::fmt;
 

@@ -176,7 +176,7 @@ fn the_event_loop_does_not_allocate_in_steady_state() {
             assert_eq!(allocations, 0, "{}: {kind} allocated in steady state", w.name);
         }
     }
-    nondedicated_allocations_per_job();
+    nondedicated_warm_runs_do_not_allocate();
     warm_model_simulators_do_not_allocate();
 }
 
@@ -248,7 +248,7 @@ fn warm_model_simulators_do_not_allocate() {
 /// tasks a node, allocates nothing on a warm run once the last run's outcomes are given
 /// back, with 1,000 and 4,000 jobs (about 2.6 passes a job). A cold run allocates two node
 /// lists per job (while it runs, and in its outcome) and its buffers.
-fn nondedicated_allocations_per_job() {
+fn nondedicated_warm_runs_do_not_allocate() {
     use schedlab::nondedicated::sim::{ClusterSimulator, NoObserver};
     use schedlab::nondedicated::{JobSelection, LocalLoad, ParallelWorkload, Setup};
     let backfilling = Setup {

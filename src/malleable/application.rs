@@ -202,7 +202,7 @@ impl Replay {
                 model,
                 j,
                 max,
-                seen: &situation,
+                situation: &situation,
                 head: &mut head,
                 chooser: &mut self.chooser,
                 pending: &mut self.pending,

@@ -16,7 +16,7 @@
 //! processors held out for were free; a rebel that starts before that leaves no outcome.
 //!
 //! A *rebel* holds out while processors are free (target > free >= 1). Prompts come at
-//! least [`MIN_PROMPT_INTERVAL`] apart: a predictor that keeps answering "any moment now"
+//! least [`MIN_PROMPT_INTERVAL`](super::MIN_PROMPT_INTERVAL) apart: a predictor that keeps answering "any moment now"
 //! (a running job older than the fitted distribution allows) would otherwise prompt
 //! without end.
 
@@ -372,21 +372,19 @@ pub struct MalleableSimulator {
     spare: Decided,
     response: Vec<f64>,
     runs: Vec<f64>,
-    validate: bool,
+    /// Whether each run is checked after it; by default, in debug builds.
+    validate: Option<bool>,
 }
 
 impl MalleableSimulator {
     /// A simulator that checks every schedule in debug builds.
     pub fn new() -> Self {
-        MalleableSimulator {
-            validate: cfg!(debug_assertions),
-            ..MalleableSimulator::default()
-        }
+        MalleableSimulator::default()
     }
 
     /// Whether each schedule is checked (which allocates) after its run.
     pub fn with_validation(mut self, validate: bool) -> Self {
-        self.validate = validate;
+        self.validate = Some(validate);
         self
     }
 
@@ -425,7 +423,7 @@ impl MalleableSimulator {
         self.pending.clear();
         let (waiting, quality) = self.events(jobs, model, procs, allocation, &mut d);
         assert!(self.queue.is_empty() && self.running.is_empty(), "every job ran");
-        if self.validate {
+        if self.validate.unwrap_or(cfg!(debug_assertions)) {
             validate(jobs, model, procs, &self.max_size, &d);
         }
         Ok(outcome(
@@ -512,7 +510,7 @@ impl MalleableSimulator {
                     model,
                     j,
                     max: self.max_size[j],
-                    seen: &situation,
+                    situation: &situation,
                     head: &mut head,
                     chooser: &mut self.chooser,
                     pending: &mut self.pending,

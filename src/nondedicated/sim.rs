@@ -290,21 +290,19 @@ pub fn simulate_observed(
 pub struct ClusterSimulator {
     spare: Buffers,
     process: LocalProcess,
-    validate: bool,
+    /// Whether each run is checked after it; by default, in debug builds.
+    validate: Option<bool>,
 }
 
 impl ClusterSimulator {
     /// A simulator that checks every run in debug builds ([`check_run`]).
     pub fn new() -> Self {
-        ClusterSimulator {
-            validate: cfg!(debug_assertions),
-            ..ClusterSimulator::default()
-        }
+        ClusterSimulator::default()
     }
 
     /// Whether each run is checked (which allocates) after it ends.
     pub fn with_validation(mut self, validate: bool) -> Self {
-        self.validate = validate;
+        self.validate = Some(validate);
         self
     }
 
@@ -333,7 +331,7 @@ impl ClusterSimulator {
         let run = events(&mut c, &mut self.process, observer);
         self.spare = c.state;
         let run = run?;
-        if self.validate {
+        if self.validate.unwrap_or(cfg!(debug_assertions)) {
             check_run(setup, jobs, &run);
         }
         Ok(run)

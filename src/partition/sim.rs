@@ -125,21 +125,19 @@ pub struct Partitioner {
     remaining: Vec<f64>,
     share: Vec<u32>,
     span: Vec<f64>,
-    validate: bool,
+    /// Whether each run is checked after it; by default, in debug builds.
+    validate: Option<bool>,
 }
 
 impl Partitioner {
     /// A simulator that checks every schedule in debug builds.
     pub fn new() -> Self {
-        Partitioner {
-            validate: cfg!(debug_assertions),
-            ..Partitioner::default()
-        }
+        Partitioner::default()
     }
 
     /// Whether each schedule is checked (which allocates) after its run.
     pub fn with_validation(mut self, validate: bool) -> Self {
-        self.validate = validate;
+        self.validate = Some(validate);
         self
     }
 
@@ -156,7 +154,7 @@ impl Partitioner {
         let saturation_at = measure.saturation.map(|s| measured.end + s);
         let (saturated, drift) = self.schedule(jobs, procs, policy, &measured, saturation_at);
         let record = &self.record;
-        if self.validate {
+        if self.validate.unwrap_or(cfg!(debug_assertions)) {
             validate(jobs, procs, policy.behaviour().preemptive(), record);
         }
         let count = measured.len().max(1) as f64;

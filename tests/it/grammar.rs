@@ -367,8 +367,9 @@ fn the_docs_the_readme_and_the_help_list_every_registered_scheduler_predictor_an
 
 /// The allocation strategies, partitioning policies and estimators a reader sees are their
 /// registries': each registered name in docs/sweeps.md's row of its key, and each entry's
-/// syntax in its command's `--help`; and each entry's syntax, read as written with its
-/// defaults, prints back as its name (the families' `REM-CPU` aside).
+/// syntax in its command's `--help`; and each entry's syntax written out with its
+/// defaults parses to that entry (syntaxes with alternatives or placeholders: the bare
+/// name, where it parses alone).
 #[test]
 fn the_docs_and_the_help_list_every_strategy_policy_and_estimator() {
     let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/sweeps.md")).unwrap();

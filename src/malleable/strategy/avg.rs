@@ -25,7 +25,7 @@ impl Entry for Avg {
 
 impl Allocating for Avg {
     fn decide(&self, d: &mut Deciding) -> Option<u32> {
-        let free = d.seen.free;
+        let free = d.situation.free;
         (free >= 1).then(|| free.min(d.max))
     }
 }

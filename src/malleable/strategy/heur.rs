@@ -64,7 +64,7 @@ impl Entry for Heur {
 
 impl Allocating for Heur {
     fn decide(&self, d: &mut Deciding) -> Option<u32> {
-        let (now, free, prompted) = (d.seen.now, d.seen.free, d.seen.prompted);
+        let (now, free, prompted) = (d.situation.now, d.situation.free, d.situation.prompted);
         let (model, j, max) = (d.model, d.j, d.max);
         let head = &mut *d.head;
         let hold = ((self.f * model.avg_parallelism[j]).ceil() as u32).clamp(1, max);

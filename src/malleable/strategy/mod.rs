@@ -99,7 +99,7 @@ pub struct Deciding<'a> {
     pub(crate) model: &'a MalleableColumns,
     pub(crate) j: usize,
     pub(crate) max: u32,
-    pub(crate) seen: &'a Situation<'a>,
+    pub(crate) situation: &'a Situation<'a>,
     pub(crate) head: &'a mut Head,
     pub(crate) chooser: &'a mut Chooser,
     pub(crate) pending: &'a mut Vec<Pending>,

@@ -120,7 +120,7 @@ impl Queue {
 /// or, predicting, when it becomes the head, at arrivals, at its prompts and when the
 /// processors it holds out for are free (with `prompts=events`, at every event).
 pub(super) fn decide(d: &mut Deciding, rebel: Rebel, queue: Queue) -> Option<u32> {
-    let s = d.seen;
+    let s = d.situation;
     let (now, free) = (s.now, s.free);
     let first = !d.head.seen;
     d.head.seen = true;

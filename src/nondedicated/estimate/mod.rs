@@ -83,11 +83,14 @@ plugins! {
 
 impl Estimator {
     /// Whether it has a kernel to project the system with: the off-line mode needs one.
+    /// (Asked of a kernel over no jobs, which costs nothing.)
     pub fn projects(&self) -> bool {
         self.behaviour().kernel(&[], &HistDb::default()).is_some()
     }
 
+    /// Algorithms 1 and 2, from the history alone.
     pub const HISTORICAL: Estimator = Estimator::Historical(Historical);
+    /// Algorithm 4: the projection, each job's remaining time from the history.
     pub const HYBRID: Estimator = Estimator::Hybrid(Hybrid);
     /// The paper's best analytical kernel: RemTime by MPL, CPUtime_cur by CPU.
     pub const MPL_CPU: Estimator = Estimator::Simulation(Simulation {
@@ -216,7 +219,6 @@ fn mpl_max(nodes: &[Node], on: &[u32]) -> f64 {
         .max(1) as f64
 }
 
-/// Algorithm 3: the Simulation (or, with `db`, Hybrid) kernel.
 /// Algorithm 3's projection of the system, with RemTime by a Simulation method or, without
 /// one, from the history (Hybrid).
 pub struct Kernel<'a> {
