@@ -1065,15 +1065,19 @@ mod tests {
     fn a_trace_is_read_once_in_the_columns_its_experiments_need() {
         let dir = folder("columns");
         let plain = experiment(&dir, &[]);
+        let prioritised = experiment(&dir, &[("priorities", Value::Str("*:0".into()))]);
+        // Resampling reads and writes simulated columns alone.
         let shaken = experiment(&dir, &[("resample", Value::Str("shake".into()))]);
-        let mut alone = Shared::new([&plain.workload], false);
-        let read = plain.prepare(&mut alone, None).unwrap();
-        let jobs = &read.workload.trace().unwrap().workload.jobs;
-        assert_eq!((jobs.len(), jobs.queue.len()), (3, 0));
+        for alone in [&plain, &shaken] {
+            let mut shared = Shared::new([&alone.workload], false);
+            let read = alone.prepare(&mut shared, None).unwrap();
+            let jobs = &read.workload.trace().unwrap().workload.jobs;
+            assert_eq!((jobs.len(), jobs.queue.len()), (3, 0));
+        }
 
-        let mut both = Shared::new([&plain.workload, &shaken.workload], false);
+        let mut both = Shared::new([&plain.workload, &prioritised.workload], false);
         let a = plain.prepare(&mut both, None).unwrap();
-        let b = shaken.prepare(&mut both, None).unwrap();
+        let b = prioritised.prepare(&mut both, None).unwrap();
         let (a, b) = (a.workload.trace.unwrap(), b.workload.trace.unwrap());
         assert!(Arc::ptr_eq(&a, &b), "one reading for both");
         assert_eq!(a.workload.jobs.queue.len(), 3);

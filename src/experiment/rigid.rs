@@ -752,18 +752,18 @@ impl WorkloadSpec {
         self.machine.as_deref()
     }
 
-    /// The columns a run of this workload on a trace reads: every one when it resamples the
-    /// trace, generates priorities and utility functions or infers sessions; else those a
-    /// simulation reads, with those a machine reads when it places jobs on a machine's
+    /// The columns a run of this workload on a trace reads: every one when it generates
+    /// priorities and utility functions or infers sessions; else those a simulation reads
+    /// (resampled or not), with those a machine reads when it places jobs on a machine's
     /// partitions.
     pub fn columns_read(&self) -> Columns {
         match &self.source {
-            Source::Trace(t) if t.resample.is_none() && self.augmentation.is_none() && !self.feedback => {
-                match self.machine {
-                    Some(_) => Columns::Machine,
-                    None => Columns::Simulated,
-                }
-            }
+            // Resampling reads and writes only simulated columns (the submit times and users,
+            // and the sessions it clears where they are kept).
+            Source::Trace(_) if self.augmentation.is_none() && !self.feedback => match self.machine {
+                Some(_) => Columns::Machine,
+                None => Columns::Simulated,
+            },
             _ => Columns::Every,
         }
     }

@@ -205,9 +205,11 @@ impl UserResampling {
             out.swf_id[j] = j as u64 + 1;
             out.submit[j] = submit;
             out.user[j] = user;
-            out.preceding_job[j] = -1;
-            out.think_time[j] = -1;
         }
+        // Sessions are unknown in the new workload (a table read for a simulation alone
+        // keeps none).
+        out.preceding_job.fill(-1);
+        out.think_time.fill(-1);
         out
     }
 }
@@ -323,6 +325,27 @@ mod tests {
             push(week as i64 * WEEK + 77, -1, 5);
         }
         Jobs::from_records(&records)
+    }
+
+    /// A trace read for a simulation alone (its simulated columns) resamples to the same
+    /// simulated columns as the trace read whole: sweeps read resampled traces so.
+    #[test]
+    fn user_resampling_of_the_simulated_columns_alone_draws_the_same_jobs() {
+        let whole = users_trace();
+        let simulated = whole.gather_simulated(&(0..whole.len() as u32).collect::<Vec<_>>());
+        assert!(simulated.preceding_job.is_empty() && !whole.preceding_job.is_empty());
+        let r = UserResampling::default();
+        for seed in [1, 3, 8] {
+            let (a, b) = (r.resample(&whole, seed), r.resample(&simulated, seed));
+            assert!(!a.is_empty());
+            assert_eq!(a.submit, b.submit, "seed {seed}");
+            for (x, y) in [(&a.runtime, &b.runtime), (&a.estimate, &b.estimate)] {
+                assert_eq!(x, y, "seed {seed}");
+            }
+            assert_eq!((&a.swf_id, &a.user, &a.procs), (&b.swf_id, &b.user, &b.procs));
+            assert!(b.preceding_job.is_empty() && b.think_time.is_empty());
+            assert!(a.preceding_job.iter().all(|&p| p == -1));
+        }
     }
 
     #[test]
