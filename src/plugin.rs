@@ -29,8 +29,11 @@ pub trait Entry: Sized {
     }
     /// The entry `call` (which names it) writes, its parameters read from it.
     fn parse(call: &mut Call) -> Result<Self, CallError>;
-    /// Writes the entry as [`Entry::parse`] reads it back.
-    fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result;
+    /// Writes the entry as [`Entry::parse`] reads it back: its name, for an entry without
+    /// parameters.
+    fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(Self::NAME)
+    }
 }
 
 /// A registry: `plugins! { #[derive(...)] pub enum Kind: dyn Behaviour, "what" { Variant(Entry), ... } }`

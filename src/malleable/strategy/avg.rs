@@ -1,7 +1,5 @@
 //! AVG: work-conserving, the head starts as soon as one processor is free.
 
-use std::fmt;
-
 use super::{Allocating, Deciding};
 use crate::call::{Call, CallError};
 use crate::plugin::Entry;
@@ -17,9 +15,6 @@ impl Entry for Avg {
         "start as soon as a processor is free, on as many as are free up to the largest cluster";
     fn parse(_call: &mut Call) -> Result<Self, CallError> {
         Ok(Avg)
-    }
-    fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(Self::NAME)
     }
 }
 

@@ -1,8 +1,6 @@
 //! Historical (Algorithms 1 and 2): the records of finished jobs nearest in the CPU time
 //! waiting ahead.
 
-use std::fmt;
-
 use super::{Estimating, HistDb, Kernel, TurnaroundPrediction, cpu_of};
 use crate::call::{Call, CallError};
 use crate::nondedicated::model::ParallelJob;
@@ -21,9 +19,6 @@ impl Entry for Historical {
         "from the finished jobs of the same application with as much CPU time waiting ahead";
     fn parse(_call: &mut Call) -> Result<Self, CallError> {
         Ok(Historical)
-    }
-    fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(Self::NAME)
     }
 }
 

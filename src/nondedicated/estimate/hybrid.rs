@@ -1,8 +1,6 @@
 //! Hybrid (Algorithm 4): Algorithm 3's projection, with each job's remaining time from
 //! the history.
 
-use std::fmt;
-
 use super::{CpuMethod, Estimating, HistDb, Kernel};
 use crate::call::{Call, CallError};
 use crate::nondedicated::model::ParallelJob;
@@ -19,9 +17,6 @@ impl Entry for Hybrid {
     const HELP: &'static str = "the system projected, each job's remaining time from the history";
     fn parse(_call: &mut Call) -> Result<Self, CallError> {
         Ok(Hybrid)
-    }
-    fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(Self::NAME)
     }
 }
 

@@ -1,7 +1,5 @@
 //! DYN-EQUI: preemptive dynamic equipartition with zero reallocation overhead.
 
-use std::fmt;
-
 use super::{Partitioning, Step, equipartition};
 use crate::call::{Call, CallError};
 use crate::plugin::Entry;
@@ -19,9 +17,6 @@ impl Entry for DynEqui {
         "preemptive dynamic equipartition: every processor shared among the jobs in the system";
     fn parse(_call: &mut Call) -> Result<Self, CallError> {
         Ok(DynEqui)
-    }
-    fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(Self::NAME)
     }
 }
 

@@ -17,9 +17,6 @@ impl Entry for Sdf {
     fn parse(_call: &mut Call) -> Result<Self, CallError> {
         Ok(Sdf)
     }
-    fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(Self::NAME)
-    }
 }
 
 impl Partitioning for Sdf {
