@@ -142,7 +142,7 @@ fn the_event_loop_does_not_allocate_in_steady_state() {
         population: 10,
         generations: 5,
         mutation: 10,
-        trial: 0,
+        ..GaParams::DEFAULT
     };
     // On a rayon worker, as in sweeps: entering the pool from outside it costs rayon's
     // injector one block per 63 entries (738 allocations in this run on the main thread).

@@ -1,5 +1,7 @@
 //! One GA decision (Lee & Snavely; population 20, 100 generations: 1,920 fitness
-//! evaluations) against the queue length, on 1 and 2 threads. The machine is a snapshot of
+//! evaluations) against the queue length, on 1 and 2 threads; and, for a queue of 50, the
+//! island variant of about the same evaluations (4 islands of 20 over 25 generations: 1,980),
+//! whose generations are 4 times wider. The machine is a snapshot of
 //! SDSC-BLUE-like work, seeded: 1152 processors, running jobs of 8-128 processors ending
 //! within 10 h on all but 100; waiting jobs of 8-256 processors requesting 5 min to
 //! 18 h, with generated utility functions.
@@ -55,7 +57,17 @@ fn snapshot(q: usize) -> (Jobs, Vec<(Time, u32)>) {
 fn ga_decision(c: &mut Criterion) {
     let mut group = c.benchmark_group("ga-decision");
     group.sample_size(20);
-    for q in [10, 50, 200] {
+    let islands = GaParams {
+        islands: 4,
+        generations: 25,
+        ..GaParams::DEFAULT
+    };
+    for (q, name, params) in [
+        (10, "queue-10", GaParams::DEFAULT),
+        (50, "queue-50", GaParams::DEFAULT),
+        (50, "queue-50-islands-4x25", islands),
+        (200, "queue-200", GaParams::DEFAULT),
+    ] {
         let (jobs, running) = snapshot(q);
         let waiting: Vec<JobId> = jobs.ids().collect();
         let free = PROCS - running.iter().map(|r| r.1).sum::<u32>();
@@ -64,15 +76,10 @@ fn ga_decision(c: &mut Criterion) {
                 .num_threads(threads)
                 .build()
                 .unwrap();
-            let mut ga = Ga::new(GaParams::default());
-            group.bench_function(
-                BenchmarkId::new(format!("queue-{q}"), format!("{threads}-threads")),
-                |b| {
-                    pool.install(|| {
-                        b.iter(|| ga.decide(&jobs, 3600, free, black_box(&running), &waiting).len())
-                    })
-                },
-            );
+            let mut ga = Ga::new(params);
+            group.bench_function(BenchmarkId::new(name, format!("{threads}-threads")), |b| {
+                pool.install(|| b.iter(|| ga.decide(&jobs, 3600, free, black_box(&running), &waiting).len()))
+            });
         }
     }
     group.finish();

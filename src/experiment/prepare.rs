@@ -287,11 +287,7 @@ impl PreparedWorkload {
                     None => Cow::Borrowed(&read.workload),
                 };
                 let shaken = match &t.resample {
-                    Some(method) => {
-                        let mut drawn = scaled.into_owned();
-                        method.apply(&mut drawn.jobs, seed);
-                        Cow::Owned(drawn)
-                    }
+                    Some(method) => Cow::Owned(scaled.with_jobs(method.draw(&scaled.jobs, seed))),
                     None => scaled,
                 };
                 let estimated = match &t.estimates {
@@ -814,9 +810,9 @@ impl PreparedRigid {
     }
 
     /// The run as one JSON object, as `schedlab run --json` prints it and the Python
-    /// package returns it: workload, scheduler, predictor, seed and the jobs outside the
-    /// selection, then the summary's keys (jobs, mean_wait, ...) at the top level, and on a
-    /// machine of several partitions (or one that names its own scheduler), `partitions`:
+    /// package returns it: workload, scheduler and predictor (as `run` prints them, with
+    /// their parameters), seed and the jobs outside the selection, then the summary's keys
+    /// (jobs, mean_wait, ...) at the top level, and on a machine of several partitions (or one that names its own scheduler), `partitions`:
     /// each one's name, its own scheduler where it names one, and main figures.
     pub fn summary_json(
         &self,
@@ -828,7 +824,7 @@ impl PreparedRigid {
         let predictor = self.predictor.map_or("estimate".to_string(), |p| p.to_string());
         let mut object = serde_json::json!({
             "workload": workload.name,
-            "scheduler": self.scheduler.name(),
+            "scheduler": self.scheduler.to_string(),
             "predictor": predictor,
             "seed": seed,
             "not_selected": workload.not_selected,

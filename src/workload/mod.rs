@@ -186,6 +186,19 @@ impl Workload {
         }
     }
 
+    /// This workload with `jobs` in place of its own (name, machine and header kept),
+    /// without copying its own jobs.
+    pub fn with_jobs(&self, jobs: Jobs) -> Workload {
+        Workload {
+            name: self.name.clone(),
+            jobs,
+            procs: self.procs,
+            header: self.header.clone(),
+            skipped: self.skipped.clone(),
+            not_selected: self.not_selected,
+        }
+    }
+
     /// Refuses a trace read from `path` that leaves no job to simulate (every job line
     /// skipped or outside the selection): a summary of no jobs would report means and
     /// percentiles of nothing.

@@ -58,11 +58,16 @@ pub enum Resample {
 }
 
 impl Resample {
-    /// The workload of replication `seed`.
-    pub fn apply(&self, jobs: &mut Jobs, seed: u64) {
+    /// The workload of replication `seed`, drawn from `jobs` (a sweep's tasks share the
+    /// trace they draw from, so nothing is copied that resampling replaces).
+    pub fn draw(&self, jobs: &Jobs, seed: u64) -> Jobs {
         match self {
-            Resample::Shake(jitter) => shake(jobs, *jitter, seed),
-            Resample::Users(users) => *jobs = users.resample(jobs, seed),
+            Resample::Shake(jitter) => {
+                let mut shaken = jobs.clone();
+                shake(&mut shaken, *jitter, seed);
+                shaken
+            }
+            Resample::Users(users) => users.resample(jobs, seed),
         }
     }
 }

@@ -68,6 +68,22 @@ fn run_json_has_the_documented_keys() {
     ]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(v.get("users").is_none() && v.get("mean_wait").is_some(), "{v}");
+    // A scheduler with parameters is named with them, as the text prints it.
+    let out = schedlab(&[
+        "run",
+        "--trace",
+        &golden("sjbf_order.swf"),
+        "--priorities",
+        "*:0",
+        "--scheduler",
+        "ga(population=4,islands=2)",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v["scheduler"],
+        "ga(population=4,generations=100,mutation=10,islands=2,migration=10)"
+    );
 }
 
 #[test]

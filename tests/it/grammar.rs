@@ -21,16 +21,29 @@ fn scheduler() -> impl Strategy<Value = SchedulerKind> {
     prop_oneof![
         // Every registered scheduler at its defaults; the GA's parameters drawn below.
         prop::sample::select(SchedulerKind::EVERY.to_vec()),
-        (1u32..=10_000, 0u32..=1_000_000, 0u32..=100, 0u32..=3).prop_map(
-            |(population, generations, mutation, trial)| {
+        (
+            1u32..=10_000,
+            0u32..=1_000_000,
+            0u32..=100,
+            0u32..=3,
+            prop_oneof![Just(1u32), 2u32..=8],
+            0u32..=50
+        )
+            .prop_map(|(population, generations, mutation, trial, islands, migration)| {
                 SchedulerKind::Ga(GaParams {
-                    population,
+                    population: population.min(10_000 / islands),
                     generations,
                     mutation,
                     trial,
+                    islands,
+                    // Taken only with islands.
+                    migration: if islands == 1 {
+                        GaParams::DEFAULT.migration
+                    } else {
+                        migration
+                    },
                 })
-            }
-        ),
+            }),
     ]
 }
 
@@ -304,7 +317,28 @@ fn every_kind_follows_the_same_rules() {
     }
     assert_eq!(
         "ga(pop=20)".parse::<SchedulerKind>().unwrap_err().to_string(),
-        "scheduler 'ga(pop=20)': unknown parameter 'pop'; ga takes population, generations, mutation, trial"
+        "scheduler 'ga(pop=20)': unknown parameter 'pop'; ga takes population, generations, mutation, trial, islands, migration"
+    );
+    // The GA's islands: migration alone means nothing, and the rows a generation holds
+    // are bounded as the population alone is.
+    assert_eq!(
+        "ga(migration=5)"
+            .parse::<SchedulerKind>()
+            .unwrap_err()
+            .to_string(),
+        "scheduler 'ga(migration=5)': migration is taken only with islands above 1"
+    );
+    assert!(
+        "ga(islands=2,population=5001)"
+            .parse::<SchedulerKind>()
+            .unwrap_err()
+            .to_string()
+            .contains("islands x population must be at most 10000")
+    );
+    let islands: SchedulerKind = "ga(islands=4,generations=25)".parse().unwrap();
+    assert_eq!(
+        islands.to_string(),
+        "ga(population=20,generations=25,mutation=10,islands=4,migration=10)"
     );
     assert_eq!(
         "easy(x=1)".parse::<SchedulerKind>().unwrap_err().to_string(),

@@ -109,13 +109,13 @@ fn the_ga_without_evolution_is_easy() {
             population: 1,
             generations: 0,
             mutation: 10,
-            trial: 0,
+            ..GaParams::DEFAULT
         },
         GaParams {
             population: 1,
             generations: 3,
             mutation: 0,
-            trial: 0,
+            ..GaParams::DEFAULT
         },
     ] {
         let mut ga = Ga::new(params);
@@ -134,9 +134,9 @@ fn the_ga_is_deterministic_for_a_seed_and_any_thread_count() {
         population: 8,
         generations: 6,
         mutation: 30,
-        trial: 0,
+        ..GaParams::DEFAULT
     };
-    let run = |threads: usize, seed: u64| {
+    let run_with = |params: GaParams, threads: usize, seed: u64| {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
@@ -148,6 +148,7 @@ fn the_ga_is_deterministic_for_a_seed_and_any_thread_count() {
             (s, ga.decisions)
         })
     };
+    let run = |threads: usize, seed: u64| run_with(params, threads, seed);
     let (one, decisions) = run(1, 7);
     assert!(decisions > 20, "only {decisions} decisions");
     for threads in [2, 3, 8] {
@@ -165,6 +166,21 @@ fn the_ga_is_deterministic_for_a_seed_and_any_thread_count() {
     assert_eq!(trial(3), trial(3));
     assert_ne!(trial(3), one);
     assert_ne!(trial(3), trial(4));
+    // Islands: the same schedule on any thread count, and not the single population's.
+    let islands = GaParams {
+        islands: 3,
+        migration: 2,
+        ..params
+    };
+    let (three, _) = run_with(islands, 1, 7);
+    for threads in [2, 8] {
+        assert_eq!(
+            run_with(islands, threads, 7).0,
+            three,
+            "islands, {threads} threads"
+        );
+    }
+    assert_ne!(three, one);
 }
 
 /// What holds for every scheduler: no job starts before it arrives, and no instant has more
@@ -216,13 +232,13 @@ proptest! {
         let jobs = valued(jobs, seed);
         let prio = starts(&jobs, procs, &mut PriorityFifo::default());
         check_schedule(&jobs, procs, &prio)?;
-        let mut ga = Ga::new(GaParams { population: 6, generations: 4, mutation: 50, trial: 0 });
+        let mut ga = Ga::new(GaParams { population: 6, generations: 4, mutation: 50, ..GaParams::DEFAULT });
         ga.set_seed(seed);
         let ga_starts = starts(&jobs, procs, &mut ga);
         check_schedule(&jobs, procs, &ga_starts)?;
         // Without evolution the GA is EASY here too.
         let easy = SchedulerKind::Easy.build().run(&mut Engine::new(), &jobs, procs).start.to_vec();
-        let mut plain = Ga::new(GaParams { population: 1, generations: 0, mutation: 0, trial: 0 });
+        let mut plain = Ga::new(GaParams { population: 1, generations: 0, mutation: 0, ..GaParams::DEFAULT });
         prop_assert_eq!(starts(&jobs, procs, &mut plain), easy);
     }
 }
@@ -246,7 +262,7 @@ fn the_ga_without_evolution_reading_a_predictor_is_easy_pred() {
             population: 1,
             generations: 0,
             mutation: 0,
-            trial: 0,
+            ..GaParams::DEFAULT
         });
         assert_eq!(run(plain), run(SchedulerKind::EasyPred), "{spec}");
         let easy = SchedulerKind::Easy

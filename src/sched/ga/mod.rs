@@ -29,6 +29,15 @@
 //! alone, so the result is the same for any thread count. Buffers grow to the largest
 //! queue seen and are then reused, so a warm decision allocates nothing.
 //!
+//! Islands (`ga(islands=K)`, not in the paper; K = 1, the default, is the paper's GA): K
+//! populations of `population` rows evolve side by side from the same seed orderings and
+//! their own random ones, each keeping its elite and breeding from its own rows. Every
+//! `migration` generations (10 by default; 0: never), each island's first bred row is the
+//! previous island's fittest row instead (a ring). The decision takes the fittest row of
+//! all. A generation then has K times the rows to share among a team's threads, which is
+//! what the variant is for (docs/performance.md, "Islands"); K is a parameter, never the
+//! thread count, so the schedule is the same on any number of threads.
+//!
 //! Passes whose outcome cannot depend on the order are decided without evolving: when no
 //! waiting job fits in the free processors (nothing starts), and when all of them fit
 //! together (all start).
@@ -64,6 +73,10 @@ pub struct GaParams {
     /// mixed with K, so trials differ in the GA's own choices alone (Lee & Snavely's "runs
     /// on the same functions", `sweeps/lee-snavely-trials.toml`).
     pub trial: u32,
+    /// Populations evolved side by side (module docs, "Islands"); 1 is the paper's GA.
+    pub islands: u32,
+    /// With more than one island, generations between migrations (0: never).
+    pub migration: u32,
 }
 
 impl Default for GaParams {
@@ -79,11 +92,14 @@ impl GaParams {
         generations: 100,
         mutation: 10,
         trial: 0,
+        islands: 1,
+        migration: 10,
     };
 
     /// Fitness evaluations of one decision.
     pub fn evaluations(&self) -> u64 {
-        self.population as u64 + self.generations as u64 * (self.population as u64 - 1)
+        let island = self.population as u64 + self.generations as u64 * (self.population as u64 - 1);
+        self.islands as u64 * island
     }
 }
 
@@ -287,6 +303,7 @@ pub struct Ga {
 impl Ga {
     pub fn new(params: GaParams) -> Self {
         assert!(params.population >= 1, "the GA needs a population of at least 1");
+        assert!(params.islands >= 1, "the GA needs at least 1 island");
         Ga {
             params,
             seed: 0,
@@ -325,6 +342,7 @@ impl Ga {
         let pop = self.params.population as usize;
         let shape = Shape {
             population: pop,
+            islands: self.params.islands as usize,
             queue: q,
             generations: if pop > 1 {
                 self.params.generations as usize
@@ -332,8 +350,8 @@ impl Ga {
                 0
             },
         };
-        let members = if pop * q >= TEAM_MIN_WORK {
-            rayon::current_num_threads().min(pop)
+        let members = if shape.rows() * q >= TEAM_MIN_WORK {
+            rayon::current_num_threads().min(shape.rows())
         } else {
             1
         };
@@ -341,7 +359,8 @@ impl Ga {
             self.team_decisions += 1;
         }
         self.team.prepare(shape, members);
-        // Seeds: arrival; priority then arrival; current utility per node-hour; current utility.
+        // Seeds of every island: arrival; priority then arrival; current utility per
+        // node-hour; current utility; then random orders, island after island.
         let now = snapshot.now;
         let current =
             |c: &Candidate| snapshot.utility[c.job.index()].value((now + c.request - c.submit) as f64);
@@ -359,32 +378,62 @@ impl Ga {
             self.keys.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
             self.order.clear();
             self.order.extend(self.keys.iter().map(|k| k.1));
-            self.team.set_seed_row(shape, seed, &self.order);
-        }
-        for seed in pop.min(4)..pop {
-            self.order.clear();
-            self.order.extend(0..q as u32);
-            for i in (1..q).rev() {
-                let j = below(&mut self.rng, i + 1);
-                self.order.swap(i, j);
+            for first in (0..shape.rows()).step_by(pop) {
+                self.team.set_seed_row(shape, first + seed, &self.order);
             }
-            self.team.set_seed_row(shape, seed, &self.order);
         }
-        // Each generation keeps the fittest row and breeds the others from two parents
-        // chosen by tournament, with a chance of a swap.
-        let (rng, mutation) = (&mut self.rng, self.params.mutation as usize);
-        self.team
-            .evolve(snapshot, shape, members, &mut self.fitness, |fitness, plan| {
-                for breeding in plan {
-                    let a = tournament(rng, fitness);
-                    let b = tournament(rng, fitness);
-                    let swap = (q > 1 && below(rng, 100) < mutation).then(|| {
-                        let i = below(rng, q);
-                        (i as u32, below(rng, q) as u32)
-                    });
-                    *breeding = Breeding { a, b, swap };
+        for first in (0..shape.rows()).step_by(pop) {
+            for seed in pop.min(4)..pop {
+                self.order.clear();
+                self.order.extend(0..q as u32);
+                for i in (1..q).rev() {
+                    let j = below(&mut self.rng, i + 1);
+                    self.order.swap(i, j);
                 }
-            });
+                self.team.set_seed_row(shape, first + seed, &self.order);
+            }
+        }
+        // Each generation keeps each island's fittest row and breeds the island's others
+        // from two of its rows chosen by tournament, with a chance of a swap; on a
+        // generation of migration, each island's first bred row is instead the previous
+        // island's fittest, as it is.
+        let (rng, mutation, every) = (
+            &mut self.rng,
+            self.params.mutation as usize,
+            self.params.migration as usize,
+        );
+        let migrates = |generation: usize| shape.islands > 1 && every > 0 && generation.is_multiple_of(every);
+        self.team.evolve(
+            snapshot,
+            shape,
+            members,
+            &mut self.fitness,
+            |generation, fitness, plan| {
+                for (island, breedings) in plan.chunks_mut(pop - 1).enumerate() {
+                    let first = island * pop;
+                    let own = &fitness[first..first + pop];
+                    for (k, breeding) in breedings.iter_mut().enumerate() {
+                        if k == 0 && migrates(generation) {
+                            let from = (island + shape.islands - 1) % shape.islands * pop;
+                            let migrant = (from + argmax(&fitness[from..from + pop])) as u32;
+                            *breeding = Breeding {
+                                a: migrant,
+                                b: migrant,
+                                swap: None,
+                            };
+                            continue;
+                        }
+                        let a = first as u32 + tournament(rng, own);
+                        let b = first as u32 + tournament(rng, own);
+                        let swap = (q > 1 && below(rng, 100) < mutation).then(|| {
+                            let i = below(rng, q);
+                            (i as u32, below(rng, q) as u32)
+                        });
+                        *breeding = Breeding { a, b, swap };
+                    }
+                }
+            },
+        );
         (shape, argmax(&self.fitness))
     }
 }
@@ -532,7 +581,7 @@ pub fn zipper(a: &[u32], b: &[u32], taken: &mut [bool], out: &mut Vec<u32>) {
 impl SchedulerEntry for Ga {
     type Scheduler = Ga;
     const NAME: &'static str = "ga";
-    const SYNTAX: &'static str = "ga(population=20,generations=100,mutation=10)";
+    const SYNTAX: &'static str = "ga(population=20,generations=100,mutation=10,islands=1,migration=10)";
     const HELP: &'static str = "Lee & Snavely's genetic algorithm, evolving the queue's order for the most \
                                 utility; needs --priorities (the utility functions of an augmented trace)";
     const USES_PREDICTIONS: bool = true;
@@ -544,30 +593,52 @@ impl SchedulerEntry for Ga {
     /// about 10^4 times an EASY run of the same jobs, so 5 per individual and generation.
     fn relative_cost(kind: &SchedulerKind) -> f64 {
         match kind {
-            SchedulerKind::Ga(p) => 5.0 * p.population as f64 * p.generations as f64,
+            SchedulerKind::Ga(p) => 5.0 * (p.islands * p.population) as f64 * p.generations as f64,
             _ => 1.0,
         }
     }
 
     fn parse(call: &mut Call) -> Result<SchedulerKind, CallError> {
         let d = GaParams::DEFAULT;
+        let population = call.take(
+            "population",
+            d.population,
+            "a whole number from 1 to 10000",
+            |&v| (1..=10_000).contains(&v),
+        )?;
+        let generations = call.take(
+            "generations",
+            d.generations,
+            "a whole number up to 1000000",
+            |&v| v <= 1_000_000,
+        )?;
+        let mutation = call.take("mutation", d.mutation, "a percentage from 0 to 100", |&v| {
+            v <= 100
+        })?;
+        let trial = call.take("trial", d.trial, "a whole number", |_| true)?;
+        let islands = call.take("islands", d.islands, "a whole number from 1 to 1000", |&v| {
+            (1..=1000).contains(&v)
+        })?;
+        let migration = call.take_with(
+            "migration",
+            None,
+            "a whole number of generations (0: never)",
+            |v| v.parse::<u32>().ok().map(Some),
+        )?;
+        if islands == 1 && migration.is_some() {
+            return Err(call.invalid("migration is taken only with islands above 1"));
+        }
+        // The rows of a generation are held twice, each the queue's length.
+        if islands * population > 10_000 {
+            return Err(call.invalid("islands x population must be at most 10000"));
+        }
         Ok(SchedulerKind::Ga(GaParams {
-            population: call.take(
-                "population",
-                d.population,
-                "a whole number from 1 to 10000",
-                |&v| (1..=10_000).contains(&v),
-            )?,
-            generations: call.take(
-                "generations",
-                d.generations,
-                "a whole number up to 1000000",
-                |&v| v <= 1_000_000,
-            )?,
-            mutation: call.take("mutation", d.mutation, "a percentage from 0 to 100", |&v| {
-                v <= 100
-            })?,
-            trial: call.take("trial", d.trial, "a whole number", |_| true)?,
+            population,
+            generations,
+            mutation,
+            trial,
+            islands,
+            migration: migration.unwrap_or(d.migration),
         }))
     }
 
@@ -581,6 +652,9 @@ impl SchedulerEntry for Ga {
                 )?;
                 if p.trial != 0 {
                     write!(f, ",trial={}", p.trial)?;
+                }
+                if p.islands != 1 {
+                    write!(f, ",islands={},migration={}", p.islands, p.migration)?;
                 }
                 f.write_str(")")
             }
@@ -679,17 +753,21 @@ mod tests {
         assert!(taken.iter().all(|&t| !t));
     }
 
-    /// The GA as it was written before the team: one generation after another on one
-    /// thread, children bred in order as the generator's draws come. Returns the last
-    /// generation's rows and fitness.
+    /// The GA as it was written before the team, with islands: one generation after
+    /// another on one thread, each island's children bred in order as the generator's draws
+    /// come. Returns the last generation's rows and fitness, island after island.
     fn plain_evolve(params: GaParams, seed: u64, snapshot: &Snapshot) -> (Vec<Vec<u32>>, Vec<f64>) {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-        let (q, pop) = (snapshot.queue.len(), params.population as usize);
+        let (q, pop, k) = (
+            snapshot.queue.len(),
+            params.population as usize,
+            params.islands as usize,
+        );
         let mut s = Scratch::default();
         let current = |c: &Candidate| {
             snapshot.utility[c.job.index()].value((snapshot.now + c.request - c.submit) as f64)
         };
-        let mut population: Vec<Vec<u32>> = (0..pop.min(4))
+        let heuristic: Vec<Vec<u32>> = (0..pop.min(4))
             .map(|seed| {
                 let mut keys: Vec<(f64, u32)> = (snapshot.queue.iter().enumerate())
                     .map(|(i, c)| {
@@ -705,46 +783,62 @@ mod tests {
                 keys.iter().map(|k| k.1).collect()
             })
             .collect();
-        for _ in pop.min(4)..pop {
-            let mut row: Vec<u32> = (0..q as u32).collect();
-            for i in (1..q).rev() {
-                row.swap(i, below(&mut rng, i + 1));
-            }
-            population.push(row);
-        }
-        let mut fitness: Vec<f64> = population
-            .iter()
-            .map(|r| snapshot.project(r, &mut s, None))
-            .collect();
-        for _ in 0..if pop > 1 { params.generations } else { 0 } {
-            let best = argmax(&fitness);
-            let mut next = vec![population[best].clone()];
-            let mut taken = vec![false; q];
-            for _ in 1..pop {
-                let a = tournament(&mut rng, &fitness) as usize;
-                let b = tournament(&mut rng, &fitness) as usize;
-                let mut child = Vec::new();
-                zipper(&population[a], &population[b], &mut taken, &mut child);
-                if q > 1 && below(&mut rng, 100) < params.mutation as usize {
-                    let (i, j) = (below(&mut rng, q), below(&mut rng, q));
-                    child.swap(i, j);
+        let mut islands: Vec<Vec<Vec<u32>>> = Vec::new();
+        for _ in 0..k {
+            let mut population = heuristic.clone();
+            for _ in pop.min(4)..pop {
+                let mut row: Vec<u32> = (0..q as u32).collect();
+                for i in (1..q).rev() {
+                    row.swap(i, below(&mut rng, i + 1));
                 }
-                next.push(child);
+                population.push(row);
             }
-            let elite = fitness[best];
-            fitness = std::iter::once(elite)
-                .chain(next[1..].iter().map(|r| snapshot.project(r, &mut s, None)))
-                .collect();
-            population = next;
+            islands.push(population);
         }
-        (population, fitness)
+        let mut fitness: Vec<Vec<f64>> = (islands.iter())
+            .map(|rows| rows.iter().map(|r| snapshot.project(r, &mut s, None)).collect())
+            .collect();
+        for generation in 1..=if pop > 1 { params.generations } else { 0 } {
+            let best: Vec<usize> = fitness.iter().map(|f| argmax(f)).collect();
+            let migrates = k > 1 && params.migration > 0 && generation.is_multiple_of(params.migration);
+            let mut taken = vec![false; q];
+            let (mut next_islands, mut next_fitness) = (Vec::new(), Vec::new());
+            for i in 0..k {
+                let mut next = vec![islands[i][best[i]].clone()];
+                let mut values = vec![fitness[i][best[i]]];
+                for row in 1..pop {
+                    let child = if row == 1 && migrates {
+                        let from = (i + k - 1) % k;
+                        islands[from][best[from]].clone()
+                    } else {
+                        let a = tournament(&mut rng, &fitness[i]) as usize;
+                        let b = tournament(&mut rng, &fitness[i]) as usize;
+                        let mut child = Vec::new();
+                        zipper(&islands[i][a], &islands[i][b], &mut taken, &mut child);
+                        if q > 1 && below(&mut rng, 100) < params.mutation as usize {
+                            let (x, y) = (below(&mut rng, q), below(&mut rng, q));
+                            child.swap(x, y);
+                        }
+                        child
+                    };
+                    values.push(snapshot.project(&child, &mut s, None));
+                    next.push(child);
+                }
+                next_islands.push(next);
+                next_fitness.push(values);
+            }
+            islands = next_islands;
+            fitness = next_fitness;
+        }
+        (islands.concat(), fitness.concat())
     }
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
 
         /// The team's generations are the plain GA's, row for row and bit for bit, on any
-        /// number of threads, small decisions (evolved on one thread) and large ones alike.
+        /// number of threads, small decisions (evolved on one thread) and large ones alike,
+        /// with one island or several.
         #[test]
         fn the_team_evolves_what_the_plain_ga_evolves(
             q in 1usize..40,
@@ -753,6 +847,8 @@ mod tests {
             mutation in 0u32..=100,
             seed in 0u64..1000,
             threads in 1usize..5,
+            islands in 1u32..4,
+            migration in 0u32..4,
         ) {
             let utility: Vec<UtilityFunction> = (0..q)
                 .map(|i| UtilityFunction::new(vec![(0.0, 50.0 + i as f64), (500.0 + 37.0 * i as f64, 0.0)]).unwrap())
@@ -767,7 +863,7 @@ mod tests {
                 .collect();
             let running = [(30, 3), (60, 4), (60, 1)];
             let snapshot = Snapshot { now: 20, machine: MachineNow::Pool { free: 2, running: &running }, queue: &queue, utility: &utility };
-            let params = GaParams { population, generations, mutation, trial: 0 };
+            let params = GaParams { population, generations, mutation, trial: 0, islands, migration };
             let (rows, fitness) = plain_evolve(params, seed, &snapshot);
             let mut ga = Ga::new(params);
             ga.rng = Xoshiro256PlusPlus::seed_from_u64(seed);
@@ -809,7 +905,7 @@ mod tests {
             population: 9,
             generations: 25,
             mutation: 100,
-            trial: 0,
+            ..GaParams::DEFAULT
         });
         ga.queue = queue.iter().map(|c| c.job).collect();
         let (shape, best) = ga.evolve(&snapshot, None);

@@ -32,7 +32,8 @@ use crossbeam_utils::{Backoff, CachePadded};
 
 use super::{Scratch, Snapshot, zipper};
 
-/// How one child of a generation is bred, drawn by the leader.
+/// How one child of a generation is bred, drawn by the leader. With `a == b` and no swap
+/// the child is row `a` itself (the zipper of a row with itself): how a migrant moves.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Breeding {
     pub a: u32,
@@ -62,8 +63,8 @@ pub(super) struct Team {
     rows: [Vec<AtomicU32>; 2],
     /// Fitness of the rows of the generation being computed, as `f64` bits.
     fitness: Vec<CachePadded<AtomicU64>>,
-    /// Breeding of rows `1..` of the published generation (row 0 is the elite), packed by
-    /// [`Breeding::pack`].
+    /// Breedings of the published generation's bred rows (all but the islands' elites), in
+    /// [`Shape::bred_row`] order, packed by [`Breeding::pack`].
     plan: Vec<[AtomicU64; 2]>,
     /// The leader's draw of the next plan, before it is published.
     drawn: Vec<Breeding>,
@@ -110,49 +111,72 @@ struct Progress {
 /// The sizes of one decision.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Shape {
+    /// Rows of one island; island i holds rows `i * population..(i + 1) * population`, its
+    /// elite first.
     pub population: usize,
+    pub islands: usize,
     pub queue: usize,
     /// Generations after the seeds (0 when the population is 1: nothing to breed).
     pub generations: usize,
 }
 
 impl Shape {
-    /// Generation 0 evaluates the `population` seeds; each later one breeds rows
-    /// `1..population`.
+    /// Rows of a generation, over all islands.
+    pub fn rows(&self) -> usize {
+        self.islands * self.population
+    }
+
+    /// Rows bred in each generation after the seeds (every row but the islands' elites).
+    fn bred(&self) -> usize {
+        self.islands * (self.population - 1)
+    }
+
+    /// Generation 0 evaluates every island's seeds; each later one breeds the rows of
+    /// [`Shape::bred`].
     fn end_of(&self, generation: usize) -> usize {
-        self.population + generation * (self.population - 1)
+        self.rows() + generation * self.bred()
     }
 
     /// The (generation, row) of a ticket; the generation is past the last for tickets
     /// beyond the decision.
     fn locate(&self, ticket: usize) -> (usize, usize) {
-        if ticket < self.population {
+        if ticket < self.rows() {
             (0, ticket)
         } else if self.population == 1 {
             (usize::MAX, 0)
         } else {
-            let later = ticket - self.population;
-            (
-                1 + later / (self.population - 1),
-                1 + later % (self.population - 1),
-            )
+            let later = ticket - self.rows();
+            let k = later % self.bred();
+            (1 + later / self.bred(), self.bred_row(k))
         }
+    }
+
+    /// The row of the k-th breeding of a generation: island by island, each island's rows
+    /// after its elite.
+    fn bred_row(&self, k: usize) -> usize {
+        let per_island = self.population - 1;
+        k / per_island * self.population + 1 + k % per_island
+    }
+
+    /// The breeding that fills bred row `row` (inverse of [`Shape::bred_row`]).
+    fn breeding_of(&self, row: usize) -> usize {
+        row / self.population * (self.population - 1) + row % self.population - 1
     }
 }
 
 impl Team {
     /// Sizes the buffers for a decision of `shape` on up to `members` threads.
     pub fn prepare(&mut self, shape: Shape, members: usize) {
-        let cells = shape.population * stride(shape.queue);
+        let cells = shape.rows() * stride(shape.queue);
         for set in &mut self.rows {
             if set.len() < cells {
                 set.resize_with(cells, AtomicU32::default);
             }
         }
-        if self.fitness.len() < shape.population {
-            self.fitness.resize_with(shape.population, Default::default);
+        if self.fitness.len() < shape.rows() {
+            self.fitness.resize_with(shape.rows(), Default::default);
         }
-        let breedings = shape.population.saturating_sub(1);
+        let breedings = shape.bred();
         if self.plan.len() < breedings {
             self.plan.resize_with(breedings, Default::default);
         }
@@ -195,16 +219,19 @@ impl Team {
     }
 
     /// Evolves the seeds through `shape.generations` generations on `members` threads
-    /// (1: this one alone) and leaves the last generation's fitness in `fitness`.
-    /// `breed(fitness, plan)` draws the next generation's plan from the current fitness:
-    /// it runs on this thread only, once per generation, in order.
+    /// (1: this one alone) and leaves the last generation's fitness in `fitness`. Each
+    /// island's fittest row passes to the next generation as its elite.
+    /// `breed(generation, fitness, plan)` draws the plan of `generation` (the breedings of
+    /// its bred rows, in [`Shape::bred_row`] order; parents are rows of the whole previous
+    /// generation) from the previous generation's fitness: it runs on this thread only, once
+    /// per generation, in order.
     pub fn evolve(
         &mut self,
         snapshot: &Snapshot,
         shape: Shape,
         members: usize,
         fitness: &mut Vec<f64>,
-        mut breed: impl FnMut(&[f64], &mut [Breeding]) + Send,
+        mut breed: impl FnMut(usize, &[f64], &mut [Breeding]) + Send,
     ) {
         let progress = Progress::default();
         // Taken out so that the leader draws into it while the members share `self`.
@@ -218,13 +245,15 @@ impl Team {
             team.help(snapshot, shape, &progress, &mut member, shape.end_of(0));
             for generation in 1..=shape.generations {
                 team.read_fitness(shape, fitness);
-                let best = super::argmax(fitness);
-                let elite = team.row(generation - 1, shape, best).iter();
-                for (to, from) in team.row(generation, shape, 0).iter().zip(elite) {
-                    to.store(from.load(Ordering::Relaxed), Ordering::Relaxed);
+                for first in (0..shape.rows()).step_by(shape.population) {
+                    let best = first + super::argmax(&fitness[first..first + shape.population]);
+                    let elite = team.row(generation - 1, shape, best).iter();
+                    for (to, from) in team.row(generation, shape, first).iter().zip(elite) {
+                        to.store(from.load(Ordering::Relaxed), Ordering::Relaxed);
+                    }
+                    team.fitness[first].store(fitness[best].to_bits(), Ordering::Relaxed);
                 }
-                team.fitness[0].store(fitness[best].to_bits(), Ordering::Relaxed);
-                breed(fitness, &mut drawn);
+                breed(generation, fitness, &mut drawn);
                 for (to, breeding) in team.plan.iter().zip(&drawn) {
                     let packed = breeding.pack();
                     to[0].store(packed[0], Ordering::Relaxed);
@@ -248,7 +277,7 @@ impl Team {
     fn read_fitness(&self, shape: Shape, out: &mut Vec<f64>) {
         out.clear();
         out.extend(
-            self.fitness[..shape.population]
+            self.fitness[..shape.rows()]
                 .iter()
                 .map(|f| f64::from_bits(f.load(Ordering::Relaxed))),
         );
@@ -346,7 +375,7 @@ impl Team {
         if generation == 0 {
             read(to, &mut member.child);
         } else {
-            let plan = &self.plan[row - 1];
+            let plan = &self.plan[shape.breeding_of(row)];
             let breeding =
                 Breeding::unpack([plan[0].load(Ordering::Relaxed), plan[1].load(Ordering::Relaxed)]);
             let parents = generation - 1;
@@ -397,6 +426,7 @@ mod tests {
     fn tickets_cover_every_row_of_every_generation_once() {
         let shape = Shape {
             population: 4,
+            islands: 1,
             queue: 3,
             generations: 2,
         };
@@ -419,10 +449,38 @@ mod tests {
         );
         let single = Shape {
             population: 1,
+            islands: 1,
             queue: 3,
             generations: 0,
         };
         assert_eq!(single.end_of(0), 1);
         assert_eq!(single.locate(1).0, usize::MAX);
+        // Two islands of 3: rows 0 and 3 are the elites, bred island by island.
+        let islands = Shape {
+            population: 3,
+            islands: 2,
+            queue: 3,
+            generations: 2,
+        };
+        let rows: Vec<(usize, usize)> = (4..islands.end_of(2) + 1).map(|t| islands.locate(t)).collect();
+        assert_eq!(
+            rows,
+            [
+                (0, 4),
+                (0, 5),
+                (1, 1),
+                (1, 2),
+                (1, 4),
+                (1, 5),
+                (2, 1),
+                (2, 2),
+                (2, 4),
+                (2, 5),
+                (3, 1)
+            ]
+        );
+        for k in 0..islands.bred() {
+            assert_eq!(islands.breeding_of(islands.bred_row(k)), k);
+        }
     }
 }
