@@ -24,6 +24,7 @@ use crate::seed::mix64;
 use crate::sim::{Engine, Outcome, Parts, Window};
 use crate::workload::info::TraceInfo;
 use crate::workload::read_trace;
+use crate::workload::resample::{Resample, shake};
 use crate::workload::swf::SwfOptions;
 use crate::workload::{Columns, Workload};
 
@@ -286,8 +287,18 @@ impl PreparedWorkload {
                     Some(factor) => Cow::Owned(scale_arrivals(&read.workload, factor)),
                     None => Cow::Borrowed(&read.workload),
                 };
+                // Shaking moves submit times in a copy (the scaled one, if scaled); user
+                // resampling reads the shared trace and builds new jobs, so nothing is
+                // copied that it replaces.
                 let shaken = match &t.resample {
-                    Some(method) => Cow::Owned(scaled.with_jobs(method.draw(&scaled.jobs, seed))),
+                    Some(Resample::Shake(jitter)) => {
+                        let mut shaken = scaled.into_owned();
+                        shake(&mut shaken.jobs, *jitter, seed);
+                        Cow::Owned(shaken)
+                    }
+                    Some(Resample::Users(users)) => {
+                        Cow::Owned(scaled.with_jobs(users.resample(&scaled.jobs, seed)))
+                    }
                     None => scaled,
                 };
                 let estimated = match &t.estimates {

@@ -57,21 +57,6 @@ pub enum Resample {
     Users(UserResampling),
 }
 
-impl Resample {
-    /// The workload of replication `seed`, drawn from `jobs` (a sweep's tasks share the
-    /// trace they draw from, so nothing is copied that resampling replaces).
-    pub fn draw(&self, jobs: &Jobs, seed: u64) -> Jobs {
-        match self {
-            Resample::Shake(jitter) => {
-                let mut shaken = jobs.clone();
-                shake(&mut shaken, *jitter, seed);
-                shaken
-            }
-            Resample::Users(users) => users.resample(jobs, seed),
-        }
-    }
-}
-
 /// How user-based resampling builds a workload (module docs).
 #[derive(Clone, Debug, PartialEq)]
 pub struct UserResampling {

@@ -319,8 +319,9 @@ fn every_kind_follows_the_same_rules() {
         "ga(pop=20)".parse::<SchedulerKind>().unwrap_err().to_string(),
         "scheduler 'ga(pop=20)': unknown parameter 'pop'; ga takes population, generations, mutation, trial, islands, migration"
     );
-    // The GA's islands: migration alone means nothing, and the rows a generation holds
-    // are bounded as the population alone is.
+    // The GA's islands: migration alone means nothing (its default is accepted, as the
+    // syntax spells it out), and the rows a generation holds are bounded as the population
+    // alone is.
     assert_eq!(
         "ga(migration=5)"
             .parse::<SchedulerKind>()
@@ -344,6 +345,23 @@ fn every_kind_follows_the_same_rules() {
         "easy(x=1)".parse::<SchedulerKind>().unwrap_err().to_string(),
         "scheduler 'easy(x=1)': unknown parameter 'x'; easy takes no parameters"
     );
+}
+
+/// Every scheduler's syntax as `--help` writes it, its defaults spelt out, parses back to
+/// the scheduler at its defaults.
+#[test]
+fn every_scheduler_syntax_parses_at_its_defaults() {
+    let help = SchedulerKind::help();
+    for line in help.lines() {
+        let syntax = line.split(": ").next().unwrap();
+        let kind: SchedulerKind = syntax.parse().unwrap_or_else(|e| panic!("{syntax}: {e}"));
+        assert_eq!(
+            kind.to_string(),
+            kind.name(),
+            "{syntax} does not spell out the defaults"
+        );
+    }
+    assert_eq!(help.lines().count(), SchedulerKind::NAMES.len());
 }
 
 /// The lists a reader sees are the registry's: every registered scheduler and predictor is

@@ -581,7 +581,8 @@ pub fn zipper(a: &[u32], b: &[u32], taken: &mut [bool], out: &mut Vec<u32>) {
 impl SchedulerEntry for Ga {
     type Scheduler = Ga;
     const NAME: &'static str = "ga";
-    const SYNTAX: &'static str = "ga(population=20,generations=100,mutation=10,islands=1,migration=10)";
+    const SYNTAX: &'static str =
+        "ga(population=20,generations=100,mutation=10,trial=0,islands=1,migration=10)";
     const HELP: &'static str = "Lee & Snavely's genetic algorithm, evolving the queue's order for the most \
                                 utility; needs --priorities (the utility functions of an augmented trace)";
     const USES_PREDICTIONS: bool = true;
@@ -619,13 +620,14 @@ impl SchedulerEntry for Ga {
         let islands = call.take("islands", d.islands, "a whole number from 1 to 1000", |&v| {
             (1..=1000).contains(&v)
         })?;
-        let migration = call.take_with(
+        let migration = call.take(
             "migration",
-            None,
+            d.migration,
             "a whole number of generations (0: never)",
-            |v| v.parse::<u32>().ok().map(Some),
+            |_| true,
         )?;
-        if islands == 1 && migration.is_some() {
+        // Its default is accepted alone, so that the syntax written out parses.
+        if islands == 1 && migration != d.migration {
             return Err(call.invalid("migration is taken only with islands above 1"));
         }
         // The rows of a generation are held twice, each the queue's length.
@@ -638,7 +640,7 @@ impl SchedulerEntry for Ga {
             mutation,
             trial,
             islands,
-            migration: migration.unwrap_or(d.migration),
+            migration,
         }))
     }
 

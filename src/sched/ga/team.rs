@@ -58,7 +58,7 @@ pub(super) struct MemberScratch {
 /// are then reused, so a warm decision allocates nothing.
 #[derive(Debug, Default)]
 pub(super) struct Team {
-    /// Two sets of `population` rows of `queue` indices, row r at `r * stride(queue)..`
+    /// Two sets of [`Shape::rows`] rows of `queue` indices, row r at `r * stride(queue)..`
     /// (the module docs).
     rows: [Vec<AtomicU32>; 2],
     /// Fitness of the rows of the generation being computed, as `f64` bits.
