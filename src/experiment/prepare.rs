@@ -823,8 +823,9 @@ impl PreparedRigid {
     /// The run as one JSON object, as `schedlab run --json` prints it and the Python
     /// package returns it: workload, scheduler and predictor (as `run` prints them, with
     /// their parameters), seed and the jobs outside the selection, then the summary's keys
-    /// (jobs, mean_wait, ...) at the top level, and on a machine of several partitions (or one that names its own scheduler), `partitions`:
-    /// each one's name, its own scheduler where it names one, and main figures.
+    /// (jobs, mean_wait, ...) at the top level, and on a machine of several partitions (or
+    /// one that names its own scheduler), `partitions`: each one's name, its own scheduler
+    /// where it names one, and main figures.
     pub fn summary_json(
         &self,
         workload: &Workload,
